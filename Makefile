@@ -1,0 +1,143 @@
+# operator101 — see README.md. `make help` lists the targets.
+
+# VERSION is the bundle and operator version; a release pipeline sets it: make bundle VERSION=0.2.0
+VERSION ?= 0.2.0
+# CHANNELS / DEFAULT_CHANNEL go into the bundle's annotations.
+CHANNELS ?= stable,alpha
+DEFAULT_CHANNEL ?= stable
+BUNDLE_CHANNELS := --channels=$(CHANNELS)
+BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
+BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
+
+# IMAGE_TAG_BASE names every image: <base>:<version>, <base>-bundle:v<version>, <base>-catalog:v<version>.
+IMAGE_TAG_BASE ?= localhost:5000/operator101/operator101
+IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
+# The container tool: podman builds images offline here (FROM scratch, static binaries).
+CONTAINER_TOOL ?= podman
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+.DEFAULT_GOAL := help
+
+LOCALBIN ?= $(CURDIR)/bin
+ENVTEST_ASSETS ?= $(LOCALBIN)/k8s
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+KUBECTL ?= $(LOCALBIN)/kubectl
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
+OPM ?= $(LOCALBIN)/opm
+TOOLS := hack/tools/install.sh
+
+# Tests run against the locally built etcd + kube-apiserver.
+export KUBEBUILDER_ASSETS := $(ENVTEST_ASSETS)
+# `make run` and `make install` talk to the local API server that `make dev-apiserver` starts, unless
+# KUBECONFIG is set.
+DEV_DIR ?= $(LOCALBIN)/dev-apiserver
+KUBECONFIG ?= $(DEV_DIR)/kubeconfig
+export KUBECONFIG
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate CRDs and the ClusterRole from the kubebuilder markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: controller-gen ## Generate DeepCopy methods.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: verify-generated
+verify-generated: controller-gen kustomize ## Fail if generate/manifests/bundle would change anything.
+	hack/verify-generated.sh
+
+.PHONY: fmt
+fmt: ## Format the code (go fmt).
+	go fmt ./...
+
+.PHONY: fmt-check
+fmt-check: ## Fail if any Go file is not gofmt-formatted.
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
+	if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: test
+test: tools verify-generated fmt-check vet test-go ## Everything CI runs: generated files current, fmt, vet, unit and envtest integration tests.
+
+.PHONY: test-go
+test-go: envtest ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
+	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
+
+.PHONY: tools
+tools: envtest ## Build (or reuse from the cache) every tool the project needs.
+	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm
+
+.PHONY: build
+build: manifests generate fmt vet ## Build the manager binary into bin/manager.
+	go build -o $(LOCALBIN)/manager .
+
+.PHONY: run
+run: manifests generate fmt vet dev-apiserver ## Run the manager here against the local API server (console logs, no leader election).
+	go run . --leader-elect=false --zap-devel --metrics-bind-address=127.0.0.1:8443 --health-probe-bind-address=127.0.0.1:8081
+
+.PHONY: dev-apiserver
+dev-apiserver: envtest ## Start a local API server (etcd + kube-apiserver) with the CRDs installed; kubeconfig in bin/dev-apiserver/.
+	hack/dev-apiserver.sh start
+
+.PHONY: dev-apiserver-down
+dev-apiserver-down: ## Stop the local API server.
+	hack/dev-apiserver.sh stop
+
+.PHONY: demo
+demo: ## The main job: start a local API server, install the CRDs, run the operator and the samples; print what to look at.
+	hack/demo.sh
+
+##@ Build
+
+.PHONY: docker-build
+docker-build: ## Build the operator image (offline: OFFLINE=1, the default here, builds FROM scratch from a static binary).
+	hack/images.sh operator $(IMG)
+
+.PHONY: docker-push
+docker-push: ## Push the operator image.
+	$(CONTAINER_TOOL) push --tls-verify=false $(IMG)
+
+##@ Deployment
+
+.PHONY: install
+install: manifests kustomize kubectl ## Install the CRDs into the cluster of $KUBECONFIG.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize kubectl ## Remove the CRDs from the cluster of $KUBECONFIG.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: deploy
+deploy: manifests kustomize kubectl ## Deploy the operator (image $IMG) to the cluster of $KUBECONFIG without OLM.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: kustomize kubectl ## Remove what deploy created.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
+
+##@ Tools
+
+.PHONY: controller-gen kustomize kubectl operator-sdk opm envtest
+controller-gen: ; @$(TOOLS) controller-gen
+kustomize: ; @$(TOOLS) kustomize
+kubectl: ; @$(TOOLS) kubectl
+operator-sdk: ; @$(TOOLS) operator-sdk
+opm: ; @$(TOOLS) opm
+envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
+	@LOCALBIN=$(ENVTEST_ASSETS) $(TOOLS) etcd kube-apiserver

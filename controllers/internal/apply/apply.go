@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package apply writes child objects with server-side apply, and only when they differ from what is wanted.
+//
+// Every object operator101 renders is applied under one field manager, FieldOwner. To decide whether a write
+// is needed, the fields FieldOwner manages are extracted from the observed object (client-go's Extract<Kind>
+// functions read them from managedFields) and compared with the desired apply configuration. This matches
+// server-side apply's own semantics: a field someone else changed (kubectl scale, an edit) is no longer owned
+// by FieldOwner, so it shows as a difference and is taken back; a field someone else added, which FieldOwner
+// never set, is left alone and costs no write.
+package apply
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// FieldOwner is the field manager of every write operator101 makes with server-side apply.
+const FieldOwner = "operator101"
+
+// Extractor returns the fields of observed that fieldManager manages, as an apply configuration
+// (for example appsv1ac.ExtractDeployment).
+type Extractor[O client.Object, A runtime.ApplyConfiguration] func(observed O, fieldManager string) (A, error)
+
+// IfChanged applies desired unless observed already carries exactly desired under FieldOwner. Pass a nil
+// observed when the object does not exist. It reports whether it wrote.
+func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, observed O,
+	desired A, extract Extractor[O, A]) (bool, error) {
+	if !isNil(observed) {
+		current, err := extract(observed, FieldOwner)
+		if err != nil {
+			return false, fmt.Errorf("reading the fields %s manages: %w", FieldOwner, err)
+		}
+		same, err := Equal(current, desired)
+		if err != nil {
+			return false, err
+		}
+		if same {
+			return false, nil
+		}
+	}
+	if err := c.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return false, fmt.Errorf("applying %s: %w", describe(desired), err)
+	}
+	return true, nil
+}
+
+// Equal reports whether two apply configurations (or any API objects) hold the same fields and values.
+// Quantities compare by value, so "0.5" equals "500m".
+func Equal(a, b any) (bool, error) {
+	ua, err := toMap(a)
+	if err != nil {
+		return false, err
+	}
+	ub, err := toMap(b)
+	if err != nil {
+		return false, err
+	}
+	return equality.Semantic.DeepEqual(ua, ub), nil
+}
+
+func toMap(v any) (map[string]any, error) {
+	if isNil(v) {
+		return nil, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(v)
+	if err != nil {
+		return nil, fmt.Errorf("converting %T for comparison: %w", v, err)
+	}
+	return m, nil
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
+}
+
+func describe(ac runtime.ApplyConfiguration) string {
+	m, err := toMap(ac)
+	if err != nil || m == nil {
+		return fmt.Sprintf("%T", ac)
+	}
+	kind, _ := m["kind"].(string)
+	md, _ := m["metadata"].(map[string]any)
+	ns, _ := md["namespace"].(string)
+	name, _ := md["name"].(string)
+	return fmt.Sprintf("%s %s/%s", kind, ns, name)
+}
+
+// TrimForCache is a cache transform: it drops the managedFields entries of every manager but FieldOwner.
+// IfChanged needs only FieldOwner's entries, and the others are most of an object's metadata.
+func TrimForCache(obj any) (any, error) {
+	accessor, ok := obj.(metav1.Object)
+	if !ok {
+		return obj, nil
+	}
+	fields := accessor.GetManagedFields()
+	if len(fields) == 0 {
+		return obj, nil
+	}
+	kept := fields[:0:0]
+	for _, f := range fields {
+		if f.Manager == FieldOwner {
+			kept = append(kept, f)
+		}
+	}
+	accessor.SetManagedFields(kept)
+	return obj, nil
+}

@@ -1,0 +1,133 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/client-go/rest"
+)
+
+// Counter counts the write requests (POST, PUT, PATCH, DELETE) a client sends to the API server, by verb and
+// resource, as the API server sees them on the wire.
+type Counter struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+// Counting returns a copy of cfg whose requests are counted by the returned Counter.
+func Counting(cfg *rest.Config) (*rest.Config, *Counter) {
+	c := &Counter{counts: map[string]int{}}
+	out := rest.CopyConfig(cfg)
+	prev := out.WrapTransport
+	out.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		if prev != nil {
+			rt = prev(rt)
+		}
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
+				c.add(r.Method + " " + resourceOf(r.URL.Path))
+			}
+			return rt.RoundTrip(r)
+		})
+	}
+	return out, c
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// resourceOf names the resource (and subresource) of an API path:
+// /apis/apps/v1/namespaces/ns/deployments/x/status -> deployments/status.
+func resourceOf(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	// Drop the prefix: api/v1 or apis/GROUP/VERSION.
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	}
+	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
+		parts = parts[2:]
+	}
+	switch len(parts) {
+	case 0:
+		return path
+	case 1, 2:
+		return parts[0]
+	default:
+		return parts[0] + "/" + parts[2]
+	}
+}
+
+func (c *Counter) add(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts[key]++
+}
+
+// Reset forgets every count.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts = map[string]int{}
+}
+
+// Writes returns the counts by "VERB resource", leaving out Events and Leases (leader election) unless
+// includeBookkeeping is set.
+func (c *Counter) Writes(includeBookkeeping bool) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range c.counts {
+		if !includeBookkeeping && (strings.HasSuffix(k, " events") || strings.HasSuffix(k, " leases")) {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// Total is the number of writes, without Events and Leases.
+func (c *Counter) Total() int {
+	n := 0
+	for _, v := range c.Writes(false) {
+		n += v
+	}
+	return n
+}
+
+// String lists the counts, sorted, for failure messages.
+func (c *Counter) String() string {
+	w := c.Writes(true)
+	keys := make([]string, 0, len(w))
+	for k := range w {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%d ", k, w[k])
+	}
+	return strings.TrimSpace(b.String())
+}

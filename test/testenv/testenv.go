@@ -1,0 +1,226 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testenv runs a real API server (etcd + kube-apiserver, built by hack/tools) with operator101's CRDs
+// for integration tests, and starts managers against it.
+//
+// A suite starts one Env in TestMain and stops it when done:
+//
+//	func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/operator101/operator101/api"
+)
+
+// Env is a running API server with operator101's CRDs installed.
+type Env struct {
+	// Config reaches the API server as an administrator.
+	Config *rest.Config
+	// Client is an uncached administrator client, for tests to create objects and read the truth.
+	Client client.Client
+	// Scheme knows the built-in types and every operator101 API.
+	Scheme *runtime.Scheme
+	// Root is the repository's top directory.
+	Root string
+
+	env *envtest.Environment
+}
+
+// Run starts an Env into *env, runs the tests, stops the Env, and returns the exit code for os.Exit.
+func Run(m *testing.M, env **Env) int {
+	e, err := Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
+	*env = e
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: stopping: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// Start starts etcd and kube-apiserver from KUBEBUILDER_ASSETS (bin/k8s, which make sets up) and installs
+// the CRDs from config/crd/bases.
+func Start() (*Env, error) {
+	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true), zap.Level(zapLevel())))
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		assets = filepath.Join(root, "bin", "k8s")
+	}
+	for _, b := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(assets, b)); err != nil {
+			return nil, fmt.Errorf("%s not found in %s: run the tests through 'make test', which builds it", b, assets)
+		}
+	}
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(api.AddToScheme(scheme))
+
+	te := &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                scheme,
+	}
+	cfg, err := te.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting the API server: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		_ = te.Stop()
+		return nil, fmt.Errorf("creating client: %w", err)
+	}
+	return &Env{Config: cfg, Client: c, Scheme: scheme, Root: root, env: te}, nil
+}
+
+// Stop stops the API server and etcd.
+func (e *Env) Stop() error { return e.env.Stop() }
+
+// AddUser creates a user on the API server (no groups unless given) and returns a config that
+// authenticates as that user.
+func (e *Env) AddUser(name string, groups ...string) (*rest.Config, error) {
+	u, err := e.env.AddUser(envtest.User{Name: name, Groups: groups}, e.Config)
+	if err != nil {
+		return nil, err
+	}
+	return u.Config(), nil
+}
+
+// Manager is a manager running in the background of a test.
+type Manager struct {
+	ctrl.Manager
+	cancel context.CancelFunc
+	done   chan error
+	once   sync.Once
+}
+
+// StartManager creates a manager on cfg (e.Config when nil), lets setup register controllers, starts it,
+// waits for its caches, and stops it when the test ends. Stop it earlier to simulate a crash or restart.
+func (e *Env) StartManager(t testing.TB, cfg *rest.Config, setup func(ctrl.Manager) error, opts ...func(*ctrl.Options)) *Manager {
+	t.Helper()
+	if cfg == nil {
+		cfg = e.Config
+	}
+	o := ctrl.Options{
+		Scheme:                 e.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             ctrlConfigForTests(),
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	mgr, err := ctrl.NewManager(cfg, o)
+	if err != nil {
+		t.Fatalf("creating manager: %v", err)
+	}
+	if err := setup(mgr); err != nil {
+		t.Fatalf("setting up controllers: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{Manager: mgr, cancel: cancel, done: make(chan error, 1)}
+	go func() { m.done <- mgr.Start(ctx) }()
+	syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
+	defer syncCancel()
+	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
+		cancel()
+		t.Fatalf("manager caches did not sync")
+	}
+	t.Cleanup(func() { m.Stop(t) })
+	return m
+}
+
+// Stop stops the manager and waits until it has.
+func (m *Manager) Stop(t testing.TB) {
+	m.once.Do(func() {
+		m.cancel()
+		select {
+		case err := <-m.done:
+			if err != nil {
+				t.Errorf("manager stopped with error: %v", err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Errorf("manager did not stop within 60s")
+		}
+	})
+}
+
+// RepoRoot finds the repository's top directory (the one holding go.mod) from the working directory up.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "PROJECT")); err == nil {
+				return dir, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no repository root (go.mod and PROJECT) above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// zapLevel keeps test output to errors unless TEST_DEBUG is set.
+func zapLevel() zapcore.Level {
+	if os.Getenv("TEST_DEBUG") != "" {
+		return zapcore.DebugLevel
+	}
+	return zapcore.ErrorLevel
+}
+
+// ctrlConfigForTests lets several managers in one test binary register controllers of the same name, as
+// the restart tests do.
+func ctrlConfigForTests() config.Controller {
+	return config.Controller{SkipNameValidation: ptr.To(true)}
+}
