@@ -102,6 +102,10 @@ dev-apiserver-down: ## Stop the local API server.
 demo: ## The main job: start a local API server, install the CRDs, run the operator and the samples; print what to look at.
 	hack/demo.sh
 
+.PHONY: demo-down
+demo-down: ## Stop everything make demo started.
+	hack/demo.sh down
+
 ##@ Build
 
 .PHONY: docker-build

@@ -132,6 +132,15 @@ func (e *Env) AddUser(name string, groups ...string) (*rest.Config, error) {
 	return u.Config(), nil
 }
 
+// Kubeconfig returns a kubeconfig file's content for a new user of the API server.
+func (e *Env) Kubeconfig(name string, groups ...string) ([]byte, error) {
+	u, err := e.env.AddUser(envtest.User{Name: name, Groups: groups}, e.Config)
+	if err != nil {
+		return nil, err
+	}
+	return u.KubeConfig()
+}
+
 // Manager is a manager running in the background of a test.
 type Manager struct {
 	ctrl.Manager

@@ -1,0 +1,301 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package manager tests the manager binary as a user runs it: flags, logs, probes, secure metrics, shutdown.
+package manager
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator101/operator101/test/testenv"
+)
+
+var (
+	env    *testenv.Env
+	binary string
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "operator101-manager")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "manager")
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		panic(err)
+	}
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the manager: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := testenv.Run(m, &env)
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// process is a running manager binary with its stderr captured.
+type process struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	done   chan error
+}
+
+func (p *process) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.Write(b)
+}
+
+func (p *process) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+func start(t *testing.T, kubeconfig string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(binary, args...), done: make(chan error, 1)}
+	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "WATCH_NAMESPACE=", "POD_NAMESPACE=default")
+	p.cmd.Stderr = p
+	p.cmd.Stdout = p
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+func (p *process) wait(t *testing.T, within time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(within):
+		t.Fatalf("manager still running after %s; log:\n%s", within, p.log())
+		return nil
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func adminKubeconfig(t *testing.T) string {
+	t.Helper()
+	user, err := env.Kubeconfig("admin", "system:masters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, user, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestUnreachableAPIServerFailsFastWithOneLine(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://" + freePort(t) + "'}\n" +
+		"contexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: x}\n"
+	if err := os.WriteFile(kc, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, kc, "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0")
+	err := p.wait(t, 60*time.Second)
+	if code := exitCode(err); code == 0 {
+		t.Fatalf("exit code 0 against an unreachable API server; log:\n%s", p.log())
+	}
+	last := lastLine(p.log())
+	if !strings.HasPrefix(last, "operator101: API server ") || !strings.Contains(last, "is not reachable") {
+		t.Errorf("last line = %q, want one clear line naming the unreachable API server", last)
+	}
+}
+
+func TestBadFlagFailsWithOneLine(t *testing.T) {
+	p := start(t, "/nonexistent", "--no-such-flag")
+	if code := exitCode(p.wait(t, 30*time.Second)); code == 0 {
+		t.Fatal("exit code 0 on an unknown flag")
+	}
+	if last := lastLine(p.log()); !strings.Contains(last, "flag provided but not defined: -no-such-flag") {
+		t.Errorf("last line = %q", last)
+	}
+}
+
+// TestRunsServesProbesAndSecureMetricsAndStopsOnSIGTERM runs the manager against the test API server.
+func TestRunsServesProbesAndSecureMetricsAndStopsOnSIGTERM(t *testing.T) {
+	ctx := context.Background()
+	metrics, probes := freePort(t), freePort(t)
+	p := start(t, adminKubeconfig(t), "--leader-elect=false", "--metrics-bind-address="+metrics,
+		"--health-probe-bind-address="+probes)
+
+	// Probes answer once the manager runs.
+	waitFor(t, p, 60*time.Second, func() bool {
+		resp, err := http.Get("http://" + probes + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+
+	// Metrics: HTTPS only, and only for callers allowed to "get /metrics".
+	cs := kubernetes.NewForConfigOrDie(env.Config)
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper", Namespace: "default"}}
+	if _, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, "scraper", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape := func(token string) int {
+		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed test certificate
+		req, _ := http.NewRequest(http.MethodGet, "https://"+metrics+"/metrics", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return -1
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode
+	}
+	waitFor(t, p, 30*time.Second, func() bool { return scrape("") > 0 })
+	if code := scrape(""); code != http.StatusUnauthorized {
+		t.Errorf("metrics without a token: %d, want 401", code)
+	}
+	if code := scrape("not-a-token"); code != http.StatusUnauthorized {
+		t.Errorf("metrics with a bad token: %d, want 401", code)
+	}
+	if code := scrape(tr.Status.Token); code != http.StatusForbidden {
+		t.Errorf("metrics for a ServiceAccount without the metrics-reader role: %d, want 403", code)
+	}
+	// Bind the project's own metrics-reader ClusterRole, as config/rbac ships it.
+	var reader rbacv1.ClusterRole
+	raw, err := os.ReadFile(filepath.Join(env.Root, "config", "rbac", "metrics_reader_role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(raw, &reader); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &reader, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "scraper-metrics"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: reader.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "scraper", Namespace: "default"}}}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, p, 30*time.Second, func() bool { return scrape(tr.Status.Token) == http.StatusOK })
+
+	// Production logs are JSON, one object a line.
+	sc := bufio.NewScanner(strings.NewReader(p.log()))
+	lines := 0
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Errorf("log line is not JSON: %q", sc.Text())
+			continue
+		}
+		lines++
+	}
+	if lines == 0 {
+		t.Error("the manager logged nothing")
+	}
+
+	// SIGTERM stops it cleanly.
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.wait(t, 45*time.Second); err != nil {
+		t.Errorf("exit after SIGTERM: %v; log:\n%s", err, p.log())
+	}
+}
+
+func waitFor(t *testing.T, p *process, within time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !ok() {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("manager exited (%v); log:\n%s", err, p.log())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %s; log:\n%s", within, p.log())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
