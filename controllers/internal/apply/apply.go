@@ -31,6 +31,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -59,14 +60,23 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 			return false, nil
 		}
 	}
-	if err := c.Apply(ctx, desired, client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
-		return false, fmt.Errorf("applying %s: %w", describe(desired), err)
+	// Apply a copy: controller-runtime writes the server's answer (resourceVersion included) back into what it
+	// applies, and a resourceVersion left in desired would turn the next apply into a conditional one.
+	body, err := toMap(desired)
+	if err != nil {
+		return false, err
+	}
+	u := &unstructured.Unstructured{Object: body}
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return false, fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	return true, nil
 }
 
 // Equal reports whether two apply configurations (or any API objects) hold the same fields and values.
-// Quantities compare by value, so "0.5" equals "500m".
+// Quantities compare by value, so "0.5" equals "500m". Metadata the server assigns (uid, resourceVersion,
+// creationTimestamp, generation, managedFields) is not compared: controller-runtime writes the server's answer
+// back into an applied configuration, and Extract never returns those fields.
 func Equal(a, b any) (bool, error) {
 	ua, err := toMap(a)
 	if err != nil {
@@ -87,8 +97,15 @@ func toMap(v any) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("converting %T for comparison: %w", v, err)
 	}
+	if md, ok := m["metadata"].(map[string]any); ok {
+		for _, k := range serverAssigned {
+			delete(md, k)
+		}
+	}
 	return m, nil
 }
+
+var serverAssigned = []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"}
 
 func isNil(v any) bool {
 	if v == nil {
@@ -100,18 +117,6 @@ func isNil(v any) bool {
 		return rv.IsNil()
 	}
 	return false
-}
-
-func describe(ac runtime.ApplyConfiguration) string {
-	m, err := toMap(ac)
-	if err != nil || m == nil {
-		return fmt.Sprintf("%T", ac)
-	}
-	kind, _ := m["kind"].(string)
-	md, _ := m["metadata"].(map[string]any)
-	ns, _ := md["namespace"].(string)
-	name, _ := md["name"].(string)
-	return fmt.Sprintf("%s %s/%s", kind, ns, name)
 }
 
 // TrimForCache is a cache transform: it drops the managedFields entries of every manager but FieldOwner.
