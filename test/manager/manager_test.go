@@ -191,14 +191,39 @@ func TestRunsServesProbesAndSecureMetricsAndStopsOnSIGTERM(t *testing.T) {
 
 	// Metrics: HTTPS only, and only for callers allowed to "get /metrics".
 	cs := kubernetes.NewForConfigOrDie(env.Config)
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper", Namespace: "default"}}
-	if _, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	token := func(name string) string {
+		t.Helper()
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
+		if _, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.Status.Token
 	}
-	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, "scraper", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	stranger, scraper := token("stranger"), token("scraper")
+	// The scraper gets the project's own metrics-reader ClusterRole, as config/rbac ships it. (Bound before its
+	// first scrape: the filter caches a denial for a while.)
+	var reader rbacv1.ClusterRole
+	raw, err := os.ReadFile(filepath.Join(env.Root, "config", "rbac", "metrics_reader_role.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := yaml.Unmarshal(raw, &reader); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &reader, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "scraper-metrics"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: reader.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "scraper", Namespace: "default"}}}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
 	scrape := func(token string) int {
 		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed test certificate
@@ -223,28 +248,12 @@ func TestRunsServesProbesAndSecureMetricsAndStopsOnSIGTERM(t *testing.T) {
 	if code := scrape("not-a-token"); code != http.StatusUnauthorized && code != http.StatusInternalServerError {
 		t.Errorf("metrics with a bad token: %d, want 401 or 500", code)
 	}
-	if code := scrape(tr.Status.Token); code != http.StatusForbidden {
+	if code := scrape(stranger); code != http.StatusForbidden {
 		t.Errorf("metrics for a ServiceAccount without the metrics-reader role: %d, want 403", code)
 	}
-	// Bind the project's own metrics-reader ClusterRole, as config/rbac ships it.
-	var reader rbacv1.ClusterRole
-	raw, err := os.ReadFile(filepath.Join(env.Root, "config", "rbac", "metrics_reader_role.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	if code := scrape(scraper); code != http.StatusOK {
+		t.Errorf("metrics for a ServiceAccount bound to metrics-reader: %d, want 200", code)
 	}
-	if err := yaml.Unmarshal(raw, &reader); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &reader, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "scraper-metrics"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: reader.Name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "scraper", Namespace: "default"}}}
-	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, p, 30*time.Second, func() bool { return scrape(tr.Status.Token) == http.StatusOK })
 
 	// Production logs are JSON, one object a line.
 	sc := bufio.NewScanner(strings.NewReader(p.log()))
@@ -262,6 +271,8 @@ func TestRunsServesProbesAndSecureMetricsAndStopsOnSIGTERM(t *testing.T) {
 	}
 
 	// SIGTERM stops it cleanly.
+	stopAt := time.Now()
+	defer func() { t.Logf("stopped %s after SIGTERM", time.Since(stopAt).Round(time.Millisecond)) }()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
