@@ -53,10 +53,11 @@ install_one() {
 			echo "==> building $tool $version from Go modules (cached in $dest; a cold build can take minutes)"
 			rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
 			local b
+			local log=$cache/$tool-$version.build.log
 			for b in $bins; do
 				(cd "$here/$dir" && env $envs go build -mod=readonly -trimpath ${tags:+-tags "$tags"} \
-					-ldflags "$ldflags" -o "$dest.tmp/${b%%=*}" "${b#*=}") ||
-					{ echo "==> FAILED to build $tool ($b)" >&2; exit 1; }
+					-ldflags "$ldflags" -o "$dest.tmp/${b%%=*}" "${b#*=}") >"$log" 2>&1 ||
+					{ echo "==> FAILED to build $tool ($b); the end of $log:" >&2; tail -n 40 "$log" >&2; exit 1; }
 			done
 			echo "$stamp" >"$dest.tmp/.stamp"
 			rm -rf "$dest" && mv "$dest.tmp" "$dest"
