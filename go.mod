@@ -3,6 +3,7 @@ module github.com/operator101/operator101
 go 1.26.3
 
 require (
+	github.com/go-sql-driver/mysql v1.9.3
 	go.uber.org/zap v1.28.0
 	k8s.io/apimachinery v0.37.0
 	k8s.io/client-go v0.37.0
@@ -12,6 +13,7 @@ require (
 
 require (
 	cel.dev/expr v0.25.1 // indirect
+	filippo.io/edwards25519 v1.1.0 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect

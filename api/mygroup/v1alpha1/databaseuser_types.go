@@ -1,0 +1,182 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TargetLabel picks the database target (configured for the operator) a DatabaseUser lives in.
+// Without it, the operator's default target is used.
+const TargetLabel = "target"
+
+// Finalizer keeps a DatabaseUser until its account is dropped from the database.
+const Finalizer = "mygroup.handsomeguy.cn/databaseuser"
+
+// ConditionReady is the condition that says whether the account exists as the spec says.
+const ConditionReady = "Ready"
+
+// Reasons of the Ready condition. Each names one cause a person can act on.
+const (
+	ReasonReady               = "Ready"
+	ReasonUnknownTarget       = "UnknownTarget"
+	ReasonTargetSecretInvalid = "TargetSecretInvalid"
+	ReasonSecretNotFound      = "SecretNotFound"
+	ReasonKeyNotFound         = "KeyNotFound"
+	ReasonDatabaseUnreachable = "DatabaseUnreachable"
+	ReasonAccessDenied        = "AccessDenied"
+	ReasonInvalidUser         = "InvalidUser"
+	ReasonInvalidGrant        = "InvalidGrant"
+	ReasonDatabaseError       = "DatabaseError"
+	ReasonDeleting            = "Deleting"
+)
+
+// CleanupPolicy says what happens to the account when its DatabaseUser is deleted.
+// +kubebuilder:validation:Enum=Delete;Skip
+type CleanupPolicy string
+
+const (
+	// CleanupDelete drops the account (the default).
+	CleanupDelete CleanupPolicy = "Delete"
+	// CleanupSkip leaves the account in the database.
+	CleanupSkip CleanupPolicy = "Skip"
+)
+
+// Privilege is a database-level privilege. Only these are allowed: global privileges (SUPER, FILE, ...) and
+// GRANT OPTION are never handed out through a DatabaseUser.
+// +kubebuilder:validation:Enum="ALL PRIVILEGES";SELECT;INSERT;UPDATE;DELETE;CREATE;DROP;REFERENCES;INDEX;ALTER;"CREATE TEMPORARY TABLES";"LOCK TABLES";"CREATE VIEW";"SHOW VIEW";"CREATE ROUTINE";"ALTER ROUTINE";EXECUTE;EVENT;TRIGGER;"DELETE HISTORY"
+type Privilege string
+
+// Grant gives privileges on every table of one database.
+type Grant struct {
+	// database is the name of the database, taken literally (`_` and `%` are not wildcards).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="!self.endsWith(' ')",message="database must not end with a space"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('\\u0000')",message="database must not contain NUL"
+	// +required
+	Database string `json:"database"`
+
+	// privileges on that database; ALL PRIVILEGES means every database-level privilege.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=set
+	// +required
+	Privileges []Privilege `json:"privileges"`
+}
+
+// DatabaseUserSpec is the account a team asks for.
+// +kubebuilder:validation:XValidation:rule="self.user == oldSelf.user",message="user is immutable: create a new DatabaseUser"
+// +kubebuilder:validation:XValidation:rule="(has(self.host) ? self.host : '%') == (has(oldSelf.host) ? oldSelf.host : '%')",message="host is immutable: create a new DatabaseUser"
+type DatabaseUserSpec struct {
+	// user is the account name in the database (MariaDB allows up to 80 characters).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=80
+	// +kubebuilder:validation:XValidation:rule="!self.endsWith(' ')",message="user must not end with a space"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('\\u0000')",message="user must not contain NUL"
+	// +required
+	User string `json:"user"`
+
+	// password selects the key of a Secret, in the DatabaseUser's namespace, that holds the password.
+	// Changing the Secret rotates the password within one resync period.
+	// +required
+	Password corev1.SecretKeySelector `json:"password"`
+
+	// host is the host part of the account ('%' is any host).
+	// +kubebuilder:default="%"
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self == self.lowerAscii()",message="host must be lower case"
+	// +kubebuilder:validation:XValidation:rule="!self.endsWith(' ') && !self.contains('\\u0000')",message="host must not end with a space or contain NUL"
+	// +optional
+	Host string `json:"host,omitempty"`
+
+	// grants are the database-level privileges of the account, exactly: privileges granted by hand on
+	// other databases, or not listed here, are revoked.
+	// +listType=map
+	// +listMapKey=database
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Grants []Grant `json:"grants,omitempty"`
+
+	// maxUserConnections limits the account's simultaneous connections (0 or unset: no limit).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	MaxUserConnections *int32 `json:"maxUserConnections,omitempty"`
+
+	// cleanupPolicy says whether deleting the DatabaseUser drops the account (Delete) or keeps it (Skip).
+	// +kubebuilder:default=Delete
+	// +optional
+	CleanupPolicy CleanupPolicy `json:"cleanupPolicy,omitempty"`
+}
+
+// DatabaseUserStatus is what the operator last saw.
+type DatabaseUserStatus struct {
+	// conditions: Ready says whether the account matches the spec, and if not, why.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation the conditions describe.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// target is the database target the account was last reconciled in.
+	// +optional
+	Target string `json:"target,omitempty"`
+
+	// lastCheckedTime is when the operator last found the account matching the spec in the database.
+	// It is refreshed at most once per status refresh interval (one hour by default), so that a converged
+	// DatabaseUser costs no write on every resync.
+	// +optional
+	LastCheckedTime *metav1.Time `json:"lastCheckedTime,omitempty"`
+}
+
+// DatabaseUser is a MySQL/MariaDB account managed by the operator, in the database the `target` label picks.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=dbu,categories=operator101
+// +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.spec.user`
+// +kubebuilder:printcolumn:name="Target",type=string,JSONPath=`.status.target`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type DatabaseUser struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec DatabaseUserSpec `json:"spec"`
+	// +optional
+	Status DatabaseUserStatus `json:"status,omitempty"`
+}
+
+// DatabaseUserList is a list of DatabaseUsers.
+// +kubebuilder:object:root=true
+type DatabaseUserList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DatabaseUser `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&DatabaseUser{}, &DatabaseUserList{})
+}

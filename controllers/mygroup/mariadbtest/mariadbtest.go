@@ -1,0 +1,107 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package mariadbtest runs a private MariaDB (hack/mariadb.sh) for tests: its own data directory under a
+// temporary directory, on 127.0.0.1 and a free port, with a random admin password.
+package mariadbtest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// Server is a running private MariaDB.
+type Server struct {
+	// Admin is the admin account's target.
+	Admin sqlx.Target
+	dir   string
+	root  string
+}
+
+// Start installs MariaDB when missing (as root, with apt-get) and starts a private instance.
+func Start() (*Server, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "operator101-mariadb-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{dir: dir, root: root}
+	if err := s.run("start"); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	env, err := readEnv(filepath.Join(dir, "env"))
+	if err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	port, err := strconv.Atoi(env["MARIADB_PORT"])
+	if err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("MARIADB_PORT: %w", err)
+	}
+	s.Admin = sqlx.Target{Host: env["MARIADB_HOST"], Port: port, User: env["MARIADB_ADMIN_USER"],
+		Password: env["MARIADB_ADMIN_PASSWORD"]}
+	return s, nil
+}
+
+// Halt stops the server and keeps its data; Resume starts it again on the same port.
+func (s *Server) Halt() error { return s.run("halt") }
+
+// Resume starts a halted server again.
+func (s *Server) Resume() error { return s.run("start") }
+
+// Stop stops the server and removes its directory.
+func (s *Server) Stop() error { return s.run("stop") }
+
+func (s *Server) run(cmd string) error {
+	c := exec.Command(filepath.Join(s.root, "hack", "mariadb.sh"), cmd)
+	c.Env = append(os.Environ(), "MARIADB_DIR="+s.dir)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Run(); err != nil {
+		return fmt.Errorf("hack/mariadb.sh %s: %w\n%s", cmd, err, out.String())
+	}
+	return nil
+}
+
+func readEnv(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	env := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			env[k] = v
+		}
+	}
+	return env, sc.Err()
+}

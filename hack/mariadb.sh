@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# A private MariaDB for the DatabaseUser tests and `make demo`: its own data directory, socket and pid file
+# under one directory, listening on 127.0.0.1 only, on a free port, with an admin account whose password is
+# random. It never touches a system MariaDB.
+#
+#   hack/mariadb.sh start [--env]   install mariadb-server if missing, initialise (first time) and start;
+#                                   --env prints the connection facts as `export` lines on stdout
+#   hack/mariadb.sh halt            stop the server, keep its data (start brings it back on the same port)
+#   hack/mariadb.sh stop            stop the server and remove its directory
+#   hack/mariadb.sh env             print the connection facts (export lines)
+#   hack/mariadb.sh secret [NS] [NAME]  print a target Secret manifest for the operator (NS default
+#                                   operator101-system, NAME default mariadb-target)
+#
+# MARIADB_DIR chooses the directory (default: ${TMPDIR:-/tmp}/operator101-mariadb). The connection facts are
+# in $MARIADB_DIR/env as KEY=VALUE lines: MARIADB_HOST, MARIADB_PORT, MARIADB_ADMIN_USER,
+# MARIADB_ADMIN_PASSWORD, MARIADB_SOCKET. Messages go to stderr, so stdout stays machine-readable.
+set -euo pipefail
+
+dir=${MARIADB_DIR:-${TMPDIR:-/tmp}/operator101-mariadb}
+envfile=$dir/env
+sock=$dir/mysqld.sock
+pidfile=$dir/mysqld.pid
+log=$dir/mysqld.log
+admin_user=operator101admin
+
+say() { echo "mariadb.sh: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+# The server refuses to run as root unless told to; any other user runs it as itself.
+user_opts=()
+cli_user=$(id -un)
+if [[ $(id -u) == 0 ]]; then
+	user_opts=(--user=root)
+	cli_user=root
+fi
+
+install_server() {
+	if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 &&
+		command -v mariadb >/dev/null 2>&1; then
+		return
+	fi
+	[[ $(id -u) == 0 ]] || die "mariadb-server is not installed and installing it needs root"
+	say "installing mariadb-server (apt-get)"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2
+	apt-get install -y -qq --no-install-recommends mariadb-server mariadb-client >&2
+}
+
+running() {
+	[[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null
+}
+
+port_in_use() {
+	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+free_port() {
+	local p
+	for _ in $(seq 1 200); do
+		p=$((20000 + RANDOM % 40000))
+		if ! port_in_use "$p"; then
+			echo "$p"
+			return
+		fi
+	done
+	die "no free port found"
+}
+
+cli() { mariadb --no-defaults --protocol=socket --socket="$sock" -u"$cli_user" "$@"; }
+
+# launch starts the server on $1 and waits until it answers; it fails when the port was taken meanwhile.
+launch() {
+	local port=$1
+	: >"$log"
+	setsid nohup mariadbd --no-defaults "${user_opts[@]}" --datadir="$dir/data" --socket="$sock" \
+		--pid-file="$pidfile" --port="$port" --bind-address=127.0.0.1 --skip-name-resolve \
+		--log-error="$log" --innodb-buffer-pool-size=32M --innodb-log-file-size=16M --skip-log-bin \
+		--max-connections=200 </dev/null >/dev/null 2>&1 &
+	local pid=$!
+	for _ in $(seq 1 300); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			return 1
+		fi
+		if [[ -S $sock ]] && cli -e 'SELECT 1' >/dev/null 2>&1 && port_in_use "$port"; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null || true
+	return 1
+}
+
+start() {
+	install_server
+	if running; then
+		say "already running (pid $(cat "$pidfile"), $dir)"
+		return
+	fi
+	mkdir -p "$dir"
+	chmod 700 "$dir"
+	local fresh=false port
+	if [[ ! -d $dir/data/mysql ]]; then
+		fresh=true
+		rm -rf "$dir/data"
+		say "initialising a data directory in $dir/data"
+		mariadb-install-db --no-defaults "${user_opts[@]}" --datadir="$dir/data" --skip-test-db \
+			--auth-root-authentication-method=socket >"$dir/install.log" 2>&1 ||
+			{ cat "$dir/install.log" >&2; die "mariadb-install-db failed"; }
+	fi
+	if [[ -f $envfile ]]; then
+		port=$(sed -n 's/^MARIADB_PORT=//p' "$envfile")
+		launch "$port" || { tail -n 20 "$log" >&2; die "server did not start on port $port (log: $log)"; }
+	else
+		local ok=false
+		for _ in 1 2 3 4 5; do
+			port=$(free_port)
+			if launch "$port"; then
+				ok=true
+				break
+			fi
+			say "port $port did not work, trying another"
+		done
+		$ok || { tail -n 20 "$log" >&2; die "server did not start (log: $log)"; }
+	fi
+	if $fresh || [[ ! -f $envfile ]]; then
+		local pw
+		pw=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')
+		# Loopback only (bind-address), so '%' means "this machine over TCP".
+		cli <<SQL
+CREATE OR REPLACE USER '$admin_user'@'%' IDENTIFIED BY '$pw';
+GRANT ALL PRIVILEGES ON *.* TO '$admin_user'@'%' WITH GRANT OPTION;
+DELETE FROM mysql.global_priv WHERE User = '';
+FLUSH PRIVILEGES;
+SQL
+		umask 077
+		cat >"$envfile" <<ENV
+MARIADB_HOST=127.0.0.1
+MARIADB_PORT=$port
+MARIADB_ADMIN_USER=$admin_user
+MARIADB_ADMIN_PASSWORD=$pw
+MARIADB_SOCKET=$sock
+MARIADB_DIR=$dir
+ENV
+	fi
+	say "running on 127.0.0.1:$port (pid $(cat "$pidfile"), dir $dir)"
+}
+
+halt() {
+	if running; then
+		local pid
+		pid=$(cat "$pidfile")
+		kill "$pid"
+		for _ in $(seq 1 300); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+		say "stopped (pid $pid)"
+	fi
+	rm -f "$pidfile"
+}
+
+print_env() {
+	[[ -f $envfile ]] || die "not started: no $envfile"
+	sed 's/^/export /' "$envfile"
+	echo "export DATABASE_TARGETS=default=mariadb-target,that-database=mariadb-target"
+}
+
+case ${1:-} in
+start)
+	start
+	if [[ ${2:-} == --env ]]; then print_env; fi
+	;;
+halt) halt ;;
+stop)
+	halt
+	rm -rf "$dir"
+	;;
+env) print_env ;;
+secret)
+	[[ -f $envfile ]] || die "not started: no $envfile"
+	# shellcheck disable=SC1090
+	source "$envfile"
+	cat <<YAML
+apiVersion: v1
+kind: Secret
+metadata:
+  name: ${3:-mariadb-target}
+  namespace: ${2:-operator101-system}
+type: Opaque
+stringData:
+  host: "$MARIADB_HOST"
+  port: "$MARIADB_PORT"
+  username: "$MARIADB_ADMIN_USER"
+  password: "$MARIADB_ADMIN_PASSWORD"
+YAML
+	;;
+*)
+	sed -n '2,17p' "$0" >&2
+	exit 2
+	;;
+esac
