@@ -3,7 +3,7 @@
 # VERSION is the bundle and operator version; a release pipeline sets it: make bundle VERSION=0.2.0
 VERSION ?= 0.2.0
 # CHANNELS / DEFAULT_CHANNEL go into the bundle's annotations.
-CHANNELS ?= stable,alpha
+CHANNELS ?= stable
 DEFAULT_CHANNEL ?= stable
 BUNDLE_CHANNELS := --channels=$(CHANNELS)
 BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
@@ -145,3 +145,46 @@ operator-sdk: ; @$(TOOLS) operator-sdk
 opm: ; @$(TOOLS) opm
 envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 	@LOCALBIN=$(ENVTEST_ASSETS) $(TOOLS) etcd kube-apiserver
+
+##@ Bundle and catalog
+
+# The bundle's related images besides the operator: the defaults the controllers run when a CR names none.
+RELATED_IMAGES ?= busybox=docker.io/library/busybox:1.36,web=docker.io/library/nginx:1.27
+# The image of the project's own scorecard test (test/scorecard/cmd/operator101-scorecard).
+SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
+# The versions the file-based catalog holds, oldest first; each replaces the one before it in every channel.
+CATALOG_VERSIONS ?= 0.1.0 0.2.0
+BUNDLE_DIR ?= bundle
+CSVGEN := go run ./hack/csvgen
+
+.PHONY: bundle
+bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) for VERSION from config/, then validate it.
+	$(OPERATOR_SDK) generate kustomize manifests -q
+	$(CSVGEN) descriptors -csv config/manifests/bases/operator101.clusterserviceversion.yaml -crds config/crd/bases
+	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --output-dir $(BUNDLE_DIR)
+	$(CSVGEN) finalize -bundle $(BUNDLE_DIR) -version $(VERSION) -image $(IMG) -related $(RELATED_IMAGES) -scorecard-image $(SCORECARD_IMG)
+	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image BUNDLE_IMG (offline, podman) from bundle/, relabelled for VERSION.
+	hack/images.sh bundle $(BUNDLE_IMG) $(VERSION)
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image.
+	$(CONTAINER_TOOL) push --tls-verify=false $(BUNDLE_IMG)
+
+.PHONY: catalog
+catalog: opm ## Render the file-based catalog (catalog/operator101/) for CATALOG_VERSIONS with opm, then validate it.
+	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) CATALOG_VERSIONS="$(CATALOG_VERSIONS)" RELATED_IMAGES=$(RELATED_IMAGES) hack/catalog.sh
+
+.PHONY: catalog-build
+catalog-build: opm ## Build the catalog image CATALOG_IMG (offline, podman, on a locally built opm image).
+	hack/images.sh catalog $(CATALOG_IMG)
+
+.PHONY: catalog-push
+catalog-push: ## Push the catalog image.
+	$(CONTAINER_TOOL) push --tls-verify=false $(CATALOG_IMG)
+
+.PHONY: scorecard
+scorecard: operator-sdk envtest ## Run the scorecard suites (basic, olm, operator101) on this machine and print a table.
+	go run ./test/scorecard/cmd/scorecard-local --bundle $(BUNDLE_DIR)
