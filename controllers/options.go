@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 )
@@ -41,6 +42,18 @@ type Options struct {
 	ClientBurst int
 
 	watchNamespaces []string
+
+	// --- DatabaseUser (mygroup) ---
+	// DatabaseTargets is the raw --database-targets / DATABASE_TARGETS value: "name=secretName,...". Each
+	// Secret, in OperatorNamespace, holds host, port, username and password of a database admin account.
+	DatabaseTargets string
+	// DatabaseDefaultTarget is the target of DatabaseUsers without a `target` label.
+	DatabaseDefaultTarget string
+	// DatabaseResyncPeriod is how often each DatabaseUser is checked against its database (drift repair,
+	// password rotation from a changed Secret).
+	DatabaseResyncPeriod time.Duration
+
+	databaseTargets map[string]string
 }
 
 // BindFlags registers the controllers' flags.
@@ -53,6 +66,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	})
 	fs.IntVar(&o.ClientBurst, "kube-api-burst", 100, "Request burst to the API server.")
 	o.ClientQPS = 50
+	o.bindDatabaseFlags(fs)
 }
 
 // Complete reads the environment and validates the options.
@@ -75,7 +89,7 @@ func (o *Options) Complete(getenv func(string) string) error {
 	if o.ClientQPS <= 0 || o.ClientBurst <= 0 {
 		return fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %v and %d", o.ClientQPS, o.ClientBurst)
 	}
-	return nil
+	return o.completeDatabase(getenv)
 }
 
 // WatchNamespaceList is the namespaces the manager watches; nil means all of them.
@@ -108,4 +122,74 @@ func firstNonEmpty(vs ...string) string {
 		}
 	}
 	return ""
+}
+
+// --- DatabaseUser (mygroup) ---
+
+func (o *Options) bindDatabaseFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.DatabaseTargets, "database-targets", "",
+		"DatabaseUser targets, \"name=secretName,...\": Secrets in the operator's namespace with host, port, "+
+			"username and password (env DATABASE_TARGETS).")
+	fs.StringVar(&o.DatabaseDefaultTarget, "database-default-target", "",
+		"Target of DatabaseUsers without a target label (env DATABASE_DEFAULT_TARGET; default \"default\").")
+	fs.DurationVar(&o.DatabaseResyncPeriod, "database-resync-period", 0,
+		"How often each DatabaseUser is checked in its database (env DATABASE_RESYNC_PERIOD; default 10m).")
+}
+
+func (o *Options) completeDatabase(getenv func(string) string) error {
+	if o.DatabaseTargets == "" {
+		o.DatabaseTargets = getenv("DATABASE_TARGETS")
+	}
+	if o.DatabaseDefaultTarget == "" {
+		o.DatabaseDefaultTarget = firstNonEmpty(getenv("DATABASE_DEFAULT_TARGET"), "default")
+	}
+	if o.DatabaseResyncPeriod == 0 {
+		o.DatabaseResyncPeriod = 10 * time.Minute
+		if v := getenv("DATABASE_RESYNC_PERIOD"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("DATABASE_RESYNC_PERIOD: %w", err)
+			}
+			o.DatabaseResyncPeriod = d
+		}
+	}
+	if o.DatabaseResyncPeriod < time.Second {
+		return fmt.Errorf("--database-resync-period must be at least 1s, got %v", o.DatabaseResyncPeriod)
+	}
+	targets, err := ParseDatabaseTargets(o.DatabaseTargets)
+	if err != nil {
+		return err
+	}
+	o.databaseTargets = targets
+	return nil
+}
+
+// DatabaseTargetMap is the parsed --database-targets: target name to Secret name.
+func (o *Options) DatabaseTargetMap() map[string]string { return o.databaseTargets }
+
+// ParseDatabaseTargets parses "name=secretName,..." (spaces around items are ignored).
+func ParseDatabaseTargets(v string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, secret, ok := strings.Cut(part, "=")
+		name, secret = strings.TrimSpace(name), strings.TrimSpace(secret)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("DATABASE_TARGETS: %q is not name=secretName", part)
+		}
+		if errs := validation.IsValidLabelValue(name); len(errs) > 0 {
+			return nil, fmt.Errorf("DATABASE_TARGETS: target %q is not a valid label value: %s", name, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsDNS1123Subdomain(secret); len(errs) > 0 {
+			return nil, fmt.Errorf("DATABASE_TARGETS: %q is not a valid Secret name: %s", secret, strings.Join(errs, "; "))
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("DATABASE_TARGETS: target %q is configured twice", name)
+		}
+		out[name] = secret
+	}
+	return out, nil
 }

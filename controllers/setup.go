@@ -42,7 +42,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if err := cnat.Setup(mgr, o.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("At controller: %w", err)
 	}
-	if err := mygroup.Setup(mgr, o.MaxConcurrentReconciles); err != nil {
+	if err := mygroup.Setup(mgr, o.MaxConcurrentReconciles, mygroup.Config{OperatorNamespace: o.OperatorNamespace, Targets: o.DatabaseTargetMap(), DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}
 	return nil

@@ -14,14 +14,96 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package mygroup holds the DatabaseUser controller: MySQL/MariaDB accounts as Kubernetes objects.
 package mygroup
 
 import (
+	"fmt"
+	"reflect"
+	"time"
+
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 )
 
-// Setup registers this group's controllers with the manager.
-func Setup(mgr ctrl.Manager, workers int) error {
-	_, _ = mgr, workers
+// Config configures the DatabaseUser controller.
+type Config struct {
+	// OperatorNamespace holds the target Secrets.
+	OperatorNamespace string
+	// Targets maps target names (the `target` label) to Secret names in OperatorNamespace.
+	Targets map[string]string
+	// DefaultTarget is the target of DatabaseUsers without a `target` label.
+	DefaultTarget string
+	// ResyncPeriod is how often a Ready DatabaseUser is checked in its database (default 10m): drift is
+	// repaired and a changed password Secret rotates the password within this period.
+	ResyncPeriod time.Duration
+	// StatusRefresh is how stale status.lastCheckedTime may get before a successful check rewrites it
+	// (default 1h), so that a converged DatabaseUser costs no API write on most resyncs.
+	StatusRefresh time.Duration
+	// ConnectTimeout bounds connecting to a database (default 5s).
+	ConnectTimeout time.Duration
+	// Clock is the time source of the status (default: the real clock).
+	Clock clock.PassiveClock
+	// OnReconcile, when set, is called at the start of every reconcile (tests count attempts with it).
+	OnReconcile func(ctrl.Request)
+}
+
+func (c *Config) complete() error {
+	if c.DefaultTarget == "" {
+		c.DefaultTarget = "default"
+	}
+	if c.ResyncPeriod <= 0 {
+		c.ResyncPeriod = 10 * time.Minute
+	}
+	if c.StatusRefresh <= 0 {
+		c.StatusRefresh = time.Hour
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = 5 * time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = clock.RealClock{}
+	}
+	if len(c.Targets) > 0 && c.OperatorNamespace == "" {
+		return fmt.Errorf("database targets are configured but the operator namespace is unknown " +
+			"(set POD_NAMESPACE or OPERATOR_NAMESPACE)")
+	}
 	return nil
+}
+
+// Setup registers the DatabaseUser controller with the manager.
+func Setup(mgr ctrl.Manager, workers int, cfg Config) error {
+	if err := cfg.complete(); err != nil {
+		return err
+	}
+	r := &Reconciler{
+		client:   mgr.GetClient(),
+		reader:   mgr.GetAPIReader(), // Secrets: direct GETs, never cached or watched
+		recorder: mgr.GetEventRecorder("operator101-databaseuser"),
+		cfg:      cfg,
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("databaseuser").
+		For(&mygroupv1alpha1.DatabaseUser{}, builder.WithPredicates(specLabelsOrDeletion())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// specLabelsOrDeletion lets through what changes the desired account: the spec (generation), the target
+// label, and deletion. Status writes and the operator's own finalizer patch are not worth a reconcile.
+func specLabelsOrDeletion() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, n := e.ObjectOld, e.ObjectNew
+			return o.GetGeneration() != n.GetGeneration() ||
+				!reflect.DeepEqual(o.GetLabels(), n.GetLabels()) ||
+				(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil)
+		},
+	}
 }
