@@ -1,0 +1,449 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mygroup_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// TestLifecycle: create → the user logs in with the Secret's password; the Secret changes → the new password
+// works and the old one fails within a resync; grants follow the spec exactly; an account dropped by hand
+// comes back; delete → the account is dropped. No password reaches logs, Events or status.
+func TestLifecycle(t *testing.T) {
+	ctx := context.Background()
+	o := startOperator(t, nil, randomPassword("badadmin"))
+	ns := newNamespace(t)
+	user := uniqueUser("life")
+	pw1, pw2 := randomPassword("first"), randomPassword("second")
+	mkSecret(t, ns, "app-db", map[string]string{"password": pw1})
+	dbu := newDBU(ns, "app", user, "app-db", "password")
+	dbu.Spec.MaxUserConnections = ptr.To[int32](4)
+	dbu.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "shop_db", Privileges: []mygroupv1alpha1.Privilege{"SELECT", "INSERT"}}}
+	create(t, dbu)
+	key := client.ObjectKeyFromObject(dbu)
+
+	got := waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	if got.Status.Target != "default" || got.Status.LastCheckedTime == nil || !controllerutil.ContainsFinalizer(got, mygroupv1alpha1.Finalizer) {
+		t.Errorf("status %+v, finalizers %v", got.Status, got.Finalizers)
+	}
+	if err := login(user, pw1); err != nil {
+		t.Fatalf("login with the Secret's password: %v", err)
+	}
+	db := admin(t)
+	var maxConn int
+	if err := db.DB().QueryRow("SELECT max_user_connections FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&maxConn); err != nil || maxConn != 4 {
+		t.Errorf("max_user_connections = %d, %v", maxConn, err)
+	}
+	grants := func() string {
+		obs, err := db.Observe(ctx, user, "%")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(obs.Grants)
+	}
+	if g := grants(); g != `map[shop\_db:[INSERT SELECT]]` {
+		t.Errorf("grants %s", g)
+	}
+
+	// Rotation: no Secret watch, so the next resync (2s here) picks it up.
+	start := time.Now()
+	setSecret(t, ns, "app-db", map[string]string{"password": pw2})
+	poll(t, timeout, "new password works", func() error { return login(user, pw2) })
+	t.Logf("rotation took %v (resync period %v)", time.Since(start).Round(10*time.Millisecond), resync)
+	if d := time.Since(start); d > 3*resync {
+		t.Errorf("rotation took %v, more than a resync period with slack", d)
+	}
+	if err := login(user, pw1); sqlx.KindOf(err) != sqlx.KindAccessDenied {
+		t.Errorf("old password after rotation: %v, want access denied", err)
+	}
+
+	// Grants are replaced, not added to.
+	if err := env.Client.Get(ctx, key, dbu); err != nil {
+		t.Fatal(err)
+	}
+	dbu.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "reports", Privileges: []mygroupv1alpha1.Privilege{"SELECT"}}}
+	dbu.Spec.MaxUserConnections = nil
+	if err := env.Client.Update(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "grants follow the spec", func() error {
+		if g := grants(); g != "map[reports:[SELECT]]" {
+			return errors.New(g)
+		}
+		return nil
+	})
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+
+	// Drift: dropped and granted by hand.
+	if _, err := db.DB().Exec("DROP USER `" + user + "`@`%`"); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "dropped account restored", func() error { return login(user, pw2) })
+	if _, err := db.DB().Exec("GRANT ALL PRIVILEGES ON `secret_db`.* TO `" + user + "`@`%`"); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "grant by hand revoked", func() error {
+		if g := grants(); g != "map[reports:[SELECT]]" {
+			return errors.New(g)
+		}
+		return nil
+	})
+
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if accountExists(t, user) {
+		t.Error("account still exists after delete")
+	}
+	if n := eventNotes(t, ns); !strings.Contains(n, "AccountDropped") || !strings.Contains(n, "Normal Ready") {
+		t.Errorf("events:\n%s", n)
+	}
+	assertNoSecrets(t, o, ns, pw1, pw2)
+}
+
+// TestZeroWritesAtRest: a converged DatabaseUser is checked every resync with no write to the API server.
+func TestZeroWritesAtRest(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	o := startOperator(t, cfg, randomPassword("badadmin"))
+	ns := newNamespace(t)
+	user := uniqueUser("rest")
+	mkSecret(t, ns, "s", map[string]string{"pw": randomPassword("rest")})
+	dbu := newDBU(ns, "rest", user, "s", "pw")
+	create(t, dbu)
+	key := client.ObjectKeyFromObject(dbu)
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	before := o.count(key)
+	counter.Reset()
+	poll(t, timeout, "three resyncs", func() error {
+		if n := o.count(key) - before; n < 3 {
+			return fmt.Errorf("%d checks", n)
+		}
+		return nil
+	})
+	if n := counter.Total(); n != 0 {
+		t.Errorf("%d writes at rest over %d checks: %s", n, o.count(key)-before, counter)
+	}
+	t.Logf("%d checks at rest, %d writes", o.count(key)-before, counter.Total())
+	if !accountExists(t, user) {
+		t.Error("account missing")
+	}
+}
+
+// TestCleanupPolicySkip keeps the account when the DatabaseUser is deleted.
+func TestCleanupPolicySkip(t *testing.T) {
+	ctx := context.Background()
+	startOperator(t, nil, randomPassword("badadmin"))
+	ns := newNamespace(t)
+	user := uniqueUser("skip")
+	pw := randomPassword("skip")
+	mkSecret(t, ns, "s", map[string]string{"pw": pw})
+	dbu := newDBU(ns, "keep", user, "s", "pw")
+	dbu.Spec.CleanupPolicy = mygroupv1alpha1.CleanupSkip
+	create(t, dbu)
+	key := client.ObjectKeyFromObject(dbu)
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if err := login(user, pw); err != nil {
+		t.Errorf("account gone despite cleanupPolicy Skip: %v", err)
+	}
+	if _, err := admin(t).Drop(ctx, user, "%"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNotReadyReasons: each cause gets its own reason, readable message, no hot loop, and recovers by
+// itself once fixed.
+func TestNotReadyReasons(t *testing.T) {
+	ctx := context.Background()
+	badAdmin := randomPassword("badadmin")
+	o := startOperator(t, nil, badAdmin)
+	ns := newNamespace(t)
+	userPw := randomPassword("reasons")
+
+	for _, tc := range []struct {
+		name, target, reason, message string
+		retries                       bool
+	}{
+		{"unknown", "nowhere", mygroupv1alpha1.ReasonUnknownTarget, `target "nowhere" is not configured`, false},
+		{"badpw", "badpw", mygroupv1alpha1.ReasonAccessDenied, "Access denied", true},
+		{"nosecret", "nosecret", mygroupv1alpha1.ReasonTargetSecretInvalid, "not found", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mkSecret(t, ns, "s-"+tc.name, map[string]string{"pw": userPw})
+			dbu := newDBU(ns, tc.name, uniqueUser(tc.name), "s-"+tc.name, "pw")
+			dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: tc.target}
+			create(t, dbu)
+			key := client.ObjectKeyFromObject(dbu)
+			got := waitReady(t, key, metav1.ConditionFalse, tc.reason)
+			c := got.Status.Conditions[0]
+			if !strings.Contains(c.Message, tc.message) {
+				t.Errorf("message %q does not say %q", c.Message, tc.message)
+			}
+			// No hot loop: count the attempts over a fixed window.
+			n0 := o.count(key)
+			time.Sleep(3 * time.Second) // a measurement window, not a wait for a condition
+			n := o.count(key) - n0
+			t.Logf("%s: %d attempts in 3s", tc.reason, n)
+			if !tc.retries && n != 0 {
+				t.Errorf("%d attempts for a cause only a change can fix", n)
+			}
+			if n > 12 {
+				t.Errorf("%d attempts in 3s: not backing off", n)
+			}
+			// Deleting it works even though the database was never reached.
+			if err := env.Client.Delete(ctx, dbu); err != nil {
+				t.Fatal(err)
+			}
+			if tc.target == "nowhere" {
+				waitGone(t, key)
+			}
+		})
+	}
+
+	// Missing Secret, then missing key, then fixed: recovers by itself.
+	user := uniqueUser("secret")
+	dbu := newDBU(ns, "secretless", user, "later", "pw")
+	create(t, dbu)
+	key := client.ObjectKeyFromObject(dbu)
+	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonSecretNotFound)
+	mkSecret(t, ns, "later", map[string]string{"other": "x"})
+	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonKeyNotFound)
+	setSecret(t, ns, "later", map[string]string{"pw": userPw})
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	if err := login(user, userPw); err != nil {
+		t.Fatal(err)
+	}
+
+	// A name the database cannot store (the schema cannot see it: the privilege tables are utf8mb3).
+	bad := newDBU(ns, "emoji", "key🔑", "later", "pw")
+	create(t, bad)
+	waitReady(t, client.ObjectKeyFromObject(bad), metav1.ConditionFalse, mygroupv1alpha1.ReasonInvalidUser)
+
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	// The badpw and nosecret DatabaseUsers cannot be dropped: their finalizer stays.
+	for _, name := range []string{"badpw", "nosecret"} {
+		d := &mygroupv1alpha1.DatabaseUser{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d); err != nil {
+			t.Errorf("%s: %v (the finalizer should hold it)", name, err)
+			continue
+		}
+		if c := d.Status.Conditions[0]; !strings.Contains(c.Message, "cannot drop the account yet") {
+			poll(t, timeout, name+" says why it is not dropped", func() error {
+				_ = env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d)
+				if !strings.Contains(d.Status.Conditions[0].Message, "cannot drop the account yet") {
+					return errors.New(d.Status.Conditions[0].Message)
+				}
+				return nil
+			})
+		}
+		release(t, d)
+	}
+	assertNoSecrets(t, o, ns, userPw, badAdmin, server.Admin.Password)
+}
+
+// release removes the finalizer of a DatabaseUser that cannot be finalized, so that tests leave no debris.
+func release(t *testing.T, d *mygroupv1alpha1.DatabaseUser) {
+	t.Helper()
+	before := d.DeepCopy()
+	controllerutil.RemoveFinalizer(d, mygroupv1alpha1.Finalizer)
+	if err := env.Client.Patch(context.Background(), d, client.MergeFrom(before)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDatabaseDownThenUp: with the database stopped the condition says so, attempts back off, a delete
+// waits, and when the database returns everything converges by itself.
+func TestDatabaseDownThenUp(t *testing.T) {
+	ctx := context.Background()
+	o := startOperator(t, nil, randomPassword("badadmin"))
+	ns := newNamespace(t)
+	user, other := uniqueUser("down"), uniqueUser("down2")
+	pw := randomPassword("down")
+	mkSecret(t, ns, "s", map[string]string{"pw": pw})
+	dbu := newDBU(ns, "down", user, "s", "pw")
+	create(t, dbu)
+	key := client.ObjectKeyFromObject(dbu)
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+
+	if err := server.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			_ = server.Resume()
+		}
+	})
+	// A second DatabaseUser created while the database is down.
+	dbu2 := newDBU(ns, "down2", other, "s", "pw")
+	create(t, dbu2)
+	key2 := client.ObjectKeyFromObject(dbu2)
+	got := waitReady(t, key2, metav1.ConditionFalse, mygroupv1alpha1.ReasonDatabaseUnreachable)
+	t.Logf("message: %s", got.Status.Conditions[0].Message)
+	// The first one notices at its next resync.
+	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonDatabaseUnreachable)
+
+	n0 := o.count(key2)
+	window := 8 * time.Second
+	time.Sleep(window) // a measurement window, not a wait for a condition
+	attempts := o.count(key2) - n0
+	t.Logf("database down: %d attempts in %v (exponential backoff; a hot loop would make thousands)", attempts, window)
+	if attempts > 12 || attempts < 1 {
+		t.Errorf("%d attempts in %v", attempts, window)
+	}
+
+	// Deleting while down: the finalizer holds the object and the condition says why.
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "condition says the drop waits", func() error {
+		d := &mygroupv1alpha1.DatabaseUser{}
+		if err := env.Client.Get(ctx, key, d); err != nil {
+			return err
+		}
+		c := d.Status.Conditions[0]
+		if c.Reason != mygroupv1alpha1.ReasonDatabaseUnreachable || !strings.Contains(c.Message, "cannot drop the account yet") {
+			return fmt.Errorf("%s: %s", c.Reason, c.Message)
+		}
+		return nil
+	})
+
+	if err := server.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	start := time.Now()
+	waitGone(t, key)
+	waitReady(t, key2, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	t.Logf("recovered %v after the database came back", time.Since(start).Round(100*time.Millisecond))
+	if accountExists(t, user) {
+		t.Error("deleted DatabaseUser's account survived")
+	}
+	if err := login(other, pw); err != nil {
+		t.Error(err)
+	}
+	if err := env.Client.Delete(ctx, dbu2); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key2)
+	assertNoSecrets(t, o, ns, pw, server.Admin.Password)
+}
+
+// TestSchema: what the API server refuses before the operator sees it.
+func TestSchema(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	for name, mutate := range map[string]func(*mygroupv1alpha1.DatabaseUser){
+		"user longer than 80": func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = strings.Repeat("u", 81) },
+		"empty user":          func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = "" },
+		"user with NUL":       func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = "a\x00b" },
+		"trailing space":      func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = "a " },
+		"upper-case host":     func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.Host = "DB.example" },
+		"privilege not listed": func(d *mygroupv1alpha1.DatabaseUser) {
+			d.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "d", Privileges: []mygroupv1alpha1.Privilege{"SUPER"}}}
+		},
+		"no privileges":      func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "d"}} },
+		"negative limit":     func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.MaxUserConnections = ptr.To[int32](-1) },
+		"bad cleanup policy": func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.CleanupPolicy = "Orphan" },
+	} {
+		d := newDBU(ns, "x", "u", "s", "k")
+		mutate(d)
+		if err := env.Client.Create(ctx, d); err == nil {
+			t.Errorf("%s: accepted", name)
+			_ = env.Client.Delete(ctx, d)
+		}
+	}
+	d := newDBU(ns, "defaults", strings.Repeat("用", 80), "s", "k")
+	create(t, d)
+	if d.Spec.Host != "%" || d.Spec.CleanupPolicy != mygroupv1alpha1.CleanupDelete {
+		t.Errorf("defaults: host %q, cleanupPolicy %q", d.Spec.Host, d.Spec.CleanupPolicy)
+	}
+	d.Spec.User = "renamed"
+	if err := env.Client.Update(ctx, d); err == nil || !strings.Contains(err.Error(), "immutable") {
+		t.Errorf("renaming the user: %v", err)
+	}
+}
+
+// TestSample applies config/samples' DatabaseUser and Secret unchanged; its target label names a target the
+// operator knows here, so it becomes Ready and its user logs in.
+func TestSample(t *testing.T) {
+	startOperator(t, nil, randomPassword("badadmin"))
+	ns := newNamespace(t)
+	data, err := os.ReadFile(filepath.Join(env.Root, "config", "samples", "mygroup_v1alpha1_databaseuser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(string(data)), 4096)
+	var password string
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			break
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		u.SetNamespace(ns)
+		if u.GetKind() == "Secret" {
+			password, _, _ = unstructured.NestedString(u.Object, "stringData", "my-key")
+		}
+		if err := env.Client.Create(context.Background(), u); err != nil {
+			t.Fatalf("applying %s: %v", u.GetKind(), err)
+		}
+	}
+	key := types.NamespacedName{Namespace: ns, Name: "cnhandsomeguy"}
+	got := waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	if got.Status.Target != "that-database" {
+		t.Errorf("target %q", got.Status.Target)
+	}
+	if err := login("cnhandsomeguy", password); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(context.Background(), got); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if accountExists(t, "cnhandsomeguy") {
+		t.Error("sample account not dropped")
+	}
+}

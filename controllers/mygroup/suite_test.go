@@ -1,0 +1,308 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mygroup_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/controllers/mygroup"
+	"github.com/operator101/operator101/controllers/mygroup/mariadbtest"
+	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+var (
+	env    *testenv.Env
+	server *mariadbtest.Server
+)
+
+// TestMain starts a private MariaDB (hack/mariadb.sh) and a real API server, and stops both when done.
+func TestMain(m *testing.M) {
+	s, err := mariadbtest.Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "starting MariaDB: %v\n", err)
+		os.Exit(1)
+	}
+	server = s
+	code := testenv.Run(m, &env)
+	if err := s.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "stopping MariaDB: %v\n", err)
+	}
+	os.Exit(code)
+}
+
+const (
+	resync  = 2 * time.Second
+	timeout = 60 * time.Second
+)
+
+// operator is one running manager with the DatabaseUser controller, its captured log and its attempts.
+type operator struct {
+	ns       string // the operator's namespace, holding the target Secrets
+	log      *syncBuffer
+	mu       sync.Mutex
+	attempts map[types.NamespacedName]int
+	mgr      *testenv.Manager
+}
+
+func (o *operator) count(key types.NamespacedName) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.attempts[key]
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startOperator creates the operator's namespace with the target Secrets and starts a manager on cfg
+// (env.Config when nil) that logs everything, at every level, to a buffer.
+//   - default, that-database: the private MariaDB
+//   - badpw: the same server with a wrong admin password
+//   - nosecret: a target whose Secret does not exist
+func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *operator {
+	t.Helper()
+	o := &operator{ns: newNamespace(t), log: &syncBuffer{}, attempts: map[types.NamespacedName]int{}}
+	a := server.Admin
+	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
+	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
+	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+		return mygroup.Setup(mgr, 2, mygroup.Config{
+			OperatorNamespace: o.ns,
+			Targets: map[string]string{"default": "mariadb-target", "that-database": "mariadb-target",
+				"badpw": "mariadb-badpw", "nosecret": "no-such-secret"},
+			ResyncPeriod:   resync,
+			ConnectTimeout: 2 * time.Second,
+			OnReconcile: func(r ctrl.Request) {
+				o.mu.Lock()
+				o.attempts[r.NamespacedName]++
+				o.mu.Unlock()
+			},
+		})
+	}, func(opts *ctrl.Options) {
+		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
+	})
+	return o
+}
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "dbu-"}}
+	if err := env.Client.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+func targetSecret(t *testing.T, ns, name, host string, port int, user, password string) {
+	t.Helper()
+	mkSecret(t, ns, name, map[string]string{"host": host, "port": fmt.Sprint(port), "username": user, "password": password})
+}
+
+func mkSecret(t *testing.T, ns, name string, data map[string]string) *corev1.Secret {
+	t.Helper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: data}
+	if err := env.Client.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func setSecret(t *testing.T, ns, name string, data map[string]string) {
+	t.Helper()
+	s := &corev1.Secret{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
+		t.Fatal(err)
+	}
+	s.Data, s.StringData = nil, data
+	if err := env.Client.Update(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// randomPassword is unique, so that finding it in a log proves a leak.
+func randomPassword(prefix string) string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b) + "-'\"\\`;--"
+}
+
+func uniqueUser(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b)
+}
+
+func newDBU(ns, name, user, secret, key string) *mygroupv1alpha1.DatabaseUser {
+	return &mygroupv1alpha1.DatabaseUser{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: mygroupv1alpha1.DatabaseUserSpec{User: user,
+			Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key}},
+	}
+}
+
+func create(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := env.Client.Create(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// poll calls f until it returns nil or the timeout passes.
+func poll(t *testing.T, within time.Duration, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var err error
+	for {
+		if err = f(); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v: %v", what, within, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitReady waits until the Ready condition has status and reason for the current generation.
+func waitReady(t *testing.T, key types.NamespacedName, status metav1.ConditionStatus, reason string) *mygroupv1alpha1.DatabaseUser {
+	t.Helper()
+	dbu := &mygroupv1alpha1.DatabaseUser{}
+	poll(t, timeout, fmt.Sprintf("%s Ready=%s/%s", key, status, reason), func() error {
+		if err := env.Client.Get(context.Background(), key, dbu); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(dbu.Status.Conditions, mygroupv1alpha1.ConditionReady)
+		if c == nil || c.Status != status || c.Reason != reason || dbu.Status.ObservedGeneration != dbu.Generation {
+			return fmt.Errorf("conditions %+v", dbu.Status.Conditions)
+		}
+		return nil
+	})
+	return dbu
+}
+
+func waitGone(t *testing.T, key types.NamespacedName) {
+	t.Helper()
+	poll(t, timeout, fmt.Sprintf("%s gone", key), func() error {
+		err := env.Client.Get(context.Background(), key, &mygroupv1alpha1.DatabaseUser{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (%v)", err)
+	})
+}
+
+func admin(t *testing.T) *sqlx.Client {
+	t.Helper()
+	c, err := sqlx.Open(context.Background(), server.Admin, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func login(user, password string) error {
+	return sqlx.CanLogin(context.Background(), sqlx.Target{Host: server.Admin.Host, Port: server.Admin.Port,
+		User: user, Password: password}, 5*time.Second)
+}
+
+func accountExists(t *testing.T, user string) bool {
+	t.Helper()
+	var n int
+	if err := admin(t).DB().QueryRow("SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// assertNoSecrets fails when any secret appears in the operator's log, the namespace's Events, or the
+// DatabaseUsers' status.
+func assertNoSecrets(t *testing.T, o *operator, ns string, secrets ...string) {
+	t.Helper()
+	var hay strings.Builder
+	hay.WriteString(o.log.String())
+	list := &mygroupv1alpha1.DatabaseUserList{}
+	if err := env.Client.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range list.Items {
+		fmt.Fprintf(&hay, "%+v\n", d.Status)
+	}
+	hay.WriteString(eventNotes(t, ns))
+	if o.log.String() == "" {
+		t.Fatal("the captured log is empty: the leak check would prove nothing")
+	}
+	for _, s := range secrets {
+		for _, form := range []string{s, sqlx.NativePasswordHash(s)} {
+			if strings.Contains(hay.String(), form) {
+				t.Errorf("a secret (or its hash) appears in logs, Events or status")
+			}
+		}
+	}
+}
+
+func zapLevel(l int8) zapcore.Level { return zapcore.Level(l) }
+
+// eventNotes is every Event of ns, as text.
+func eventNotes(t *testing.T, ns string) string {
+	t.Helper()
+	evs := &eventsv1.EventList{}
+	if err := env.Client.List(context.Background(), evs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range evs.Items {
+		fmt.Fprintf(&b, "%s %s %s: %s\n", e.Type, e.Reason, e.Regarding.Name, e.Note)
+	}
+	return b.String()
+}
