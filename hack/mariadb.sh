@@ -34,16 +34,24 @@ if [[ $(id -u) == 0 ]]; then
 	cli_user=root
 fi
 
+installed() {
+	command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 &&
+		command -v mariadb >/dev/null 2>&1
+}
+
 install_server() {
-	if command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 &&
-		command -v mariadb >/dev/null 2>&1; then
-		return
-	fi
+	installed && return
 	[[ $(id -u) == 0 ]] || die "mariadb-server is not installed and installing it needs root"
-	say "installing mariadb-server (apt-get)"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq >&2
-	apt-get install -y -qq --no-install-recommends mariadb-server mariadb-client >&2
+	# Test packages start their servers in parallel: one installs, the others wait for it.
+	exec 9>"${TMPDIR:-/tmp}/operator101-mariadb-install.lock"
+	flock 9
+	if ! installed; then
+		say "installing mariadb-server (apt-get)"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >&2
+		apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 mariadb-server mariadb-client >&2
+	fi
+	flock -u 9
 }
 
 running() {

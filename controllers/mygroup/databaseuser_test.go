@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -366,6 +367,21 @@ func TestDatabaseDownThenUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, key2)
+	// Events mark transitions only: one DatabaseUnreachable Event for down2 despite all the attempts (an
+	// Event emitted again would have become a series).
+	evs := &eventsv1.EventList{}
+	if err := env.Client.List(ctx, evs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var unreachable []eventsv1.Event
+	for _, e := range evs.Items {
+		if e.Regarding.Name == "down2" && e.Reason == mygroupv1alpha1.ReasonDatabaseUnreachable {
+			unreachable = append(unreachable, e)
+		}
+	}
+	if len(unreachable) != 1 || unreachable[0].Series != nil {
+		t.Errorf("DatabaseUnreachable Events for down2: %+v", unreachable)
+	}
 	assertNoSecrets(t, o, ns, pw, server.Admin.Password)
 }
 

@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mygroup_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+)
+
+// TestLeastPrivilege runs the controller as a user bound only to the generated ClusterRole
+// (config/rbac/role.yaml): it creates, checks and drops an account with `get` on Secrets and no list or
+// watch of them, which would fail (the cache would never sync) if the controller tried.
+func TestLeastPrivilege(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile(filepath.Join(env.Root, "config", "rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.Unmarshal(data, role); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range role.Rules {
+		if slices.Contains(r.Resources, "secrets") && !slices.Equal(r.Verbs, []string{"get"}) {
+			t.Errorf("Secrets rule %v: want get only", r.Verbs)
+		}
+	}
+	role.ObjectMeta = metav1.ObjectMeta{Name: "dbu-least-privilege"}
+	create(t, role)
+	create(t, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "dbu-least-privilege"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "dbu-operator"}},
+	})
+	cfg, err := env.AddUser("dbu-operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := startOperator(t, cfg, randomPassword("badadmin"))
+	ns := newNamespace(t)
+	user, pw := uniqueUser("rbac"), randomPassword("rbac")
+	mkSecret(t, ns, "s", map[string]string{"pw": pw})
+	dbu := newDBU(ns, "rbac", user, "s", "pw")
+	create(t, dbu)
+	key := client.ObjectKeyFromObject(dbu)
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	if err := login(user, pw); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if accountExists(t, user) {
+		t.Error("account not dropped")
+	}
+	assertNoSecrets(t, o, ns, pw)
+}
