@@ -2,7 +2,8 @@
 
 # VERSION is the bundle and operator version; a release pipeline sets it: make bundle VERSION=0.2.0
 VERSION ?= 0.2.0
-# CHANNELS / DEFAULT_CHANNEL go into the bundle's annotations.
+# CHANNELS / DEFAULT_CHANNEL go into the bundle's annotations. The catalog (config/catalog) also has an alpha channel;
+# bundle annotations name only conventional channels (stable/fast/candidate), else the validators warn.
 CHANNELS ?= stable
 DEFAULT_CHANNEL ?= stable
 BUNDLE_CHANNELS := --channels=$(CHANNELS)
@@ -166,8 +167,8 @@ bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) fo
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: bundle-build
-bundle-build: ## Build the bundle image BUNDLE_IMG (offline, podman) from bundle/, relabelled for VERSION.
-	hack/images.sh bundle $(BUNDLE_IMG) $(VERSION)
+bundle-build: ## Build the bundle image BUNDLE_IMG (offline, podman) from bundle/, relabelled for VERSION and IMG.
+	hack/images.sh bundle $(BUNDLE_IMG) $(VERSION) $(IMG)
 
 .PHONY: bundle-push
 bundle-push: ## Push the bundle image.

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the image builds need, when they are missing: podman (builds the FROM-scratch
 # images with --network none), buildah and skopeo (copy images to a registry), busybox-static (the shell of RUN
-# steps in scratch images). Idempotent and non-interactive; a no-op when everything is there.
+# steps in scratch images), runc (crun cannot run RUN steps here: cgroups v1/hybrid), jq (hack/catalog.sh).
+# Idempotent and non-interactive; a no-op when everything is there.
 #
 #   hack/install-deps.sh            # the image-build packages
 #   hack/install-deps.sh PKG...     # only these Debian packages
 set -euo pipefail
 
 pkgs=("$@")
-[[ ${#pkgs[@]} -gt 0 ]] || pkgs=(podman buildah skopeo busybox-static uidmap)
+[[ ${#pkgs[@]} -gt 0 ]] || pkgs=(podman buildah skopeo busybox-static uidmap runc jq)
 
 missing=()
 for p in "${pkgs[@]}"; do

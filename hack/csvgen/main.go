@@ -98,7 +98,7 @@ func runFinalize(args []string) error {
 	dir := fs.String("bundle", "bundle", "the bundle directory to finalize")
 	version := fs.String("version", "", "the bundle version, e.g. 0.2.0")
 	image := fs.String("image", "", "the operator image")
-	related := fs.String("related", "", "more related images: name=image,name=image")
+	related := fs.String("related", "", "more related images: name=image,name=image (default: keep the CSV's)")
 	scImage := fs.String("scorecard-image", "", "the image of the operator101 scorecard suite's tests")
 	_ = fs.Parse(args)
 	if *version == "" || *image == "" {
@@ -201,6 +201,15 @@ func Finalize(csv map[string]any, version, image string, related []RelatedImage)
 		return fmt.Errorf("no container named manager in the CSV's deployments")
 	}
 	images := []any{map[string]any{"name": "operator101", "image": image}}
+	if related == nil {
+		// Keep the other related images the CSV already names.
+		old, _ := spec["relatedImages"].([]any)
+		for _, r := range old {
+			if rm, ok := r.(map[string]any); ok && rm["name"] != "operator101" {
+				images = append(images, rm)
+			}
+		}
+	}
 	for _, r := range related {
 		images = append(images, map[string]any{"name": r.Name, "image": r.Image})
 	}

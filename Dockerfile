@@ -1,0 +1,41 @@
+# The operator image. Two ways to build it:
+#
+#  * With internet (a release pipeline): the usual multi-stage build, compiled in a Go image and run on
+#    distroless, as the last stage (the default target):
+#        podman build -t IMG .            (or docker build)
+#  * Offline (this project's machines, `make docker-build`): hack/images.sh compiles a static binary on the host
+#    and builds the first stage, `offline`, from a context that holds only that binary:
+#        podman build --network none --target offline -f Dockerfile -t IMG CONTEXT_WITH_manager
+#    The stage is FROM scratch, so nothing is pulled. It comes first so that building it never touches the
+#    online stages.
+# Both run /manager as UID 65532, non-root, like the Deployment's securityContext expects.
+
+FROM scratch AS offline
+COPY manager /manager
+USER 65532:65532
+LABEL org.opencontainers.image.title="operator101" \
+      org.opencontainers.image.description="operator101: MyWeb, AppService, At and DatabaseUser controllers" \
+      org.opencontainers.image.source="https://github.com/operator101/operator101" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENTRYPOINT ["/manager"]
+
+FROM docker.io/library/golang:1.26 AS builder
+ARG TARGETOS=linux
+ARG TARGETARCH=amd64
+WORKDIR /workspace
+# Modules first, so a source change reuses the module download layer.
+COPY go.mod go.sum ./
+RUN go mod download
+COPY main.go main.go
+COPY api/ api/
+COPY controllers/ controllers/
+RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w" -o manager .
+
+FROM gcr.io/distroless/static:nonroot AS online
+COPY --from=builder /workspace/manager /manager
+USER 65532:65532
+LABEL org.opencontainers.image.title="operator101" \
+      org.opencontainers.image.description="operator101: MyWeb, AppService, At and DatabaseUser controllers" \
+      org.opencontainers.image.source="https://github.com/operator101/operator101" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENTRYPOINT ["/manager"]

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Builds operator101's images with podman, offline: every image is FROM scratch (or FROM another image built
+# here), from statically linked binaries compiled on this machine, and `podman build --network none` never
+# reaches a registry. Nothing is run with podman (its default rlimits need CAP_SYS_RESOURCE, which this
+# machine does not grant); tests check the images with `podman inspect`.
+#
+#   hack/images.sh operator  IMG                     the manager, FROM scratch, USER 65532 (Dockerfile, target offline)
+#   hack/images.sh bundle    IMG [VERSION [OP_IMG]]  bundle/ (relabelled for VERSION, see hack/bundle-version.sh)
+#   hack/images.sh opm       IMG                     /bin/opm + busybox, /tmp 1777, USER 1001: the catalog's base
+#   hack/images.sh catalog   IMG                     catalog/ served by opm (catalog.Dockerfile on the opm image)
+#   hack/images.sh scorecard IMG                     operator101's scorecard test (test/scorecard/cmd/operator101-scorecard)
+#
+# CONTAINER_TOOL (default podman) may be buildah: `buildah bud` takes the same flags.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+tool=${CONTAINER_TOOL:-podman}
+OPM_IMG=${OPM_IMG:-localhost/operator101/opm:v1.64.0}
+
+[[ $# -ge 2 ]] || { sed -n '2,13p' "$0" >&2; exit 2; }
+what=$1 img=$2
+shift 2
+
+hack/install-deps.sh
+
+ctx=$(mktemp -d)
+trap 'rm -rf "$ctx"' EXIT
+
+build() { # build DOCKERFILE CONTEXT [extra flags...]
+	local file=$1 dir=$2
+	shift 2
+	if [[ $tool == buildah ]]; then
+		buildah bud --network none --layers -f "$file" -t "$img" "$@" "$dir"
+	else
+		# runc, not podman's default crun: crun cannot create RUN-step containers with cgroups v1 (hybrid).
+		"$tool" build --runtime "${OCI_RUNTIME:-runc}" --network none -f "$file" -t "$img" "$@" "$dir"
+	fi
+	echo "==> built $img"
+}
+
+static_go() { # static_go OUT PACKAGE
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" "$2"
+}
+
+case $what in
+operator)
+	static_go "$ctx/manager" .
+	build "$root/Dockerfile" "$ctx" --target offline
+	;;
+bundle)
+	version=${1:-} op_img=${2:-}
+	hack/bundle-version.sh "$ctx/bundle" "$version" "$op_img"
+	build "$root/bundle.Dockerfile" "$ctx"
+	;;
+opm)
+	[[ -x bin/opm ]] || hack/tools/install.sh opm
+	cp -L bin/opm "$ctx/opm"
+	cp -L /bin/busybox "$ctx/busybox"
+	cat >"$ctx/Dockerfile" <<'EOF'
+FROM scratch
+COPY busybox /bin/busybox
+COPY opm /bin/opm
+# opm serve writes its cache under /tmp as a non-root user.
+RUN ["/bin/busybox", "mkdir", "-p", "-m", "1777", "/tmp"]
+USER 1001
+ENTRYPOINT ["/bin/opm"]
+EOF
+	build "$ctx/Dockerfile" "$ctx"
+	;;
+catalog)
+	if ! "$tool" image exists "$OPM_IMG" 2>/dev/null; then
+		"$0" opm "$OPM_IMG"
+	fi
+	cp -a catalog "$ctx/catalog"
+	build "$root/catalog.Dockerfile" "$ctx" --build-arg "OPM_IMAGE=$OPM_IMG"
+	;;
+scorecard)
+	mkdir -p "$ctx/usr/local/bin"
+	static_go "$ctx/operator101-scorecard" ./test/scorecard/cmd/operator101-scorecard
+	cat >"$ctx/Dockerfile" <<'EOF'
+FROM scratch
+COPY operator101-scorecard /usr/local/bin/operator101-scorecard
+ENV PATH=/usr/local/bin:/usr/bin:/bin
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/operator101-scorecard"]
+EOF
+	build "$ctx/Dockerfile" "$ctx"
+	;;
+*)
+	echo "images.sh: unknown image '$what' (operator, bundle, opm, catalog, scorecard)" >&2
+	exit 2
+	;;
+esac
