@@ -90,6 +90,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
 		}
 	}
+	if err := r.leavePreviousTarget(ctx, dbu, target); err != nil {
+		return ctrl.Result{}, err
+	}
 	out := r.sync(ctx, dbu, target)
 	if err := r.report(ctx, dbu, target, out); err != nil {
 		return ctrl.Result{}, err
@@ -183,6 +186,41 @@ func failure(err error, prefix string, secrets ...string) outcome {
 	default:
 		return outcome{mygroupv1alpha1.ReasonDatabaseError, msg, true}
 	}
+}
+
+// leavePreviousTarget drops the account from the target it lived in before the `target` label changed
+// (status.target remembers it), unless cleanupPolicy is Skip or both names lead to the same Secret. Until
+// that works, status.target keeps the previous target, so that the move is retried with backoff.
+func (r *Reconciler) leavePreviousTarget(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string) error {
+	prev := dbu.Status.Target
+	if prev == "" || prev == target || dbu.Spec.CleanupPolicy == mygroupv1alpha1.CleanupSkip {
+		return nil
+	}
+	prevSecret, known := r.cfg.Targets[prev]
+	if !known || prevSecret == r.cfg.Targets[target] {
+		return nil
+	}
+	db, out, admin := r.connect(ctx, prev)
+	if db != nil {
+		var dropped bool
+		var err error
+		dropped, err = db.Drop(ctx, dbu.Spec.User, accountHost(dbu))
+		_ = db.Close()
+		if err == nil {
+			if dropped {
+				log.FromContext(ctx).Info("account dropped from the previous target", "previousTarget", prev)
+				r.recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountMoved", "Reconcile",
+					"account %s@%s dropped from previous target %q", dbu.Spec.User, accountHost(dbu), prev)
+			}
+			return nil
+		}
+		out = failure(err, "", admin)
+	}
+	out.message = fmt.Sprintf("cannot drop the account from previous target %q yet: %s", prev, out.message)
+	if err := r.report(ctx, dbu, prev, out); err != nil {
+		return err
+	}
+	return errors.New(out.reason + ": " + out.message)
 }
 
 // finalize drops the account (unless cleanupPolicy is Skip) and then lets the DatabaseUser go.

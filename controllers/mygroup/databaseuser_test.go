@@ -27,6 +27,7 @@ import (
 	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -36,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/controllers/mygroup/mariadbtest"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -462,4 +464,51 @@ func TestSample(t *testing.T) {
 	if accountExists(t, "cnhandsomeguy") {
 		t.Error("sample account not dropped")
 	}
+}
+
+// TestTargetMove: changing the `target` label moves the account to the other database server: created
+// there, dropped from the first one.
+func TestTargetMove(t *testing.T) {
+	ctx := context.Background()
+	second, err := mariadbtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = second.Stop() })
+	startOperatorWith(t, nil, randomPassword("badadmin"), map[string]sqlx.Target{"second": second.Admin})
+	ns := newNamespace(t)
+	user, pw := uniqueUser("move"), randomPassword("move")
+	mkSecret(t, ns, "s", map[string]string{"pw": pw})
+	dbu := newDBU(ns, "move", user, "s", "pw")
+	create(t, dbu)
+	key := client.ObjectKeyFromObject(dbu)
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+
+	if err := env.Client.Get(ctx, key, dbu); err != nil {
+		t.Fatal(err)
+	}
+	dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "second"}
+	if err := env.Client.Update(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "moved to the second server", func() error {
+		d := &mygroupv1alpha1.DatabaseUser{}
+		if err := env.Client.Get(ctx, key, d); err != nil {
+			return err
+		}
+		if d.Status.Target != "second" || meta.IsStatusConditionFalse(d.Status.Conditions, mygroupv1alpha1.ConditionReady) {
+			return fmt.Errorf("status %+v", d.Status)
+		}
+		return nil
+	})
+	if accountExists(t, user) {
+		t.Error("account still on the first server")
+	}
+	if err := sqlx.CanLogin(ctx, sqlx.Target{Host: second.Admin.Host, Port: second.Admin.Port, User: user, Password: pw}, 5*time.Second); err != nil {
+		t.Errorf("login on the second server: %v", err)
+	}
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
 }

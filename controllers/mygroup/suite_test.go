@@ -111,17 +111,28 @@ func (s *syncBuffer) String() string {
 //   - nosecret: a target whose Secret does not exist
 func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *operator {
 	t.Helper()
+	return startOperatorWith(t, cfg, badAdminPassword, nil)
+}
+
+// startOperatorWith also configures the extra targets.
+func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]sqlx.Target) *operator {
+	t.Helper()
 	o := &operator{ns: newNamespace(t), log: &syncBuffer{}, attempts: map[types.NamespacedName]int{}}
 	a := server.Admin
 	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
 	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
+	targets := map[string]string{"default": "mariadb-target", "that-database": "mariadb-target",
+		"badpw": "mariadb-badpw", "nosecret": "no-such-secret"}
+	for name, x := range extra {
+		targetSecret(t, o.ns, "extra-"+name, x.Host, x.Port, x.User, x.Password)
+		targets[name] = "extra-" + name
+	}
 	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		return mygroup.Setup(mgr, 2, mygroup.Config{
 			OperatorNamespace: o.ns,
-			Targets: map[string]string{"default": "mariadb-target", "that-database": "mariadb-target",
-				"badpw": "mariadb-badpw", "nosecret": "no-such-secret"},
-			ResyncPeriod:   resync,
-			ConnectTimeout: 2 * time.Second,
+			Targets:           targets,
+			ResyncPeriod:      resync,
+			ConnectTimeout:    2 * time.Second,
 			OnReconcile: func(r ctrl.Request) {
 				o.mu.Lock()
 				o.attempts[r.NamespacedName]++

@@ -52,6 +52,7 @@ func Start() (*Server, error) {
 	}
 	s := &Server{dir: dir, root: root}
 	if err := s.run("start"); err != nil {
+		_ = s.Stop() // a server may have started before the script failed
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
