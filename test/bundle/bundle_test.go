@@ -1,0 +1,287 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package bundle validates the committed OLM bundle and file-based catalog: operator-framework/api's
+// validators in-process, and the operator-sdk and opm command-line validators the release pipeline runs.
+package bundle
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	apimanifests "github.com/operator-framework/api/pkg/manifests"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"github.com/operator-framework/api/pkg/validation"
+	apierrors "github.com/operator-framework/api/pkg/validation/errors"
+	"github.com/operator-framework/api/pkg/validation/interfaces"
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator101/operator101/test/testenv"
+)
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// tool returns the path of a tool that make builds into bin/.
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(repoRoot(t), "bin", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s not found in bin/: run the tests through 'make test', which builds it (%v)", name, err)
+	}
+	return p
+}
+
+func loadBundle(t *testing.T) *apimanifests.Bundle {
+	t.Helper()
+	// The bundle root (not bundle/manifests): the annotations fill in the package and channels.
+	b, err := apimanifests.GetBundleFromDir(filepath.Join(repoRoot(t), "bundle"))
+	if err != nil {
+		t.Fatalf("loading the bundle: %v", err)
+	}
+	return b
+}
+
+// TestBundleValidators runs operator-framework/api's validators over the bundle: the bundle, CSV and CRD
+// validators, OperatorHub's, good practices, standard categories and capabilities, objects, and the removed-APIs
+// check for the Kubernetes version the project is tested on. Nothing may be reported, not even a warning.
+func TestBundleValidators(t *testing.T) {
+	b := loadBundle(t)
+	validators := interfaces.Validators{
+		validation.BundleValidator,
+		validation.ClusterServiceVersionValidator,
+		validation.CustomResourceDefinitionValidator,
+		validation.OperatorHubV2Validator,
+		validation.StandardCategoriesValidator,
+		validation.StandardCapabilitiesValidator,
+		validation.GoodPracticesValidator,
+		validation.AlphaDeprecatedAPIsValidator,
+		validation.ObjectValidator,
+	}
+	opts := map[string]string{"k8s-version": "1.36"}
+	results := validators.Validate(b, opts)
+	var problems []string
+	for _, r := range results {
+		for _, e := range r.Errors {
+			problems = append(problems, "error: "+describe(e))
+		}
+		for _, w := range r.Warnings {
+			problems = append(problems, "warning: "+describe(w))
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		t.Errorf("the bundle validators report %d problems:\n%s", len(problems), strings.Join(problems, "\n"))
+	}
+}
+
+func describe(e apierrors.Error) string { return e.Error() }
+
+// TestBundleContents checks what the validators do not: the bundle describes every CRD it ships, each owned
+// kind has an example and descriptors for every spec field the example sets, and the images are set.
+func TestBundleContents(t *testing.T) {
+	b := loadBundle(t)
+	csv := b.CSV
+	if got, want := csv.GetName(), "operator101.v"+csv.Spec.Version.String(); got != want {
+		t.Errorf("CSV name %q, want %q", got, want)
+	}
+	owned := map[string]bool{}
+	for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
+		owned[d.Name] = true
+		if len(d.SpecDescriptors) == 0 || len(d.StatusDescriptors) == 0 {
+			t.Errorf("%s: no spec or status descriptors", d.Name)
+		}
+		for _, sd := range append(append([]string{}, pathsOfSpec(d.SpecDescriptors)...), pathsOfStatus(d.StatusDescriptors)...) {
+			if sd == "" {
+				t.Errorf("%s: a descriptor without a path", d.Name)
+			}
+		}
+	}
+	if len(b.V1CRDs) == 0 {
+		t.Fatal("the bundle has no CRDs")
+	}
+	for _, crd := range b.V1CRDs {
+		if !owned[crd.Name] {
+			t.Errorf("CRD %s is in the bundle but not owned by the CSV", crd.Name)
+		}
+	}
+
+	var examples []map[string]any
+	if err := json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &examples); err != nil {
+		t.Fatalf("alm-examples: %v", err)
+	}
+	kinds := map[string]bool{}
+	for _, ex := range examples {
+		kind, _ := ex["kind"].(string)
+		kinds[kind] = true
+		spec, _ := ex["spec"].(map[string]any)
+		for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
+			if d.Kind != kind {
+				continue
+			}
+			paths := map[string]bool{}
+			for _, p := range pathsOfSpec(d.SpecDescriptors) {
+				paths[p] = true
+			}
+			for field := range spec {
+				if !paths[field] {
+					t.Errorf("%s example sets spec.%s, which has no spec descriptor", kind, field)
+				}
+			}
+		}
+	}
+	for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
+		if !kinds[d.Kind] {
+			t.Errorf("no alm-examples object of kind %s", d.Kind)
+		}
+	}
+
+	img := csv.Annotations["containerImage"]
+	if img == "" || img == "controller:latest" {
+		t.Errorf("containerImage annotation %q is not the operator image", img)
+	}
+	dep := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs
+	if len(dep) != 1 || dep[0].Spec.Template.Spec.Containers[0].Image != img {
+		t.Errorf("the operator Deployment does not run containerImage %q", img)
+	}
+	related := map[string]string{}
+	for _, r := range csv.Spec.RelatedImages {
+		related[r.Name] = r.Image
+	}
+	if related["operator101"] != img || related["busybox"] == "" || related["web"] == "" {
+		t.Errorf("relatedImages %v: want operator101 (= containerImage), busybox and web", related)
+	}
+	if csv.Annotations["operatorframework.io/suggested-namespace"] == "" {
+		t.Error("no operatorframework.io/suggested-namespace annotation")
+	}
+	for _, m := range csv.Spec.InstallModes {
+		if !m.Supported {
+			t.Errorf("install mode %s not supported: the manager watches any set of namespaces", m.Type)
+		}
+	}
+}
+
+// TestBundleDockerfileLabels checks that bundle.Dockerfile labels the image exactly as
+// bundle/metadata/annotations.yaml annotates the bundle.
+func TestBundleDockerfileLabels(t *testing.T) {
+	root := repoRoot(t)
+	ann := readAnnotations(t, filepath.Join(root, "bundle", "metadata", "annotations.yaml"))
+	labels := dockerfileLabels(t, filepath.Join(root, "bundle.Dockerfile"))
+	if len(ann) == 0 {
+		t.Fatal("no annotations in bundle/metadata/annotations.yaml")
+	}
+	for k, v := range ann {
+		if labels[k] != v {
+			t.Errorf("bundle.Dockerfile label %s=%q, annotations.yaml has %q", k, labels[k], v)
+		}
+	}
+	for k := range labels {
+		if _, ok := ann[k]; !ok {
+			t.Errorf("bundle.Dockerfile label %s is not in annotations.yaml", k)
+		}
+	}
+}
+
+func readAnnotations(t *testing.T, path string) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	if err := yaml.Unmarshal(raw, &f); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return f.Annotations
+}
+
+func dockerfileLabels(t *testing.T, path string) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "LABEL ")
+		if !ok {
+			continue
+		}
+		k, v, _ := strings.Cut(rest, "=")
+		labels[k] = strings.Trim(v, `"`)
+	}
+	return labels
+}
+
+// TestOperatorSDKBundleValidate runs what the release pipeline runs: operator-sdk's validators with the
+// operatorframework optional suite. It must pass without a single warning.
+func TestOperatorSDKBundleValidate(t *testing.T) {
+	root := repoRoot(t)
+	cmd := exec.Command(tool(t, "operator-sdk"), "bundle", "validate", "./bundle",
+		"--select-optional", "suite=operatorframework", "--optional-values=k8s-version=1.36")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("operator-sdk bundle validate: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "level=warning") || strings.Contains(line, "level=error") {
+			t.Errorf("operator-sdk bundle validate reported: %s", line)
+		}
+	}
+	if !strings.Contains(string(out), "All validation tests have completed successfully") {
+		t.Errorf("operator-sdk bundle validate did not report success:\n%s", out)
+	}
+}
+
+// TestOPMValidateCatalog runs opm's validator over the committed file-based catalog.
+func TestOPMValidateCatalog(t *testing.T) {
+	root := repoRoot(t)
+	cmd := exec.Command(tool(t, "opm"), "validate", "catalog")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("opm validate catalog: %v\n%s", err, out)
+	}
+}
+
+func pathsOfSpec(ds []v1alpha1.SpecDescriptor) []string {
+	out := make([]string, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, d.Path)
+	}
+	return out
+}
+
+func pathsOfStatus(ds []v1alpha1.StatusDescriptor) []string {
+	out := make([]string, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, d.Path)
+	}
+	return out
+}

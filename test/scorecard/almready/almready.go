@@ -1,0 +1,200 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package almready is operator101's own scorecard test: every alm-examples object of the bundle's CSV,
+// created in a namespace, reaches its Ready (or Available) condition, or for an At the phase DONE. The
+// scorecard image's binary (test/scorecard/cmd/operator101-scorecard) and `make scorecard` both run it.
+package almready
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
+	apimanifests "github.com/operator-framework/api/pkg/manifests"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TestName is the scorecard test's name (its entrypoint argument).
+const TestName = "alm-examples-ready"
+
+// Examples reads the alm-examples of the CSV in a bundle directory.
+func Examples(bundleDir string) ([]unstructured.Unstructured, error) {
+	b, err := apimanifests.GetBundleFromDir(filepath.Clean(bundleDir))
+	if err != nil {
+		return nil, fmt.Errorf("loading the bundle from %s: %w", bundleDir, err)
+	}
+	var objs []map[string]any
+	if err := json.Unmarshal([]byte(b.CSV.GetAnnotations()["alm-examples"]), &objs); err != nil {
+		return nil, fmt.Errorf("parsing alm-examples: %w", err)
+	}
+	out := make([]unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, unstructured.Unstructured{Object: o})
+	}
+	return out, nil
+}
+
+// Outcome is what happened to one example.
+type Outcome struct {
+	Kind, Name string
+	Ready      bool
+	// Detail is the condition (or phase) seen last, or the error.
+	Detail string
+	Took   time.Duration
+}
+
+// Run creates every example in ns (with the password Secret a DatabaseUser refers to, when missing), waits
+// up to timeout for each to be ready, deletes what it created, and reports each outcome.
+func Run(ctx context.Context, c client.Client, ns string, examples []unstructured.Unstructured,
+	timeout time.Duration) []Outcome {
+	var created []client.Object
+	defer func() {
+		for _, o := range created {
+			_ = c.Delete(context.Background(), o)
+		}
+	}()
+	start := time.Now()
+	outcomes := make([]Outcome, len(examples))
+	for i := range examples {
+		obj := examples[i].DeepCopy()
+		obj.SetNamespace(ns)
+		outcomes[i] = Outcome{Kind: obj.GetKind(), Name: obj.GetName()}
+		pre, err := prerequisites(ctx, c, obj)
+		created = append(created, pre...)
+		if err == nil {
+			err = c.Create(ctx, obj)
+		}
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			outcomes[i].Detail = fmt.Sprintf("creating: %v", err)
+			continue
+		}
+		created = append(created, obj)
+	}
+	for i := range examples {
+		if outcomes[i].Detail != "" {
+			continue
+		}
+		obj := &unstructured.Unstructured{}
+		obj.SetGroupVersionKind(examples[i].GroupVersionKind())
+		key := client.ObjectKey{Namespace: ns, Name: examples[i].GetName()}
+		err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout-time.Since(start), true,
+			func(ctx context.Context) (bool, error) {
+				if err := c.Get(ctx, key, obj); err != nil {
+					outcomes[i].Detail = err.Error()
+					return false, nil
+				}
+				outcomes[i].Ready, outcomes[i].Detail = ready(obj)
+				return outcomes[i].Ready, nil
+			})
+		outcomes[i].Took = time.Since(start).Round(time.Millisecond)
+		if err != nil && outcomes[i].Detail == "" {
+			outcomes[i].Detail = err.Error()
+		}
+	}
+	return outcomes
+}
+
+// ready tells whether an object is ready: condition Ready or Available True, or phase DONE (At).
+func ready(obj *unstructured.Unstructured) (bool, string) {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	var seen []string
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		t, _ := m["type"].(string)
+		s, _ := m["status"].(string)
+		r, _ := m["reason"].(string)
+		if t == "Ready" || t == "Available" {
+			seen = append(seen, fmt.Sprintf("%s=%s (%s)", t, s, r))
+			if s == string(metav1.ConditionTrue) {
+				return true, seen[len(seen)-1]
+			}
+		}
+	}
+	if phase, ok, _ := unstructured.NestedString(obj.Object, "status", "phase"); ok {
+		if phase == "DONE" {
+			return true, "phase DONE"
+		}
+		seen = append(seen, "phase "+phase)
+	}
+	if len(seen) == 0 {
+		return false, "no Ready or Available condition yet"
+	}
+	return false, strings.Join(seen, ", ")
+}
+
+// prerequisites creates what an example needs and cannot carry itself: a DatabaseUser's password Secret.
+func prerequisites(ctx context.Context, c client.Client, obj *unstructured.Unstructured) ([]client.Object, error) {
+	if obj.GetKind() != "DatabaseUser" {
+		return nil, nil
+	}
+	name, _, _ := unstructured.NestedString(obj.Object, "spec", "password", "name")
+	key, _, _ := unstructured.NestedString(obj.Object, "spec", "password", "key")
+	if name == "" || key == "" {
+		return nil, nil
+	}
+	pw := make([]byte, 12)
+	if _, err := rand.Read(pw); err != nil {
+		return nil, err
+	}
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: obj.GetNamespace()},
+		Data:       map[string][]byte{key: []byte(hex.EncodeToString(pw))},
+	}
+	if err := c.Create(ctx, s); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("creating the password Secret %s: %w", name, err)
+	}
+	return []client.Object{s}, nil
+}
+
+// Status turns the outcomes into the scorecard's v1alpha3 TestStatus.
+func Status(outcomes []Outcome, setupErr error) scapiv1alpha3.TestStatus {
+	r := scapiv1alpha3.TestResult{Name: TestName, State: scapiv1alpha3.PassState, Errors: []string{}, Suggestions: []string{}}
+	var log strings.Builder
+	if setupErr != nil {
+		r.State = scapiv1alpha3.ErrorState
+		r.Errors = append(r.Errors, setupErr.Error())
+	}
+	for _, o := range outcomes {
+		mark := "ready"
+		if !o.Ready {
+			mark = "NOT ready"
+			r.State = scapiv1alpha3.FailState
+			r.Errors = append(r.Errors, fmt.Sprintf("%s %s not ready: %s", o.Kind, o.Name, o.Detail))
+		}
+		fmt.Fprintf(&log, "%s %s: %s after %s: %s\n", o.Kind, o.Name, mark, o.Took, o.Detail)
+	}
+	if len(outcomes) == 0 && setupErr == nil {
+		r.State = scapiv1alpha3.FailState
+		r.Errors = append(r.Errors, "the CSV has no alm-examples")
+	}
+	r.Log = log.String()
+	return scapiv1alpha3.TestStatus{Results: []scapiv1alpha3.TestResult{r}}
+}
