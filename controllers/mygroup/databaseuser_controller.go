@@ -245,9 +245,10 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 		}
 		dropped, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu))
 		_ = db.Close()
-		if err != nil {
+		if err != nil && sqlx.KindOf(err) != sqlx.KindInvalidAccount {
 			return r.retryFinalize(ctx, dbu, target, failure(err, "", admin))
 		}
+		// An account name the database cannot store cannot exist either: nothing to drop.
 		if dropped {
 			log.FromContext(ctx).Info("account dropped")
 			r.recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountDropped", "Delete",

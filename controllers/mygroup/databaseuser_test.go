@@ -86,7 +86,7 @@ func TestLifecycle(t *testing.T) {
 	setSecret(t, ns, "app-db", map[string]string{"password": pw2})
 	poll(t, timeout, "new password works", func() error { return login(user, pw2) })
 	t.Logf("rotation took %v (resync period %v)", time.Since(start).Round(10*time.Millisecond), resync)
-	if d := time.Since(start); d > 3*resync {
+	if d := time.Since(start); d > resync+5*time.Second {
 		t.Errorf("rotation took %v, more than a resync period with slack", d)
 	}
 	if err := login(user, pw1); sqlx.KindOf(err) != sqlx.KindAccessDenied {
@@ -258,6 +258,11 @@ func TestNotReadyReasons(t *testing.T) {
 	bad := newDBU(ns, "emoji", "key🔑", "later", "pw")
 	create(t, bad)
 	waitReady(t, client.ObjectKeyFromObject(bad), metav1.ConditionFalse, mygroupv1alpha1.ReasonInvalidUser)
+	// Such an account cannot exist, so deleting it does not wait for the database.
+	if err := env.Client.Delete(ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, client.ObjectKeyFromObject(bad))
 
 	if err := env.Client.Delete(ctx, dbu); err != nil {
 		t.Fatal(err)
@@ -331,7 +336,7 @@ func TestDatabaseDownThenUp(t *testing.T) {
 	time.Sleep(window) // a measurement window, not a wait for a condition
 	attempts := o.count(key2) - n0
 	t.Logf("database down: %d attempts in %v (exponential backoff; a hot loop would make thousands)", attempts, window)
-	if attempts > 12 || attempts < 1 {
+	if attempts > 12 {
 		t.Errorf("%d attempts in %v", attempts, window)
 	}
 
@@ -419,6 +424,10 @@ func TestSchema(t *testing.T) {
 	d.Spec.User = "renamed"
 	if err := env.Client.Update(ctx, d); err == nil || !strings.Contains(err.Error(), "immutable") {
 		t.Errorf("renaming the user: %v", err)
+	}
+	// No operator runs here, so it has no finalizer yet: delete it before a later test's operator adopts it.
+	if err := env.Client.Delete(ctx, &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "defaults"}}); err != nil {
+		t.Fatal(err)
 	}
 }
 
