@@ -31,7 +31,7 @@ import (
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"github.com/operator-framework/api/pkg/validation"
 	apierrors "github.com/operator-framework/api/pkg/validation/errors"
-	"github.com/operator-framework/api/pkg/validation/interfaces"
+	interfaces "github.com/operator-framework/api/pkg/validation/interfaces"
 	"sigs.k8s.io/yaml"
 
 	"github.com/operator101/operator101/test/testenv"

@@ -95,27 +95,30 @@ func Run(ctx context.Context, c client.Client, ns string, examples []unstructure
 		}
 		created = append(created, obj)
 	}
+	// One poll over every example still pending, so a slow or broken one does not eat the others' time.
+	pending := map[int]bool{}
 	for i := range examples {
-		if outcomes[i].Detail != "" {
-			continue
-		}
-		obj := &unstructured.Unstructured{}
-		obj.SetGroupVersionKind(examples[i].GroupVersionKind())
-		key := client.ObjectKey{Namespace: ns, Name: examples[i].GetName()}
-		err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout-time.Since(start), true,
-			func(ctx context.Context) (bool, error) {
-				if err := c.Get(ctx, key, obj); err != nil {
-					outcomes[i].Detail = err.Error()
-					return false, nil
-				}
-				outcomes[i].Ready, outcomes[i].Detail = ready(obj)
-				return outcomes[i].Ready, nil
-			})
-		outcomes[i].Took = time.Since(start).Round(time.Millisecond)
-		if err != nil && outcomes[i].Detail == "" {
-			outcomes[i].Detail = err.Error()
+		if outcomes[i].Detail == "" {
+			pending[i] = true
 		}
 	}
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		for i := range pending {
+			obj := &unstructured.Unstructured{}
+			obj.SetGroupVersionKind(examples[i].GroupVersionKind())
+			key := client.ObjectKey{Namespace: ns, Name: examples[i].GetName()}
+			if err := c.Get(ctx, key, obj); err != nil {
+				outcomes[i].Detail = err.Error()
+				continue
+			}
+			outcomes[i].Ready, outcomes[i].Detail = ready(obj)
+			outcomes[i].Took = time.Since(start).Round(time.Millisecond)
+			if outcomes[i].Ready {
+				delete(pending, i)
+			}
+		}
+		return len(pending) == 0, nil
+	})
 	return outcomes
 }
 
