@@ -56,7 +56,7 @@ generate: controller-gen ## Generate DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: verify-generated
-verify-generated: controller-gen kustomize ## Fail if generate/manifests/bundle would change anything.
+verify-generated: controller-gen kustomize operator-sdk opm ## Fail if generate/manifests/bundle/catalog would change anything.
 	hack/verify-generated.sh
 
 .PHONY: fmt
@@ -76,11 +76,11 @@ vet: ## Run go vet.
 test: tools verify-generated fmt-check vet test-go ## Everything CI runs: generated files current, fmt, vet, unit and envtest integration tests.
 
 .PHONY: test-go
-test-go: envtest ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
+test-go: envtest operator-sdk opm image-deps ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
 	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
 
 .PHONY: tools
-tools: envtest ## Build (or reuse from the cache) every tool the project needs.
+tools: envtest image-deps ## Build (or reuse from the cache) every tool the project needs.
 	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm
 
 .PHONY: build
@@ -189,3 +189,7 @@ catalog-push: ## Push the catalog image.
 .PHONY: scorecard
 scorecard: operator-sdk envtest ## Run the scorecard suites (basic, olm, operator101) on this machine and print a table.
 	go run ./test/scorecard/cmd/scorecard-local --bundle $(BUNDLE_DIR)
+
+.PHONY: image-deps
+image-deps: ## Install podman, buildah, skopeo, runc, busybox-static and jq from Debian when missing.
+	@hack/install-deps.sh

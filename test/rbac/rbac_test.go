@@ -24,6 +24,8 @@ package rbac
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -266,4 +268,77 @@ func apiextensionsClient(t *testing.T, cfg *rest.Config) apiextensionsv1client.C
 		t.Fatal(err)
 	}
 	return c.ApiextensionsV1().CustomResourceDefinitions()
+}
+
+// TestSecurityDocCoversEveryRule keeps docs/security.md honest: its RBAC table has a row, with a reason, for
+// every rule of the CSV (scope, API group, resource, every verb), and no row for anything not granted.
+func TestSecurityDocCoversEveryRule(t *testing.T) {
+	s := strategy(t)
+	raw, err := os.ReadFile(filepath.Join(env.Root, "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ scope, group, resource string }
+	doc := map[key]map[string]bool{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+		if len(cells) != 5 {
+			continue
+		}
+		for i := range cells {
+			cells[i] = strings.TrimSpace(strings.ReplaceAll(cells[i], "`", ""))
+		}
+		scope := cells[0]
+		if scope != "cluster" && scope != "namespace" {
+			continue
+		}
+		if cells[4] == "" {
+			t.Errorf("docs/security.md: the row for %s %s has no reason", cells[1], cells[2])
+		}
+		group := cells[1]
+		if group == "core" {
+			group = ""
+		}
+		for _, res := range strings.Split(cells[2], ",") {
+			k := key{scope, group, strings.TrimSpace(res)}
+			if doc[k] == nil {
+				doc[k] = map[string]bool{}
+			}
+			for _, v := range strings.Split(cells[3], ",") {
+				doc[k][strings.TrimSpace(v)] = true
+			}
+		}
+	}
+	granted := map[key]map[string]bool{}
+	add := func(scope string, rules []rbacv1.PolicyRule) {
+		for _, r := range rules {
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					k := key{scope, g, res}
+					if granted[k] == nil {
+						granted[k] = map[string]bool{}
+					}
+					for _, v := range r.Verbs {
+						granted[k][v] = true
+						if !doc[k][v] {
+							t.Errorf("docs/security.md has no %s row for %s %q %s", scope, v, g, res)
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, p := range s.ClusterPermissions {
+		add("cluster", p.Rules)
+	}
+	for _, p := range s.Permissions {
+		add("namespace", p.Rules)
+	}
+	for k, verbs := range doc {
+		for v := range verbs {
+			if !granted[k][v] {
+				t.Errorf("docs/security.md lists %s %s %q %s, which the CSV does not grant", k.scope, v, k.group, k.resource)
+			}
+		}
+	}
 }
