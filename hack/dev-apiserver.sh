@@ -18,7 +18,7 @@ start)
 	fi
 	rm -f "$dir/kubeconfig"
 	go build -o "$dir/devenv" ./hack/devenv
-	nohup "$dir/devenv" -assets bin/k8s -crds config/crd/bases -kubeconfig "$dir/kubeconfig" >"$dir/devenv.log" 2>&1 &
+	nohup "$dir/devenv" -assets bin/k8s -crds config/crd/bases -write-kubeconfig "$dir/kubeconfig" >"$dir/devenv.log" 2>&1 &
 	echo $! >"$pidfile"
 	for _ in $(seq 1 120); do
 		[[ -s $dir/kubeconfig ]] && { echo "local API server ready; export KUBECONFIG=$dir/kubeconfig"; exit 0; }

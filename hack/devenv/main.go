@@ -39,7 +39,7 @@ func main() {
 func run() error {
 	assets := flag.String("assets", "bin/k8s", "directory holding etcd and kube-apiserver")
 	crds := flag.String("crds", "config/crd/bases", "directory of CRDs to install")
-	kubeconfig := flag.String("kubeconfig", "bin/dev-apiserver/kubeconfig", "where to write the admin kubeconfig")
+	kubeconfig := flag.String("write-kubeconfig", "bin/dev-apiserver/kubeconfig", "where to write the admin kubeconfig")
 	flag.Parse()
 
 	env := &envtest.Environment{
