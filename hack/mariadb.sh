@@ -80,7 +80,9 @@ cli() { mariadb --no-defaults --protocol=socket --socket="$sock" -u"$cli_user" "
 launch() {
 	local port=$1
 	: >"$log"
-	setsid nohup mariadbd --no-defaults "${user_opts[@]}" --datadir="$dir/data" --socket="$sock" \
+	mkdir -p "$dir/tmp"
+	TMPDIR=$dir/tmp setsid nohup mariadbd --no-defaults "${user_opts[@]}" --datadir="$dir/data" --socket="$sock" \
+		--tmpdir="$dir/tmp" \
 		--pid-file="$pidfile" --port="$port" --bind-address=127.0.0.1 --skip-name-resolve \
 		--log-error="$log" --innodb-buffer-pool-size=32M --innodb-log-file-size=16M --skip-log-bin \
 		--max-connections=200 </dev/null >/dev/null 2>&1 &
@@ -111,8 +113,10 @@ start() {
 		fresh=true
 		rm -rf "$dir/data"
 		say "initialising a data directory in $dir/data"
-		mariadb-install-db --no-defaults "${user_opts[@]}" --datadir="$dir/data" --skip-test-db \
-			--auth-root-authentication-method=socket >"$dir/install.log" 2>&1 ||
+		# Each instance has its own tmpdir: bootstraps running in parallel collide on temp table names in /tmp.
+		mkdir -p "$dir/tmp"
+		TMPDIR=$dir/tmp mariadb-install-db --no-defaults "${user_opts[@]}" --datadir="$dir/data" --skip-test-db \
+			--auth-root-authentication-method=socket --tmpdir="$dir/tmp" >"$dir/install.log" 2>&1 ||
 			{ cat "$dir/install.log" >&2; die "mariadb-install-db failed"; }
 	fi
 	if [[ -f $envfile ]]; then
