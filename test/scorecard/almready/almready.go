@@ -31,11 +31,13 @@ import (
 
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	apimanifests "github.com/operator-framework/api/pkg/manifests"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -72,29 +74,13 @@ type Outcome struct {
 // up to timeout for each to be ready, deletes what it created, and reports each outcome.
 func Run(ctx context.Context, c client.Client, ns string, examples []unstructured.Unstructured,
 	timeout time.Duration) []Outcome {
-	var created []client.Object
+	created, outcomes := CreateAll(ctx, c, ns, examples)
 	defer func() {
 		for _, o := range created {
 			_ = c.Delete(context.Background(), o)
 		}
 	}()
 	start := time.Now()
-	outcomes := make([]Outcome, len(examples))
-	for i := range examples {
-		obj := examples[i].DeepCopy()
-		obj.SetNamespace(ns)
-		outcomes[i] = Outcome{Kind: obj.GetKind(), Name: obj.GetName()}
-		pre, err := prerequisites(ctx, c, obj)
-		created = append(created, pre...)
-		if err == nil {
-			err = c.Create(ctx, obj)
-		}
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			outcomes[i].Detail = fmt.Sprintf("creating: %v", err)
-			continue
-		}
-		created = append(created, obj)
-	}
 	// One poll over every example still pending, so a slow or broken one does not eat the others' time.
 	pending := map[int]bool{}
 	for i := range examples {
@@ -120,6 +106,30 @@ func Run(ctx context.Context, c client.Client, ns string, examples []unstructure
 		return len(pending) == 0, nil
 	})
 	return outcomes
+}
+
+// CreateAll creates every example in ns, with the password Secret a DatabaseUser refers to when missing. It
+// returns what it created (for the caller to delete) and an outcome per example whose Detail says why its
+// creation failed, if it did.
+func CreateAll(ctx context.Context, c client.Client, ns string, examples []unstructured.Unstructured) ([]client.Object, []Outcome) {
+	var created []client.Object
+	outcomes := make([]Outcome, len(examples))
+	for i := range examples {
+		obj := examples[i].DeepCopy()
+		obj.SetNamespace(ns)
+		outcomes[i] = Outcome{Kind: obj.GetKind(), Name: obj.GetName()}
+		pre, err := prerequisites(ctx, c, obj)
+		created = append(created, pre...)
+		if err == nil {
+			err = c.Create(ctx, obj)
+		}
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			outcomes[i].Detail = fmt.Sprintf("creating: %v", err)
+			continue
+		}
+		created = append(created, obj)
+	}
+	return created, outcomes
 }
 
 // ready tells whether an object is ready: condition Ready or Available True, or phase DONE (At).
@@ -200,4 +210,64 @@ func Status(outcomes []Outcome, setupErr error) scapiv1alpha3.TestStatus {
 	}
 	r.Log = log.String()
 	return scapiv1alpha3.TestStatus{Results: []scapiv1alpha3.TestResult{r}}
+}
+
+// KubeletStandIn does, in namespace ns, what a node would: a Deployment's pods become ready, and a Pod whose
+// command a node would run finishes with exit code 0. It runs until ctx ends. An API server without nodes
+// (envtest) needs it for Deployments to become available and Pods to finish.
+func KubeletStandIn(ctx context.Context, cs kubernetes.Interface, ns string) {
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if deps, err := cs.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{}); err == nil {
+			for i := range deps.Items {
+				d := &deps.Items[i]
+				want := int32(1)
+				if d.Spec.Replicas != nil {
+					want = *d.Spec.Replicas
+				}
+				if d.Status.ObservedGeneration == d.Generation && d.Status.ReadyReplicas == want &&
+					d.Status.AvailableReplicas == want && d.Status.Replicas == want {
+					continue
+				}
+				now := metav1.Now()
+				d.Status = appsv1.DeploymentStatus{
+					ObservedGeneration: d.Generation, Replicas: want, UpdatedReplicas: want,
+					ReadyReplicas: want, AvailableReplicas: want,
+					Conditions: []appsv1.DeploymentCondition{
+						{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable",
+							LastUpdateTime: now, LastTransitionTime: now},
+						{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable",
+							LastUpdateTime: now, LastTransitionTime: now},
+					},
+				}
+				_, _ = cs.AppsV1().Deployments(ns).UpdateStatus(ctx, d, metav1.UpdateOptions{})
+			}
+		}
+		if pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); err == nil {
+			for i := range pods.Items {
+				p := &pods.Items[i]
+				if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+					continue
+				}
+				now := metav1.Now()
+				p.Status.Phase = corev1.PodSucceeded
+				p.Status.StartTime = &now
+				p.Status.ContainerStatuses = nil
+				for _, c := range p.Spec.Containers {
+					p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
+						Name: c.Name, Image: c.Image,
+						State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+							ExitCode: 0, Reason: "Completed", StartedAt: now, FinishedAt: now}},
+					})
+				}
+				_, _ = cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+			}
+		}
+	}
 }

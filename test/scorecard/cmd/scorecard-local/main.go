@@ -47,7 +47,6 @@ import (
 
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -246,7 +245,7 @@ func runFunctional(root, bundle string, timeout time.Duration) scapiv1alpha3.Tes
 	}
 	standInCtx, stopStandIn := context.WithCancel(ctx)
 	defer stopStandIn()
-	go kubeletStandIn(standInCtx, admin, testNS)
+	go almready.KubeletStandIn(standInCtx, admin, testNS)
 
 	st := almready.Status(almready.Run(ctx, c, testNS, examples, timeout), nil)
 	if len(st.Results) > 0 && st.Results[0].State != scapiv1alpha3.PassState {
@@ -306,65 +305,6 @@ func startManager(ctx context.Context, root string, env *testenv.Env, s v1alpha1
 		}
 		_ = logf.Close()
 	}, logPath, nil
-}
-
-// kubeletStandIn does, in namespace ns, what a node would: a Deployment's pods become ready, and a Pod whose
-// command a node would run finishes with exit code 0.
-func kubeletStandIn(ctx context.Context, cs kubernetes.Interface, ns string) {
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		if deps, err := cs.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{}); err == nil {
-			for i := range deps.Items {
-				d := &deps.Items[i]
-				want := int32(1)
-				if d.Spec.Replicas != nil {
-					want = *d.Spec.Replicas
-				}
-				if d.Status.ObservedGeneration == d.Generation && d.Status.ReadyReplicas == want &&
-					d.Status.AvailableReplicas == want && d.Status.Replicas == want {
-					continue
-				}
-				now := metav1.Now()
-				d.Status = appsv1.DeploymentStatus{
-					ObservedGeneration: d.Generation, Replicas: want, UpdatedReplicas: want,
-					ReadyReplicas: want, AvailableReplicas: want,
-					Conditions: []appsv1.DeploymentCondition{
-						{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable",
-							LastUpdateTime: now, LastTransitionTime: now},
-						{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable",
-							LastUpdateTime: now, LastTransitionTime: now},
-					},
-				}
-				_, _ = cs.AppsV1().Deployments(ns).UpdateStatus(ctx, d, metav1.UpdateOptions{})
-			}
-		}
-		if pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); err == nil {
-			for i := range pods.Items {
-				p := &pods.Items[i]
-				if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-					continue
-				}
-				now := metav1.Now()
-				p.Status.Phase = corev1.PodSucceeded
-				p.Status.StartTime = &now
-				p.Status.ContainerStatuses = nil
-				for _, c := range p.Spec.Containers {
-					p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
-						Name: c.Name, Image: c.Image,
-						State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-							ExitCode: 0, Reason: "Completed", StartedAt: now, FinishedAt: now}},
-					})
-				}
-				_, _ = cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
-			}
-		}
-	}
 }
 
 func fatal(err error) {
