@@ -389,6 +389,10 @@ func walk(s *apiextensionsv1.JSONSchemaProps, prefix string, groups []string, sd
 			path = prefix + "." + name
 		}
 		xs := append(append([]string{}, groups...), xDescriptors(name, &p, sd)...)
+		if sd == specField && name == "name" && isSecretKeySelector(s) {
+			// The Secret's name in a Secret key selector: the console offers the namespace's Secrets.
+			xs = append(append([]string{}, groups...), "urn:alm:descriptor:io.kubernetes:Secret")
+		}
 		*out = append(*out, Descriptor{
 			Path:         path,
 			DisplayName:  displayName(name),
@@ -422,7 +426,7 @@ func stopsWalk(name string, p *apiextensionsv1.JSONSchemaProps) bool {
 	case "conditions", "resources":
 		return true
 	}
-	return isSecretKeySelector(p)
+	return false
 }
 
 func isSecretKeySelector(p *apiextensionsv1.JSONSchemaProps) bool {
@@ -457,8 +461,6 @@ func xDescriptors(name string, p *apiextensionsv1.JSONSchemaProps, sd side) []st
 		return []string{ui + "podCount"}
 	case lname == "resources" && p.Type == "object":
 		return []string{ui + "resourceRequirements"}
-	case isSecretKeySelector(p):
-		return []string{"urn:alm:descriptor:io.kubernetes:Secret"}
 	case lname == "image" || strings.HasSuffix(lname, "image"):
 		return []string{ui + "text"}
 	}
@@ -480,8 +482,16 @@ func xDescriptors(name string, p *apiextensionsv1.JSONSchemaProps, sd side) []st
 			return []string{ui + "password"}
 		}
 		return []string{ui + "text"}
-	case "array", "object":
-		return []string{ui + "advanced"}
+	case "object":
+		if len(p.Properties) > 0 {
+			return []string{ui + "fieldGroup:" + name}
+		}
+		return []string{ui + "text"}
+	case "array":
+		if p.Items != nil && p.Items.Schema != nil && len(p.Items.Schema.Properties) > 0 {
+			return []string{ui + "arrayFieldGroup:" + name}
+		}
+		return []string{ui + "text"}
 	}
 	// int-or-string and untyped fields
 	return []string{ui + "text"}
