@@ -4,7 +4,8 @@
 # reaches a registry. Nothing is run with podman (its default rlimits need CAP_SYS_RESOURCE, which this
 # machine does not grant); tests check the images with `podman inspect`.
 #
-#   hack/images.sh operator  IMG                     the manager, FROM scratch, USER 65532 (Dockerfile, target offline)
+#   hack/images.sh operator  IMG                     the manager, FROM scratch, USER 65532 (Dockerfile, target offline;
+#                                                    OFFLINE=0 builds the Dockerfile's online multi-stage target instead)
 #   hack/images.sh bundle    IMG [VERSION [OP_IMG]]  bundle/ (relabelled for VERSION, see hack/bundle-version.sh)
 #   hack/images.sh opm       IMG                     /bin/opm + busybox, /tmp 1777, USER 1001: the catalog's base
 #   hack/images.sh catalog   IMG                     catalog/ served by opm (catalog.Dockerfile on the opm image)
@@ -18,7 +19,7 @@ cd "$root"
 tool=${CONTAINER_TOOL:-podman}
 OPM_IMG=${OPM_IMG:-localhost/operator101/opm:v1.64.0}
 
-[[ $# -ge 2 ]] || { sed -n '2,13p' "$0" >&2; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '2,14p' "$0" >&2; exit 2; }
 what=$1 img=$2
 shift 2
 
@@ -45,6 +46,11 @@ static_go() { # static_go OUT PACKAGE
 
 case $what in
 operator)
+	if [[ ${OFFLINE:-1} == 0 ]]; then
+		# With internet: the usual multi-stage build (golang -> distroless) from the repository.
+		"$tool" build -f "$root/Dockerfile" -t "$img" "$root"
+		exit 0
+	fi
 	static_go "$ctx/manager" .
 	build "$root/Dockerfile" "$ctx" --target offline
 	;;

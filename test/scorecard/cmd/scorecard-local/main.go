@@ -140,7 +140,7 @@ func summary(r scapiv1alpha3.TestResult) string {
 	if r.State == scapiv1alpha3.PassState && r.Name == almready.TestName {
 		return strings.ReplaceAll(strings.TrimSpace(r.Log), "\n", "; ")
 	}
-	if len(r.Suggestions) > 0 {
+	if len(r.Suggestions) > 0 && r.State != scapiv1alpha3.PassState {
 		return "suggestions: " + strings.Join(r.Suggestions, "; ")
 	}
 	return ""
