@@ -153,8 +153,6 @@ envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 RELATED_IMAGES ?= busybox=docker.io/library/busybox:1.36,web=docker.io/library/nginx:1.27
 # The image of the project's own scorecard test (test/scorecard/cmd/operator101-scorecard).
 SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
-# The versions the file-based catalog holds, oldest first; each replaces the one before it in every channel.
-CATALOG_VERSIONS ?= 0.1.0 0.2.0
 BUNDLE_DIR ?= bundle
 CSVGEN := go run ./hack/csvgen
 
@@ -175,8 +173,8 @@ bundle-push: ## Push the bundle image.
 	$(CONTAINER_TOOL) push --tls-verify=false $(BUNDLE_IMG)
 
 .PHONY: catalog
-catalog: opm ## Render the file-based catalog (catalog/operator101/) for CATALOG_VERSIONS with opm, then validate it.
-	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) CATALOG_VERSIONS="$(CATALOG_VERSIONS)" RELATED_IMAGES=$(RELATED_IMAGES) hack/catalog.sh
+catalog: opm ## Render the file-based catalog (catalog/operator101/) from config/catalog with opm, then validate it.
+	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) OPM=$(OPM) hack/catalog.sh
 
 .PHONY: catalog-build
 catalog-build: opm ## Build the catalog image CATALOG_IMG (offline, podman, on a locally built opm image).
