@@ -39,11 +39,19 @@ import (
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
 )
 
-// Secrets are read with single GETs through the API reader: the operator needs `get` on Secrets and never
-// lists or watches them, so it holds no Secret in memory. A changed password Secret is therefore noticed at
-// the next check of its DatabaseUser, at most ResyncPeriod later: every check reads the Secret and compares
-// its mysql_native_password hash with the account's authentication_string in the database (no state kept
-// in the operator, and a password changed by hand in the database is reverted by the same comparison).
+// How a changed password Secret is noticed. Secrets are read with single GETs through the API reader: the
+// operator needs `get` on Secrets and never lists or watches them, so it holds no Secret in memory. Without
+// a Secret watch, a change is noticed at the next check of its DatabaseUser: at most ResyncPeriod later
+// (10m by default), or at once when the DatabaseUser itself changes (`kubectl annotate dbu NAME rotate=1`).
+// Every check reads the Secret and compares its mysql_native_password hash with the account's
+// authentication_string in mysql.user. Alternatives, and why not:
+//   - a Secret informer (even metadata-only): list/watch on Secrets cluster-wide, which the operator must
+//     not have;
+//   - remembering a hash of the password (annotation, status, memory): password-derived data outside the
+//     database, and a write per rotation; lost on restart when in memory;
+//   - logging in as the user to test the password: a connection per check, failed-login noise in the
+//     database's logs, and it would trip max_connect_errors or lockout policies.
+// The comparison keeps no state, and also reverts a password changed by hand in the database.
 //
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/status,verbs=get;patch

@@ -491,7 +491,7 @@ func TestTargetMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = second.Stop() })
-	startOperatorWith(t, nil, randomPassword("badadmin"), map[string]sqlx.Target{"second": second.Admin})
+	startOperatorWith(t, nil, randomPassword("badadmin"), map[string]sqlx.Target{"second": second.Admin}, resync)
 	ns := newNamespace(t)
 	user, pw := uniqueUser("move"), randomPassword("move")
 	mkSecret(t, ns, "s", map[string]string{"pw": pw})
@@ -527,4 +527,36 @@ func TestTargetMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, key)
+}
+
+// TestRotateNow: with a resync period of an hour, annotating the DatabaseUser after changing its Secret
+// rotates the password at once (the operator watches DatabaseUsers, not Secrets).
+func TestRotateNow(t *testing.T) {
+	ctx := context.Background()
+	o := startOperatorWith(t, nil, randomPassword("badadmin"), nil, time.Hour)
+	ns := newNamespace(t)
+	user, pw1, pw2 := uniqueUser("now"), randomPassword("now1"), randomPassword("now2")
+	mkSecret(t, ns, "s", map[string]string{"pw": pw1})
+	dbu := newDBU(ns, "now", user, "s", "pw")
+	create(t, dbu)
+	key := client.ObjectKeyFromObject(dbu)
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	setSecret(t, ns, "s", map[string]string{"pw": pw2})
+	if err := env.Client.Get(ctx, key, dbu); err != nil {
+		t.Fatal(err)
+	}
+	before := dbu.DeepCopy()
+	dbu.Annotations = map[string]string{"rotate": "1"}
+	if err := env.Client.Patch(ctx, dbu, client.MergeFrom(before)); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 20*time.Second, "new password works without waiting for the resync", func() error { return login(user, pw2) })
+	if err := login(user, pw1); sqlx.KindOf(err) != sqlx.KindAccessDenied {
+		t.Errorf("old password: %v", err)
+	}
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	assertNoSecrets(t, o, ns, pw1, pw2)
 }

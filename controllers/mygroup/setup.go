@@ -96,13 +96,16 @@ func Setup(mgr ctrl.Manager, workers int, cfg Config) error {
 }
 
 // specLabelsOrDeletion lets through what changes the desired account: the spec (generation), the target
-// label, and deletion. Status writes and the operator's own finalizer patch are not worth a reconcile.
+// label, and deletion; and annotations, so that `kubectl annotate dbu NAME rotate=<anything>` checks the
+// account at once (after changing its password Secret, say) instead of at the next resync. Status writes and
+// the operator's own finalizer patch are not worth a reconcile.
 func specLabelsOrDeletion() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, n := e.ObjectOld, e.ObjectNew
 			return o.GetGeneration() != n.GetGeneration() ||
 				!reflect.DeepEqual(o.GetLabels(), n.GetLabels()) ||
+				!reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) ||
 				(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil)
 		},
 	}

@@ -111,11 +111,12 @@ func (s *syncBuffer) String() string {
 //   - nosecret: a target whose Secret does not exist
 func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *operator {
 	t.Helper()
-	return startOperatorWith(t, cfg, badAdminPassword, nil)
+	return startOperatorWith(t, cfg, badAdminPassword, nil, resync)
 }
 
-// startOperatorWith also configures the extra targets.
-func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]sqlx.Target) *operator {
+// startOperatorWith also configures the extra targets and the resync period.
+func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]sqlx.Target,
+	resyncPeriod time.Duration) *operator {
 	t.Helper()
 	o := &operator{ns: newNamespace(t), log: &syncBuffer{}, attempts: map[types.NamespacedName]int{}}
 	a := server.Admin
