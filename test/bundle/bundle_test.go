@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -284,4 +285,77 @@ func pathsOfStatus(ds []v1alpha1.StatusDescriptor) []string {
 		out = append(out, d.Path)
 	}
 	return out
+}
+
+// TestCatalogUpgradeGraph checks the committed catalog's upgrade graph: both versions, each channel's entries
+// (0.2.0 replaces 0.1.0 with a skipRange), and every bundle's image and version.
+func TestCatalogUpgradeGraph(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "catalog", "operator101", "index.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		Name      string `json:"name"`
+		Replaces  string `json:"replaces"`
+		SkipRange string `json:"skipRange"`
+	}
+	type blob struct {
+		Schema         string  `json:"schema"`
+		Name           string  `json:"name"`
+		DefaultChannel string  `json:"defaultChannel"`
+		Image          string  `json:"image"`
+		Entries        []entry `json:"entries"`
+		Properties     []struct {
+			Type  string         `json:"type"`
+			Value map[string]any `json:"value"`
+		} `json:"properties"`
+	}
+	channels := map[string][]entry{}
+	bundles := map[string]blob{}
+	var pkg blob
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		var b blob
+		if err := yaml.Unmarshal([]byte(doc), &b); err != nil {
+			t.Fatalf("catalog: %v", err)
+		}
+		switch b.Schema {
+		case "olm.package":
+			pkg = b
+		case "olm.channel":
+			channels[b.Name] = b.Entries
+		case "olm.bundle":
+			bundles[b.Name] = b
+		}
+	}
+	if pkg.Name != "operator101" || pkg.DefaultChannel != "stable" {
+		t.Errorf("package %q default channel %q, want operator101 / stable", pkg.Name, pkg.DefaultChannel)
+	}
+	want := []entry{
+		{Name: "operator101.v0.1.0"},
+		{Name: "operator101.v0.2.0", Replaces: "operator101.v0.1.0", SkipRange: ">=0.1.0 <0.2.0"},
+	}
+	for _, ch := range []string{"stable", "alpha"} {
+		if got := channels[ch]; !reflect.DeepEqual(got, want) {
+			t.Errorf("channel %s entries %+v, want %+v", ch, got, want)
+		}
+	}
+	for _, v := range []string{"0.1.0", "0.2.0"} {
+		b, ok := bundles["operator101.v"+v]
+		if !ok {
+			t.Errorf("no olm.bundle operator101.v%s", v)
+			continue
+		}
+		if !strings.HasSuffix(b.Image, "-bundle:v"+v) {
+			t.Errorf("bundle %s image %q, want ...-bundle:v%s", b.Name, b.Image, v)
+		}
+		found := false
+		for _, p := range b.Properties {
+			if p.Type == "olm.package" && p.Value["version"] == v && p.Value["packageName"] == "operator101" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("bundle %s has no olm.package property with version %s", b.Name, v)
+		}
+	}
 }
