@@ -160,7 +160,9 @@ CSVGEN := go run ./hack/csvgen
 bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) for VERSION from config/, then validate it.
 	$(OPERATOR_SDK) generate kustomize manifests -q
 	$(CSVGEN) descriptors -csv config/manifests/bases/operator101.clusterserviceversion.yaml -crds config/crd/bases
-	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --output-dir $(BUNDLE_DIR)
+	@# kustomize first, into a file: a failed build must not reach generate bundle (it would write an empty CSV).
+	$(KUSTOMIZE) build config/manifests > $(LOCALBIN)/bundle-input.yaml
+	$(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --output-dir $(BUNDLE_DIR) < $(LOCALBIN)/bundle-input.yaml
 	$(CSVGEN) finalize -bundle $(BUNDLE_DIR) -version $(VERSION) -image $(IMG) -related $(RELATED_IMAGES) -scorecard-image $(SCORECARD_IMG)
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
