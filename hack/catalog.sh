@@ -32,8 +32,12 @@ for v in $versions; do
 			>"$work/fbc/bundle-v$v.json"
 done
 
+"$OPM" render "$work/fbc" -o yaml >"$work/index.yaml"
+mkdir -p "$work/check/operator101"
+cp "$work/index.yaml" "$work/check/operator101/index.yaml"
+"$OPM" validate "$work/check"
+# Only a rendered and valid catalog replaces the committed one.
 rm -rf "$out"
 mkdir -p "$out"
-"$OPM" render "$work/fbc" -o yaml >"$out/index.yaml"
-"$OPM" validate catalog
+mv "$work/index.yaml" "$out/index.yaml"
 echo "==> catalog/operator101/index.yaml: versions $(echo $versions), validated"
