@@ -94,7 +94,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !controllerutil.ContainsFinalizer(dbu, mygroupv1alpha1.Finalizer) {
 		before := dbu.DeepCopy()
 		controllerutil.AddFinalizer(dbu, mygroupv1alpha1.Finalizer)
-		if err := r.client.Patch(ctx, dbu, client.MergeFrom(before)); err != nil {
+		// The optimistic lock keeps another party's finalizer, added meanwhile, from being overwritten.
+		if err := r.client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
 		}
 	}
@@ -265,7 +266,7 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 	}
 	before := dbu.DeepCopy()
 	controllerutil.RemoveFinalizer(dbu, mygroupv1alpha1.Finalizer)
-	if err := r.client.Patch(ctx, dbu, client.MergeFrom(before)); err != nil {
+	if err := r.client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("removing finalizer: %w", err))
 	}
 	return ctrl.Result{}, nil
