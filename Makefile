@@ -193,3 +193,30 @@ scorecard: operator-sdk envtest ## Run the scorecard suites (basic, olm, operato
 .PHONY: image-deps
 image-deps: ## Install podman, buildah, skopeo, runc, busybox-static and jq from Debian when missing.
 	@hack/install-deps.sh
+
+##@ Local cluster
+
+# A real single-node Kubernetes cluster on this machine (hack/cluster/, docs/cluster.md): etcd, the control plane,
+# containerd + kubelet + kube-proxy, CoreDNS and a registry on 127.0.0.1:5000, all under CLUSTER_DIR.
+CLUSTER_DIR ?= $(LOCALBIN)/cluster
+CLUSTER_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
+
+.PHONY: cluster-up
+cluster-up: ## Start (idempotently) the local single-node cluster; kubeconfig in bin/cluster/kubeconfig.
+	CLUSTER_DIR=$(CLUSTER_DIR) LOCALBIN=$(LOCALBIN) hack/cluster/up.sh
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster and remove its state, bridges and iptables chains.
+	CLUSTER_DIR=$(CLUSTER_DIR) LOCALBIN=$(LOCALBIN) hack/cluster/down.sh
+
+.PHONY: cluster-smoke
+cluster-smoke: ## Check the local cluster: a busybox pod Completes, a pod reaches the API server, a NodePort answers.
+	CLUSTER_DIR=$(CLUSTER_DIR) LOCALBIN=$(LOCALBIN) hack/cluster/smoke.sh
+
+.PHONY: cluster-images
+cluster-images: ## Build the local cluster's images (pause, busybox, web) offline and push them to its registry.
+	hack/cluster/images.sh
+
+.PHONY: cluster-tools
+cluster-tools: ## Build the local cluster's binaries (kubelet, kube-proxy, controller-manager, scheduler, CoreDNS, grpc_health_probe).
+	@$(TOOLS) etcd kube-apiserver kubectl cluster

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the project's tools from the pinned wrapper modules beside this script and links them into bin/.
 #
-#   hack/tools/install.sh TOOL...      (TOOL: see the table below; "all" builds every one)
+#   hack/tools/install.sh TOOL...      (TOOL: see the table below; "all" builds every one, "cluster" the
+#                                       local cluster's node binaries, CoreDNS and grpc_health_probe)
 #
 # Each tool is built once per version into ${XDG_CACHE_HOME:-$HOME/.cache}/operator101/<tool>-<version>/ so that
 # every clone on this machine shares it; a version bump (or a change of the wrapper's go.mod/go.sum or build
@@ -32,14 +33,19 @@ spec() {
 	operator-sdk) echo "operator-sdk|v1.33.0|GOSUMDB=off CGO_ENABLED=0|containers_image_openpgp|-s -w -X github.com/operator-framework/operator-sdk/internal/version.Version=v1.33.0 -X github.com/operator-framework/operator-sdk/internal/version.GitVersion=v1.33.0|operator-sdk=github.com/operator-framework/operator-sdk/cmd/operator-sdk scorecard-test=github.com/operator-framework/operator-sdk/images/scorecard-test" ;;
 	opm) echo "olm|v1.64.0|CGO_ENABLED=1|json1,containers_image_openpgp,netgo,osusergo|-s -w ${static} -X github.com/operator-framework/operator-registry/cmd/opm/version.gitCommit=v1.64.0 -X github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion=v1.64.0|opm=github.com/operator-framework/operator-registry/cmd/opm" ;;
 	olm) echo "olm|v0.41.0|CGO_ENABLED=1|json1,containers_image_openpgp,netgo,osusergo|-s -w ${static} -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=0.41.0|olm=github.com/operator-framework/operator-lifecycle-manager/cmd/olm catalog=github.com/operator-framework/operator-lifecycle-manager/cmd/catalog package-server=github.com/operator-framework/operator-lifecycle-manager/cmd/package-server copy-content=github.com/operator-framework/operator-lifecycle-manager/cmd/copy-content cpb=github.com/operator-framework/operator-lifecycle-manager/util/cpb" ;;
+	# The local cluster (hack/cluster): its DNS and the probe OLM's catalog pods exec.
+	coredns) echo "coredns|v1.12.4|CGO_ENABLED=0||-s -w|coredns=github.com/coredns/coredns" ;;
+	grpc-health-probe) echo "grpc-health-probe|v0.4.61|CGO_ENABLED=0||-s -w|grpc_health_probe=github.com/grpc-ecosystem/grpc-health-probe" ;;
 	*) return 1 ;;
 	esac
 }
 ALL="controller-gen kustomize etcd kube-apiserver kubectl operator-sdk opm olm"
+# What `make cluster-up` needs besides etcd, kube-apiserver and kubectl ("cluster" builds these).
+CLUSTER="kube-node coredns grpc-health-probe"
 
 install_one() {
 	local tool=$1 line dir version envs tags ldflags bins
-	line=$(spec "$tool") || { echo "install.sh: unknown tool '$tool' (known: $ALL kube-node)" >&2; return 2; }
+	line=$(spec "$tool") || { echo "install.sh: unknown tool '$tool' (known: $ALL $CLUSTER)" >&2; return 2; }
 	IFS='|' read -r dir version envs tags ldflags bins <<<"$line"
 	[[ -n $bins ]] || { echo "install.sh: no binaries in the spec of $tool" >&2; return 2; }
 	local dest="$cache/$tool-$version"
@@ -74,6 +80,8 @@ install_one() {
 for t in "$@"; do
 	if [[ $t == all ]]; then
 		for a in $ALL; do install_one "$a"; done
+	elif [[ $t == cluster ]]; then
+		for a in $CLUSTER; do install_one "$a"; done
 	else
 		install_one "$t"
 	fi

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Removes the local cluster that hack/cluster/up.sh started (make cluster-down): stops every process it recorded
+# and the containers they ran, unmounts what lies under the state dir, deletes the cluster's bridges and iptables
+# chains, then the state dir itself. Safe to run twice, or after a half-finished up.
+#
+#   hack/cluster/down.sh
+set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+t0=$SECONDS
+
+[[ $(id -u) -eq 0 ]] || die "needs root"
+
+# stop NAME: SIGTERM, then SIGKILL after 10 seconds.
+stop() {
+	local name=$1 pid
+	running "$name" || { rm -f "$PIDS/$name.pid"; return 0; }
+	pid=$(<"$PIDS/$name.pid")
+	kill -TERM "$pid" 2>/dev/null || true
+	for _ in $(seq 1 20); do
+		[[ -d /proc/$pid ]] || break
+		sleep 0.5
+	done
+	[[ -d /proc/$pid ]] && kill -KILL "$pid" 2>/dev/null || true
+	echo "    stopped $name (pid $pid)"
+	rm -f "$PIDS/$name.pid"
+}
+
+if [[ -d $CLUSTER_DIR ]]; then
+	say "stopping the node (kubelet, kube-proxy) and the containers"
+	stop kubelet
+	stop kube-proxy
+	# Containers: runc's state (Root in containerd's config) lists exactly ours. Kill them, then the shims that
+	# served our containerd (their command line names its socket).
+	for ns_root in "$CLUSTER_DIR"/runc/*; do
+		[[ -d $ns_root ]] || continue
+		for id in $(runc --root "$ns_root" list -q 2>/dev/null); do
+			runc --root "$ns_root" kill --all "$id" KILL 2>/dev/null || true
+		done
+	done
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "-address $CONTAINERD_SOCK " || continue
+		kill -KILL "${p#/proc/}" 2>/dev/null || true
+	done
+	for ns_root in "$CLUSTER_DIR"/runc/*; do
+		[[ -d $ns_root ]] || continue
+		for id in $(runc --root "$ns_root" list -q 2>/dev/null); do
+			runc --root "$ns_root" delete --force "$id" 2>/dev/null || true
+		done
+	done
+	say "stopping containerd, CoreDNS, the control plane and the registry"
+	for name in containerd coredns kube-scheduler kube-controller-manager kube-apiserver etcd registry-tls registry; do
+		stop "$name"
+	done
+	# kube-proxy's own cleanup removes the KUBE-* rules and chains it wrote.
+	[[ -x $BIN/kube-proxy ]] && "$BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
+
+	say "unmounting what lies under $CLUSTER_DIR"
+	# Deepest first: container rootfs, pod volumes (tmpfs), sandbox shm, network namespaces.
+	awk -v d="$CLUSTER_DIR/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r | while read -r m; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || echo "    could not unmount $m" >&2
+	done
+fi
+
+say "removing the cluster's network devices and iptables chains"
+iptables -w -D FORWARD -i "$POD_BRIDGE" -j "$FORWARD_CHAIN" 2>/dev/null || true
+# Chains named like the cluster's (KUBE-*, CNI-*: kubelet, kube-proxy, portmap; O101-*: ours) that did not exist
+# before the first up: first the rules that jump to them, then the chains.
+before=$CLUSTER_DIR/iptables.before
+for t in filter nat mangle; do
+	chains=$(iptables-save -t "$t" | sed -n 's/^:\(KUBE-[^ ]*\|CNI-[^ ]*\|O101-[^ ]*\) .*/\1/p' |
+		while read -r c; do grep -qx "$t $c" "$before" 2>/dev/null || echo "$c"; done)
+	[[ -n $chains ]] || continue
+	pattern=$(echo "$chains" | paste -sd'|')
+	iptables-save -t "$t" | grep -E "^-A .* -j ($pattern)( |\$)" | sed 's/^-A /-D /' | while read -r rule; do
+		eval "iptables -w -t $t $rule" 2>/dev/null || true
+	done
+	for c in $chains; do iptables -w -t "$t" -F "$c" 2>/dev/null || true; done
+	for c in $chains; do iptables -w -t "$t" -X "$c" 2>/dev/null || true; done
+done
+# veths left by killed sandboxes vanish with their network namespaces; any still attached are ours.
+ip -o link show type veth 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | while read -r v; do
+	[[ $(ip -o link show "$v" 2>/dev/null) == *"master $POD_BRIDGE"* ]] && ip link delete "$v" || true
+done
+for dev in "$POD_BRIDGE" "$NODE_BRIDGE"; do
+	ip link show "$dev" >/dev/null 2>&1 && ip link delete "$dev" && echo "    deleted $dev"
+done
+
+if [[ -d $CLUSTER_DIR ]]; then
+	left=$(awk -v d="$CLUSTER_DIR/" 'index($2, d) == 1' /proc/self/mounts | wc -l)
+	[[ $left -eq 0 ]] || die "$left mounts remain under $CLUSTER_DIR; not removing it"
+	rm -rf "$CLUSTER_DIR"
+fi
+say "cluster down in $((SECONDS - t0))s"

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the local cluster's images offline and pushes them to its registry (127.0.0.1:5000, see up.sh).
+# Every image is FROM scratch: static binaries built here, busybox-static from Debian as the shell of RUN
+# steps, `podman build --network none`; nothing is ever run with podman (its rlimits need CAP_SYS_RESOURCE).
+#
+#   hack/cluster/images.sh [NAME...]      build and push NAME (default: every image below)
+#
+# An image is a directory hack/cluster/images/NAME with a Containerfile; `context_NAME` below fills its build
+# context; `IMAGES[NAME]` names where it is pushed (several names are fine). Pods name images as
+# localhost:5000/...; containerd's registry config also sends docker.io pulls to the local registry, so the
+# samples' `nginx` and `busybox` resolve to these images offline. Later images (operator, bundle, catalog,
+# opm, OLM) join the table the same way.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+REGISTRY=${REGISTRY:-127.0.0.1:5000}
+BUSYBOX_VERSION=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null | sed 's/^1://; s/-.*//')
+
+# NAME -> the repositories:tags it is pushed as (relative to the registry).
+declare -A IMAGES=(
+	[pause]="operator101/pause:3.10"
+	[busybox]="operator101/busybox:${BUSYBOX_VERSION:-latest} library/busybox:1.36 library/busybox:latest"
+	[web]="operator101/web:1 library/nginx:1.27 library/nginx:latest"
+	[probe]="operator101/probe:1"
+)
+ORDER="pause busybox web probe"
+
+static_go() { # static_go OUT PACKAGE
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" "$2"
+}
+context_pause() { static_go "$1/pause" ./hack/cluster/images/pause; }
+context_busybox() { cp -L /bin/busybox "$1/busybox"; }
+context_probe() { static_go "$1/probe" ./hack/cluster/images/probe; }
+context_web() { static_go "$1/web" ./hack/cluster/images/web && cp hack/cluster/images/web/index.html "$1/"; }
+
+build_push() {
+	local name=$1 ctx local_tag start=$SECONDS
+	ctx=$(mktemp -d)
+	"context_$name" "$ctx"
+	cp "hack/cluster/images/$name/Containerfile" "$ctx/Containerfile"
+	local_tag=localhost/operator101-cluster/$name:latest
+	# runc, not podman's default crun: crun cannot create RUN-step containers with cgroups v1 (hybrid).
+	podman build -q --runtime "${OCI_RUNTIME:-runc}" --network none -f "$ctx/Containerfile" -t "$local_tag" "$ctx" >/dev/null
+	rm -rf "$ctx"
+	local ref
+	for ref in ${IMAGES[$name]}; do
+		# (containers-storage chatters about its graph driver on stderr: dropped.)
+		skopeo copy -q --dest-tls-verify=false "containers-storage:$local_tag" "docker://$REGISTRY/$ref" \
+			2> >(grep -v 'graphdriver' >&2)
+	done
+	echo "    image $name -> ${IMAGES[$name]} ($((SECONDS - start))s)"
+}
+
+[[ $# -gt 0 ]] || set -- $ORDER
+for n in "$@"; do
+	[[ -n ${IMAGES[$n]:-} ]] || { echo "images.sh: unknown image $n (known: $ORDER)" >&2; exit 2; }
+	build_push "$n"
+done
