@@ -39,7 +39,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if err := app.Setup(mgr, o.MaxConcurrentReconciles); err != nil {
 		return fmt.Errorf("AppService controller: %w", err)
 	}
-	if err := cnat.Setup(mgr, o.MaxConcurrentReconciles); err != nil {
+	if err := cnat.Setup(mgr, o.MaxConcurrentReconciles, cnat.Config{OperatorNamespace: o.OperatorNamespace}); err != nil {
 		return fmt.Errorf("At controller: %w", err)
 	}
 	if err := mygroup.Setup(mgr, o.MaxConcurrentReconciles, mygroup.Config{OperatorNamespace: o.OperatorNamespace, Targets: o.DatabaseTargetMap(), DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod}); err != nil {

@@ -14,14 +14,92 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package cnat holds the At controller: a command run once, in a pod, at a scheduled time (the cnat example
+// of Programming Kubernetes).
 package cnat
 
 import (
+	"fmt"
+	"os"
+
+	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
+	"github.com/operator-framework/operator-lib/conditions"
+	"github.com/operator-framework/operator-lib/proxy"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 )
 
-// Setup registers this group's controllers with the manager.
-func Setup(mgr ctrl.Manager, workers int) error {
-	_, _ = mgr, workers
-	return nil
+// OperatorConditionEnv names the OperatorCondition OLM created for the operator; OLM sets it.
+const OperatorConditionEnv = "OPERATOR_CONDITION_NAME"
+
+// Config configures the At controller.
+type Config struct {
+	// Clock tells when a schedule is due (default: the real clock). Tests use a fake one.
+	Clock clock.PassiveClock
+	// ProxyEnv is passed on to every pod (default: the operator's HTTP_PROXY, HTTPS_PROXY and NO_PROXY, in
+	// both cases, as OLM sets them from the cluster's proxy).
+	ProxyEnv []corev1.EnvVar
+	// OperatorNamespace is where the OperatorCondition lives when the service account's namespace file is
+	// missing (a local run).
+	OperatorNamespace string
+	// Upgradeable is OLM's Upgradeable condition (default: the OperatorCondition named by
+	// OPERATOR_CONDITION_NAME, or none when it is unset: outside OLM the operator reports nothing).
+	Upgradeable conditions.Condition
+}
+
+func (c *Config) complete() {
+	if c.Clock == nil {
+		c.Clock = clock.RealClock{}
+	}
+	if c.ProxyEnv == nil {
+		c.ProxyEnv = proxy.ReadProxyVarsFromEnv()
+	}
+}
+
+// Setup registers the At controller with the manager.
+func Setup(mgr ctrl.Manager, workers int, cfg Config) error {
+	if cfg.Upgradeable == nil && os.Getenv(OperatorConditionEnv) != "" {
+		cond, err := operatorCondition(mgr, cfg.OperatorNamespace)
+		if err != nil {
+			return err
+		}
+		cfg.Upgradeable = cond
+	}
+	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorder("operator101-at"), cfg)
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("at").
+		For(&cnatv1alpha1.At{}).
+		Owns(&corev1.Pod{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// operatorCondition is the Upgradeable condition of the OperatorCondition OLM made for the operator, read and
+// written with an uncached client (one object: no informer, no list/watch permission needed; OLM grants the
+// operator get/update/patch on it).
+func operatorCondition(mgr ctrl.Manager, operatorNamespace string) (conditions.Condition, error) {
+	scheme := runtime.NewScheme()
+	if err := apiv2.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("OperatorCondition scheme: %w", err)
+	}
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("OperatorCondition client: %w", err)
+	}
+	cond, err := conditions.InClusterFactory{Client: c}.NewCondition(apiv2.ConditionType(apiv2.Upgradeable))
+	if err == nil {
+		return cond, nil
+	}
+	if operatorNamespace == "" {
+		return nil, fmt.Errorf("%s is set but the operator's namespace is unknown: %w", OperatorConditionEnv, err)
+	}
+	return NewOperatorCondition(c, types.NamespacedName{Namespace: operatorNamespace, Name: os.Getenv(OperatorConditionEnv)},
+		apiv2.ConditionType(apiv2.Upgradeable)), nil
 }

@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The phases of an At. The book's three (PENDING, RUNNING, DONE) plus FAILED for a command that exits non-zero.
+const (
+	PhasePending = "PENDING"
+	PhaseRunning = "RUNNING"
+	PhaseDone    = "DONE"
+	PhaseFailed  = "FAILED"
+)
+
+// ScheduleLayout is the format of spec.schedule: a UTC time to the second.
+const ScheduleLayout = "2006-01-02T15:04:05Z"
+
+// DefaultImage runs the command when spec.image is empty.
+const DefaultImage = "busybox"
+
+// ConditionSucceeded tells whether the command ran and exited 0: Unknown while PENDING or RUNNING, True once
+// DONE, False once FAILED (or when the schedule cannot be parsed).
+const ConditionSucceeded = "Succeeded"
+
+// AtSpec is a command to run once, at a given time.
+type AtSpec struct {
+	// schedule is when the command runs: a UTC time such as "2019-04-12T10:12:00Z". A time in the past runs
+	// the command at once.
+	// +required
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`
+	// +kubebuilder:validation:XValidation:rule="string(timestamp(self)) == self",message="schedule must be a valid UTC time such as 2006-01-02T15:04:05Z"
+	Schedule string `json:"schedule"`
+
+	// command runs in a shell, as `/bin/sh -c "<command>"`, so quoting, pipes and redirections work.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Command string `json:"command"`
+
+	// image runs the command (default busybox). It must have /bin/sh and run as a non-root user (65534).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// ttlSecondsAfterFinished deletes the pod that ran the command this many seconds after it finished. The
+	// At stays, with its phase and exit code; it never runs again.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+}
+
+// AtStatus is what happened to the command.
+type AtStatus struct {
+	// phase is PENDING until the schedule, RUNNING while the pod runs, then DONE (exit code 0) or FAILED.
+	// +optional
+	// +kubebuilder:validation:Enum=PENDING;RUNNING;DONE;FAILED
+	Phase string `json:"phase,omitempty"`
+
+	// startTime is when the pod was created.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// completionTime is when the command finished.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// exitCode is the command's exit code, once it finished.
+	// +optional
+	ExitCode *int32 `json:"exitCode,omitempty"`
+
+	// message tells why the At is in its phase (the pod's reason on failure).
+	// +optional
+	Message string `json:"message,omitempty"`
+
+	// conditions: Succeeded (see the phases).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// At runs a command once, in a pod, at the scheduled time (cnat, "cloud native at", from Programming Kubernetes).
+// Once the pod exists, schedule and command cannot change: the command ran, or runs, as it was.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=operator101
+// +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Exit",type=integer,JSONPath=`.status.exitCode`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (self.spec.schedule == oldSelf.spec.schedule && self.spec.command == oldSelf.spec.command)",message="schedule and command cannot change once the command started: create a new At"
+type At struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec AtSpec `json:"spec"`
+	// +optional
+	Status AtStatus `json:"status,omitempty"`
+}
+
+// AtList is a list of Ats.
+// +kubebuilder:object:root=true
+type AtList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []At `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&At{}, &AtList{})
+}

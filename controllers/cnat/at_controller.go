@@ -1,0 +1,245 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cnat
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+)
+
+// How the command runs exactly once. The state lives in the API server, never in the operator's memory:
+//   - the pod has one name, PodName(at), and an owner reference to the At. Before creating it the reconciler
+//     checks, with an uncached GET, that its cached At is current and still PENDING. A create that meets
+//     AlreadyExists means an earlier incarnation created it (and crashed before writing the status): the
+//     existing pod is adopted, not replaced.
+//   - the pod is created first, then the status says RUNNING; every status write carries the At's
+//     resourceVersion (optimistic lock), so a reconcile working from a stale copy cannot move the phase back.
+//   - once DONE or FAILED the status is final: the pod's later fate (deleted by hand or by the TTL) changes
+//     nothing, and no pod is created again. An At RUNNING whose pod is gone (checked uncached) becomes FAILED
+//     with reason PodDeleted: the command may have run.
+// The one gap: a pod created, finished and deleted while the operator was down before it wrote RUNNING is
+// created again. Closing it would mean writing the status before creating the pod, which trades "exactly
+// once" for "at most once" on a crash between the two.
+
+// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconciler drives Ats: PENDING until the schedule, then a pod, then the pod's outcome.
+type Reconciler struct {
+	client      client.Client
+	reader      client.Reader // uncached: confirms the At is current before its pod is created
+	recorder    recorder.EventRecorder
+	cfg         Config
+	upgradeable *upgradeable
+}
+
+// NewReconciler returns a Reconciler on c (usually the manager's cached client) and reader (uncached).
+func NewReconciler(c client.Client, reader client.Reader, rec recorder.EventRecorder, cfg Config) *Reconciler {
+	cfg.complete()
+	return &Reconciler{client: c, reader: reader, recorder: rec, cfg: cfg,
+		upgradeable: newUpgradeable(c, cfg.Upgradeable)}
+}
+
+// Reconcile brings one At one step further.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	if uerr := r.upgradeable.sync(ctx); uerr != nil && err == nil {
+		err = uerr
+	}
+	return res, err
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
+	at := &cnatv1alpha1.At{}
+	if err := r.client.Get(ctx, req.NamespacedName, at); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	now := r.cfg.Clock.Now()
+	podKey := types.NamespacedName{Namespace: at.Namespace, Name: PodName(at.Name)}
+	pod, err := r.getPod(ctx, r.client, podKey)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	// Finished: the status is final; only the TTL remains.
+	if Finished(at.Status.Phase) {
+		return r.cleanup(ctx, at, pod, now)
+	}
+
+	if pod != nil {
+		if !metav1.IsControlledBy(pod, at) {
+			// Someone else's pod, or the pod of an earlier At of this name not yet garbage collected: wait
+			// for it to go (its deletion triggers a reconcile through the owner reference, if it has one).
+			st := Waiting(at.Status, metav1.ConditionUnknown, "PodNameTaken",
+				fmt.Sprintf("pod %s exists and does not belong to this At; waiting for it to be deleted", pod.Name), now)
+			return ctrl.Result{}, r.writeStatus(ctx, at, st)
+		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, FromPod(at.Status, pod, now))
+	}
+
+	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
+		// The cache may lag behind the pod's creation: ask the API server before concluding it is gone.
+		pod, err = r.getPod(ctx, r.reader, podKey)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if pod != nil {
+			return ctrl.Result{}, r.writeStatus(ctx, at, FromPod(at.Status, pod, now))
+		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, PodLost(at.Status, podKey.Name, now))
+	}
+
+	// PENDING (or new).
+	when, err := time.Parse(cnatv1alpha1.ScheduleLayout, at.Spec.Schedule)
+	if err != nil {
+		// The schema rejects such schedules; an At stored before the schema existed lands here. A spec
+		// change triggers the next reconcile.
+		st := Waiting(at.Status, metav1.ConditionFalse, "InvalidSchedule",
+			fmt.Sprintf("schedule %q is not a UTC time like %s", at.Spec.Schedule, cnatv1alpha1.ScheduleLayout), now)
+		return ctrl.Result{}, r.writeStatus(ctx, at, st)
+	}
+	if wait := when.Sub(now); wait > 0 {
+		logger.V(1).Info("waiting for the schedule", "schedule", at.Spec.Schedule, "in", wait)
+		if err := r.writeStatus(ctx, at, Pending(at.Status, when, now)); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+
+	// Due. Make sure the cached At is the current one before acting on it: a stale PENDING copy of an At
+	// that already ran must not start it again. A newer version reaches the cache with an event.
+	fresh := &cnatv1alpha1.At{}
+	if err := r.reader.Get(ctx, req.NamespacedName, fresh); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if fresh.UID != at.UID || fresh.ResourceVersion != at.ResourceVersion {
+		logger.V(1).Info("cached At is stale; waiting for the newer version")
+		return ctrl.Result{}, nil
+	}
+
+	desired := Pod(at, r.cfg.ProxyEnv)
+	err = r.client.Create(ctx, desired)
+	switch {
+	case err == nil:
+		pod = desired
+		logger.Info("pod created", "pod", pod.Name)
+	case apierrors.IsAlreadyExists(err):
+		// Created before a crash or restart: adopt it, never replace it.
+		pod, err = r.getPod(ctx, r.reader, podKey)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if pod == nil {
+			return ctrl.Result{}, fmt.Errorf("pod %s: exists on create, gone on get; retrying", podKey.Name)
+		}
+		if !metav1.IsControlledBy(pod, at) {
+			st := Waiting(at.Status, metav1.ConditionUnknown, "PodNameTaken",
+				fmt.Sprintf("pod %s exists and does not belong to this At; waiting for it to be deleted", pod.Name), now)
+			return ctrl.Result{}, r.writeStatus(ctx, at, st)
+		}
+	default:
+		r.recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
+		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
+	}
+	return ctrl.Result{}, r.writeStatus(ctx, at, FromPod(at.Status, pod, now))
+}
+
+// cleanup deletes the pod of a finished At once ttlSecondsAfterFinished passed since it finished, and asks to
+// be called again exactly then.
+func (r *Reconciler) cleanup(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
+	if at.Spec.TTLSecondsAfterFinished == nil || pod == nil || !metav1.IsControlledBy(pod, at) || pod.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	done := now
+	if at.Status.CompletionTime != nil {
+		done = at.Status.CompletionTime.Time
+	}
+	expiry := done.Add(time.Duration(*at.Spec.TTLSecondsAfterFinished) * time.Second)
+	if wait := expiry.Sub(now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	err := r.client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return ctrl.Result{}, fmt.Errorf("deleting finished pod %s: %w", pod.Name, err)
+	}
+	if err == nil {
+		log.FromContext(ctx).Info("finished pod deleted after its TTL", "pod", pod.Name)
+		r.recorder.Eventf(at, pod, corev1.EventTypeNormal, "PodDeleted", "Cleanup",
+			"pod %s deleted %ds after the command finished", pod.Name, *at.Spec.TTLSecondsAfterFinished)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.NamespacedName) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	if err := c.Get(ctx, key, pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading pod %s: %w", key.Name, err)
+	}
+	return pod, nil
+}
+
+// writeStatus writes st when it differs from the At's status, and records an Event when the phase changes.
+func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus) error {
+	st.ObservedGeneration = at.Generation
+	if equality.Semantic.DeepEqual(at.Status, st) {
+		return nil
+	}
+	before := at.DeepCopy()
+	at.Status = st
+	if err := r.client.Status().Patch(ctx, at, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsConflict(err) {
+			// A newer At is on its way to the cache; its event brings the next reconcile.
+			log.FromContext(ctx).V(1).Info("status conflict; waiting for the newer At")
+			return nil
+		}
+		return fmt.Errorf("writing status: %w", err)
+	}
+	if before.Status.Phase != st.Phase {
+		typ, reason := corev1.EventTypeNormal, ""
+		switch st.Phase {
+		case cnatv1alpha1.PhasePending:
+			reason = "Scheduled"
+		case cnatv1alpha1.PhaseRunning:
+			reason = "Started"
+		case cnatv1alpha1.PhaseDone:
+			reason = "Succeeded"
+		case cnatv1alpha1.PhaseFailed:
+			typ, reason = corev1.EventTypeWarning, "Failed"
+		}
+		r.recorder.Eventf(at, nil, typ, reason, "Run", "%s", st.Message)
+	}
+	return nil
+}

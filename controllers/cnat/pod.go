@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cnat
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+)
+
+// Labels on every pod of an At.
+const (
+	// LabelAt names the At that owns a pod (when the name fits a label value).
+	LabelAt        = "cnat.programming-kubernetes.info/at"
+	labelManagedBy = "app.kubernetes.io/managed-by"
+	managedBy      = "operator101"
+	containerName  = "command"
+	// nonRootUID is "nobody": busybox has no USER, so the pod picks one to meet the restricted standard.
+	nonRootUID = int64(65534)
+)
+
+// PodName is the name of the one pod an At ever has. It depends only on the At's name, so that an operator that
+// crashed after creating the pod, and before writing the status, finds it again (or gets AlreadyExists) instead
+// of running the command twice. Long names are cut and made unique with a hash.
+func PodName(atName string) string {
+	name := atName + "-pod"
+	if len(name) <= validation.DNS1123SubdomainMaxLength {
+		return name
+	}
+	sum := sha256.Sum256([]byte(atName))
+	suffix := "-" + hex.EncodeToString(sum[:])[:10] + "-pod"
+	return atName[:validation.DNS1123SubdomainMaxLength-len(suffix)] + suffix
+}
+
+// Pod is the pod that runs the At's command: `/bin/sh -c <command>`, never restarted, owned by the At, and
+// meeting the restricted Pod Security Standard. proxyEnv (the operator's HTTP(S)_PROXY/NO_PROXY, which OLM sets
+// from the cluster's proxy) is passed on to the command.
+func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
+	image := at.Spec.Image
+	if image == "" {
+		image = cnatv1alpha1.DefaultImage
+	}
+	labels := map[string]string{labelManagedBy: managedBy}
+	if len(validation.IsValidLabelValue(at.Name)) == 0 {
+		labels[LabelAt] = at.Name
+	}
+	var env []corev1.EnvVar
+	if len(proxyEnv) > 0 {
+		env = append([]corev1.EnvVar(nil), proxyEnv...)
+	}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      PodName(at.Name),
+			Namespace: at.Namespace,
+			Labels:    labels,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion:         cnatv1alpha1.GroupVersion.String(),
+				Kind:               "At",
+				Name:               at.Name,
+				UID:                at.UID,
+				Controller:         ptr.To(true),
+				BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                corev1.RestartPolicyNever,
+			AutomountServiceAccountToken: ptr.To(false),
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot:   ptr.To(true),
+				RunAsUser:      ptr.To(nonRootUID),
+				RunAsGroup:     ptr.To(nonRootUID),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			Containers: []corev1.Container{{
+				Name:    containerName,
+				Image:   image,
+				Command: []string{"/bin/sh", "-c", at.Spec.Command},
+				Env:     env,
+				SecurityContext: &corev1.SecurityContext{
+					RunAsNonRoot:             ptr.To(true),
+					AllowPrivilegeEscalation: ptr.To(false),
+					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+					SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+				},
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+			}},
+		},
+	}
+}

@@ -1,0 +1,173 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cnat
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+)
+
+// Finished tells whether phase is final: the command ran and the At never runs it again.
+func Finished(phase string) bool {
+	return phase == cnatv1alpha1.PhaseDone || phase == cnatv1alpha1.PhaseFailed
+}
+
+// FromPod is the status of an At whose pod is pod, observed at now: the phase follows the pod. It is a pure
+// function of its inputs, and returns the same status for the same pod, so a converged At is never rewritten.
+func FromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alpha1.AtStatus {
+	out := *s.DeepCopy()
+	if out.StartTime == nil {
+		t := pod.CreationTimestamp
+		if t.IsZero() {
+			t = metav1.NewTime(now)
+		}
+		out.StartTime = &t
+	}
+	term := terminated(pod)
+	switch pod.Status.Phase {
+	case corev1.PodSucceeded:
+		out.Phase = cnatv1alpha1.PhaseDone
+		out.ExitCode = exitCode(term, 0)
+		out.CompletionTime = finishedAt(term, now)
+		out.Message = "the command exited 0"
+		setSucceeded(&out, metav1.ConditionTrue, "Completed", out.Message, now)
+	case corev1.PodFailed:
+		out.Phase = cnatv1alpha1.PhaseFailed
+		out.ExitCode = exitCode(term, -1)
+		out.CompletionTime = finishedAt(term, now)
+		reason := pod.Status.Reason
+		msg := pod.Status.Message
+		if term != nil {
+			if term.Reason != "" {
+				reason = term.Reason
+			}
+			if term.Message != "" {
+				msg = term.Message
+			}
+		}
+		if reason == "" {
+			reason = "Failed"
+		}
+		out.Message = fmt.Sprintf("the command failed (%s)", reason)
+		if out.ExitCode != nil && *out.ExitCode >= 0 {
+			out.Message = fmt.Sprintf("the command exited %d (%s)", *out.ExitCode, reason)
+		}
+		if msg != "" {
+			out.Message += ": " + msg
+		}
+		setSucceeded(&out, metav1.ConditionFalse, conditionReason(reason), out.Message, now)
+	default:
+		out.Phase = cnatv1alpha1.PhaseRunning
+		out.Message = fmt.Sprintf("pod %s runs the command", pod.Name)
+		setSucceeded(&out, metav1.ConditionUnknown, "Running", out.Message, now)
+	}
+	return out
+}
+
+// Pending is the status of an At waiting for its schedule.
+func Pending(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
+	out := *s.DeepCopy()
+	out.Phase = cnatv1alpha1.PhasePending
+	out.Message = "the command runs at " + schedule.UTC().Format(cnatv1alpha1.ScheduleLayout)
+	setSucceeded(&out, metav1.ConditionUnknown, "Scheduled", out.Message, now)
+	return out
+}
+
+// Waiting is the status of a due At that cannot start (reason says why), still PENDING.
+func Waiting(s cnatv1alpha1.AtStatus, status metav1.ConditionStatus, reason, msg string, now time.Time) cnatv1alpha1.AtStatus {
+	out := *s.DeepCopy()
+	out.Phase = cnatv1alpha1.PhasePending
+	out.Message = msg
+	setSucceeded(&out, status, reason, msg, now)
+	return out
+}
+
+// PodLost is the final status of an At whose pod disappeared before it finished: the command may have run,
+// so it is not run again.
+func PodLost(s cnatv1alpha1.AtStatus, podName string, now time.Time) cnatv1alpha1.AtStatus {
+	out := *s.DeepCopy()
+	out.Phase = cnatv1alpha1.PhaseFailed
+	out.CompletionTime = &metav1.Time{Time: now}
+	out.Message = fmt.Sprintf("pod %s was deleted before it finished; the command is not run again", podName)
+	setSucceeded(&out, metav1.ConditionFalse, "PodDeleted", out.Message, now)
+	return out
+}
+
+func setSucceeded(s *cnatv1alpha1.AtStatus, status metav1.ConditionStatus, reason, msg string, now time.Time) {
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
+		Type:               cnatv1alpha1.ConditionSucceeded,
+		Status:             status,
+		Reason:             reason,
+		Message:            msg,
+		LastTransitionTime: metav1.NewTime(now),
+	})
+}
+
+// conditionReason makes a pod's reason (such as "Error", "OOMKilled", "DeadlineExceeded") a valid condition
+// reason: letters first, then letters, digits and underscores.
+func conditionReason(r string) string {
+	b := make([]byte, 0, len(r))
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			b = append(b, c)
+		case (c >= '0' && c <= '9') || c == '_':
+			if len(b) > 0 {
+				b = append(b, c)
+			}
+		}
+	}
+	if len(b) == 0 {
+		return "Failed"
+	}
+	return string(b)
+}
+
+func terminated(pod *corev1.Pod) *corev1.ContainerStateTerminated {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name == containerName && cs.State.Terminated != nil {
+			return cs.State.Terminated
+		}
+	}
+	return nil
+}
+
+func exitCode(t *corev1.ContainerStateTerminated, fallback int32) *int32 {
+	if t != nil {
+		c := t.ExitCode
+		return &c
+	}
+	if fallback < 0 {
+		return nil
+	}
+	return &fallback
+}
+
+func finishedAt(t *corev1.ContainerStateTerminated, now time.Time) *metav1.Time {
+	if t != nil && !t.FinishedAt.IsZero() {
+		f := t.FinishedAt
+		return &f
+	}
+	return &metav1.Time{Time: now}
+}
