@@ -1,0 +1,102 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package security tests properties of what operator101 ships, against a real API server.
+package security
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/operator101/operator101/test/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+// managerDeployment renders config/default with kustomize, as make deploy does, and returns the manager's
+// Deployment.
+func managerDeployment(t *testing.T) *appsv1.Deployment {
+	t.Helper()
+	kustomize := filepath.Join(env.Root, "bin", "kustomize")
+	out, err := exec.Command(kustomize, "build", filepath.Join(env.Root, "config", "default")).Output()
+	if err != nil {
+		t.Fatalf("kustomize build config/default: %v (run through make test, which builds kustomize)", err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
+	for {
+		var d appsv1.Deployment
+		if err := dec.Decode(&d); err != nil {
+			break
+		}
+		if d.Kind == "Deployment" {
+			return &d
+		}
+	}
+	t.Fatal("config/default renders no Deployment")
+	return nil
+}
+
+// TestManagerPodMeetsRestrictedPodSecurity admits the manager's pod, exactly as config/default renders it,
+// into a namespace that enforces the restricted Pod Security Standard: the API server's PodSecurity admission
+// refuses any pod that runs as root, may escalate privileges, keeps capabilities or lacks a seccomp profile.
+func TestManagerPodMeetsRestrictedPodSecurity(t *testing.T) {
+	ctx := context.Background()
+	d := managerDeployment(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "restricted", Labels: map[string]string{
+		"pod-security.kubernetes.io/enforce":         "restricted",
+		"pod-security.kubernetes.io/enforce-version": "latest",
+	}}}
+	if err := env.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+
+	// The control: a pod that breaks the standard is refused here, so the namespace really enforces it.
+	bad := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "root", Namespace: ns.Name},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	if err := env.Client.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "violates PodSecurity") {
+		t.Fatalf("a root pod was not refused by the restricted namespace: %v", err)
+	}
+
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "manager", Namespace: ns.Name}, Spec: d.Spec.Template.Spec}
+	pod.Spec.ServiceAccountName = "" // the ServiceAccount does not exist here; it changes nothing PodSecurity checks
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatalf("the manager pod is refused under the restricted Pod Security Standard: %v", err)
+	}
+
+	// And the properties themselves, so a regression names what broke.
+	c := d.Spec.Template.Spec.Containers[0]
+	sc := c.SecurityContext
+	switch {
+	case sc == nil:
+		t.Fatal("the manager container has no securityContext")
+	case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+		t.Error("the manager's root filesystem is not read-only")
+	case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
+		t.Error("the manager may run as root")
+	}
+}
