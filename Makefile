@@ -149,8 +149,9 @@ envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 
 ##@ Bundle and catalog
 
-# The bundle's related images besides the operator: the defaults the controllers run when a CR names none.
-RELATED_IMAGES ?= busybox=docker.io/library/busybox:1.36,web=docker.io/library/nginx:1.27
+# The bundle's related images besides the operator: what the controllers run when a CR names no image (At:
+# "busybox") and the web server of the MyWeb and AppService samples ("nginx"), fully qualified.
+RELATED_IMAGES ?= busybox=docker.io/library/busybox:latest,web=docker.io/library/nginx:latest
 # The image of the project's own scorecard test (test/scorecard/cmd/operator101-scorecard).
 SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
 BUNDLE_DIR ?= bundle
@@ -160,9 +161,10 @@ CSVGEN := go run ./hack/csvgen
 bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) for VERSION from config/, then validate it.
 	$(OPERATOR_SDK) generate kustomize manifests -q
 	$(CSVGEN) descriptors -csv config/manifests/bases/operator101.clusterserviceversion.yaml -crds config/crd/bases
-	@# kustomize first, into a file: a failed build must not reach generate bundle (it would write an empty CSV).
+	@# kustomize first, into a file: a failed build must not reach generate bundle (it would write an empty CSV);
+	@# generate bundle wants its input on a pipe.
 	$(KUSTOMIZE) build config/manifests > $(LOCALBIN)/bundle-input.yaml
-	$(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --output-dir $(BUNDLE_DIR) < $(LOCALBIN)/bundle-input.yaml
+	cat $(LOCALBIN)/bundle-input.yaml | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --output-dir $(BUNDLE_DIR)
 	$(CSVGEN) finalize -bundle $(BUNDLE_DIR) -version $(VERSION) -image $(IMG) -related $(RELATED_IMAGES) -scorecard-image $(SCORECARD_IMG)
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
