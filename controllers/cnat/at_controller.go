@@ -75,6 +75,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if uerr := r.upgradeable.sync(ctx); uerr != nil && err == nil {
 		err = uerr
 	}
+	if r.cfg.AfterReconcile != nil {
+		r.cfg.AfterReconcile(req)
+	}
 	return res, err
 }
 

@@ -52,6 +52,8 @@ type Config struct {
 	// Upgradeable is OLM's Upgradeable condition (default: the OperatorCondition named by
 	// OPERATOR_CONDITION_NAME, or none when it is unset: outside OLM the operator reports nothing).
 	Upgradeable conditions.Condition
+	// AfterReconcile, when set, is called at the end of every reconcile (tests wait for reconciles with it).
+	AfterReconcile func(ctrl.Request)
 }
 
 func (c *Config) complete() {

@@ -1,0 +1,198 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cnat
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+)
+
+func newAt(name, command, image string) *cnatv1alpha1.At {
+	return &cnatv1alpha1.At{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "uid-1"},
+		Spec:       cnatv1alpha1.AtSpec{Schedule: "2019-04-12T10:12:00Z", Command: command, Image: image},
+	}
+}
+
+func TestPodName(t *testing.T) {
+	long := strings.Repeat("a", 253)
+	for _, tc := range []struct{ at, want string }{
+		{"example-at", "example-at-pod"},
+		{strings.Repeat("b", 249), strings.Repeat("b", 249) + "-pod"},
+	} {
+		if got := PodName(tc.at); got != tc.want {
+			t.Errorf("PodName(%q) = %q, want %q", tc.at, got, tc.want)
+		}
+	}
+	got := PodName(long)
+	if len(got) > validation.DNS1123SubdomainMaxLength || len(validation.IsDNS1123Subdomain(got)) != 0 {
+		t.Errorf("PodName(253 chars) = %q (%d chars), not a valid name", got, len(got))
+	}
+	if got != PodName(long) || got == PodName(strings.Repeat("a", 252)+"c") {
+		t.Errorf("PodName of long names must be deterministic and distinct")
+	}
+}
+
+func TestPod(t *testing.T) {
+	proxyEnv := []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}, {Name: "http_proxy", Value: "http://proxy:3128"}}
+	for _, tc := range []struct {
+		name      string
+		at        *cnatv1alpha1.At
+		proxy     []corev1.EnvVar
+		wantImage string
+		wantCmd   []string
+		wantLabel bool
+	}{
+		{"book example", newAt("example-at", "echo YAY", ""), nil, "busybox", []string{"/bin/sh", "-c", "echo YAY"}, true},
+		{"quoting kept whole", newAt("q", `echo "a  b" | tr a c > /dev/null`, ""), nil, "busybox",
+			[]string{"/bin/sh", "-c", `echo "a  b" | tr a c > /dev/null`}, true},
+		{"own image", newAt("img", "date", "alpine:3.20"), nil, "alpine:3.20", []string{"/bin/sh", "-c", "date"}, true},
+		{"proxy env passed on", newAt("p", "wget x", ""), proxyEnv, "busybox", []string{"/bin/sh", "-c", "wget x"}, true},
+		{"name too long for a label", newAt(strings.Repeat("x", 70), "true", ""), nil, "busybox", []string{"/bin/sh", "-c", "true"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := Pod(tc.at, tc.proxy)
+			if pod.Name != PodName(tc.at.Name) || pod.Namespace != "ns" {
+				t.Errorf("name %s/%s", pod.Namespace, pod.Name)
+			}
+			if !metav1.IsControlledBy(pod, tc.at) || !*pod.OwnerReferences[0].BlockOwnerDeletion ||
+				pod.OwnerReferences[0].APIVersion != "cnat.programming-kubernetes.info/v1alpha1" || pod.OwnerReferences[0].Kind != "At" {
+				t.Errorf("owner references %+v", pod.OwnerReferences)
+			}
+			if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
+				t.Errorf("restartPolicy %s", pod.Spec.RestartPolicy)
+			}
+			if len(pod.Spec.Containers) != 1 {
+				t.Fatalf("containers %d", len(pod.Spec.Containers))
+			}
+			c := pod.Spec.Containers[0]
+			if c.Image != tc.wantImage || !equality.Semantic.DeepEqual(c.Command, tc.wantCmd) || len(c.Args) != 0 {
+				t.Errorf("image %q command %q args %q", c.Image, c.Command, c.Args)
+			}
+			if !equality.Semantic.DeepEqual(c.Env, tc.proxy) {
+				t.Errorf("env %v, want %v", c.Env, tc.proxy)
+			}
+			if _, ok := pod.Labels[LabelAt]; ok != tc.wantLabel {
+				t.Errorf("labels %v", pod.Labels)
+			}
+			// The restricted Pod Security Standard.
+			psc := pod.Spec.SecurityContext
+			if psc == nil || !ptr.Deref(psc.RunAsNonRoot, false) || ptr.Deref(psc.RunAsUser, 0) != 65534 ||
+				psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+				t.Errorf("pod securityContext %+v", psc)
+			}
+			sc := c.SecurityContext
+			if sc == nil || ptr.Deref(sc.AllowPrivilegeEscalation, true) || !ptr.Deref(sc.RunAsNonRoot, false) ||
+				sc.Capabilities == nil || !equality.Semantic.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) ||
+				len(sc.Capabilities.Add) != 0 || ptr.Deref(sc.Privileged, false) {
+				t.Errorf("container securityContext %+v", sc)
+			}
+			if ptr.Deref(pod.Spec.AutomountServiceAccountToken, true) {
+				t.Errorf("the command needs no service account token")
+			}
+			if !equality.Semantic.DeepEqual(pod, Pod(tc.at, tc.proxy)) {
+				t.Errorf("Pod is not deterministic")
+			}
+		})
+	}
+}
+
+func TestFromPod(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	created := metav1.NewTime(now.Add(-time.Minute))
+	finished := metav1.NewTime(now.Add(-time.Second))
+	pod := func(phase corev1.PodPhase, term *corev1.ContainerStateTerminated, reason string) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x-pod", CreationTimestamp: created}}
+		p.Status.Phase = phase
+		p.Status.Reason = reason
+		if term != nil {
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: containerName, State: corev1.ContainerState{Terminated: term}}}
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name       string
+		pod        *corev1.Pod
+		phase      string
+		exit       *int32
+		cond       metav1.ConditionStatus
+		reason     string
+		msgHas     string
+		completion *metav1.Time
+	}{
+		{"just created", pod("", nil, ""), cnatv1alpha1.PhaseRunning, nil, metav1.ConditionUnknown, "Running", "runs", nil},
+		{"pending pod", pod(corev1.PodPending, nil, ""), cnatv1alpha1.PhaseRunning, nil, metav1.ConditionUnknown, "Running", "runs", nil},
+		{"running", pod(corev1.PodRunning, nil, ""), cnatv1alpha1.PhaseRunning, nil, metav1.ConditionUnknown, "Running", "runs", nil},
+		{"succeeded", pod(corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", FinishedAt: finished}, ""),
+			cnatv1alpha1.PhaseDone, ptr.To[int32](0), metav1.ConditionTrue, "Completed", "exited 0", &finished},
+		{"failed with exit code", pod(corev1.PodFailed, &corev1.ContainerStateTerminated{ExitCode: 3, Reason: "Error", Message: "boom", FinishedAt: finished}, ""),
+			cnatv1alpha1.PhaseFailed, ptr.To[int32](3), metav1.ConditionFalse, "Error", "exited 3 (Error): boom", &finished},
+		{"OOM killed", pod(corev1.PodFailed, &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled", FinishedAt: finished}, ""),
+			cnatv1alpha1.PhaseFailed, ptr.To[int32](137), metav1.ConditionFalse, "OOMKilled", "exited 137 (OOMKilled)", &finished},
+		{"evicted, no container status", pod(corev1.PodFailed, nil, "Evicted"),
+			cnatv1alpha1.PhaseFailed, nil, metav1.ConditionFalse, "Evicted", "failed (Evicted)", &metav1.Time{Time: now}},
+		{"odd reason", pod(corev1.PodFailed, nil, "Deadline-Exceeded 1"),
+			cnatv1alpha1.PhaseFailed, nil, metav1.ConditionFalse, "DeadlineExceeded1", "Deadline-Exceeded 1", &metav1.Time{Time: now}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := FromPod(cnatv1alpha1.AtStatus{Phase: cnatv1alpha1.PhasePending}, tc.pod, now)
+			if st.Phase != tc.phase || !equality.Semantic.DeepEqual(st.ExitCode, tc.exit) {
+				t.Errorf("phase %s exit %v, want %s %v", st.Phase, st.ExitCode, tc.phase, tc.exit)
+			}
+			if st.StartTime == nil || !st.StartTime.Equal(&created) {
+				t.Errorf("startTime %v, want the pod's creation %v", st.StartTime, created)
+			}
+			if !equality.Semantic.DeepEqual(st.CompletionTime, tc.completion) {
+				t.Errorf("completionTime %v, want %v", st.CompletionTime, tc.completion)
+			}
+			c := meta.FindStatusCondition(st.Conditions, cnatv1alpha1.ConditionSucceeded)
+			if c == nil || c.Status != tc.cond || c.Reason != tc.reason || !strings.Contains(st.Message, tc.msgHas) {
+				t.Errorf("condition %+v message %q", c, st.Message)
+			}
+			// Observing the same pod again, later, changes nothing (no write at rest).
+			if again := FromPod(st, tc.pod, now.Add(time.Hour)); !equality.Semantic.DeepEqual(again, st) && !Finished(st.Phase) {
+				t.Errorf("status changed on a second look:\n%+v\n%+v", st, again)
+			}
+		})
+	}
+}
+
+func TestPendingAndPodLost(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := Pending(cnatv1alpha1.AtStatus{}, now.Add(time.Hour), now)
+	if st.Phase != cnatv1alpha1.PhasePending || !strings.Contains(st.Message, "2026-01-02T04:04:05Z") {
+		t.Errorf("pending %+v", st)
+	}
+	if again := Pending(st, now.Add(time.Hour), now.Add(time.Minute)); !equality.Semantic.DeepEqual(again, st) {
+		t.Errorf("Pending is not stable: %+v", again)
+	}
+	lost := PodLost(FromPod(st, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a-pod"}}, now), "a-pod", now)
+	c := meta.FindStatusCondition(lost.Conditions, cnatv1alpha1.ConditionSucceeded)
+	if lost.Phase != cnatv1alpha1.PhaseFailed || c.Reason != "PodDeleted" || lost.ExitCode != nil {
+		t.Errorf("lost %+v", lost)
+	}
+}
