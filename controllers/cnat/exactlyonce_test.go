@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cnat_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/controllers/cnat"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// Exactly once: the operator is stopped and a new one started between every step of an At's life; the
+// command's pod is created once, and never again after it finished and was deleted.
+func TestExactlyOnceAcrossRestarts(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ns := newNamespace(t)
+	cfg, counter := testenv.Counting(env.Config)
+	clk := newClock()
+	var rec reconciles
+	// step runs one operator incarnation until it reconciled the At at least once and check passes.
+	step := func(name string, k types.NamespacedName, check func(g gomega.Gomega)) {
+		t.Helper()
+		before := rec.count(k)
+		m := startOperator(t, cfg, ns, cnat.Config{Clock: clk, AfterReconcile: rec.after})
+		g.Eventually(func(g gomega.Gomega) {
+			g.Expect(rec.count(k)).To(gomega.BeNumerically(">", before))
+			check(g)
+		}, timeout, 50*time.Millisecond).Should(gomega.Succeed(), name)
+		m.Stop(t)
+		g.Expect(podPosts(counter)).To(gomega.BeNumerically("<=", 1), "%s: pods created: %s", name, counter)
+	}
+
+	at := createAt(t, ns, "once", sched(t0.Add(10*time.Minute)), "echo once")
+	k := key(at)
+	step("pending", k, func(g gomega.Gomega) {
+		g.Expect(getAt(g, k).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhasePending))
+	})
+	_, ok := getPod(t, k)
+	g.Expect(ok).To(gomega.BeFalse())
+
+	clk.Step(10 * time.Minute)
+	var started *metav1.Time
+	step("due: pod created", k, func(g gomega.Gomega) {
+		a := getAt(g, k)
+		g.Expect(a.Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
+		started = a.Status.StartTime
+	})
+	step("restart while RUNNING", k, func(g gomega.Gomega) {
+		a := getAt(g, k)
+		g.Expect(a.Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
+		g.Expect(a.Status.StartTime.Equal(started)).To(gomega.BeTrue())
+	})
+	setPodStatus(t, k, corev1.PodRunning, nil)
+	step("pod running", k, func(g gomega.Gomega) {
+		g.Expect(getAt(g, k).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
+	})
+	setPodStatus(t, k, corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0)})
+	step("pod succeeded", k, func(g gomega.Gomega) {
+		g.Expect(getAt(g, k).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseDone))
+	})
+	pod, _ := getPod(t, k)
+	must(t, env.Client.Delete(context.Background(), pod))
+	g.Eventually(func() bool { _, ok := getPod(t, k); return ok }, timeout).Should(gomega.BeFalse())
+	step("finished pod deleted", k, func(g gomega.Gomega) {
+		g.Expect(getAt(g, k).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseDone))
+	})
+	clk.Step(24 * time.Hour)
+	step("a day later", k, func(g gomega.Gomega) {
+		g.Expect(getAt(g, k).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseDone))
+	})
+	_, ok = getPod(t, k)
+	g.Expect(ok).To(gomega.BeFalse(), "a finished At got a new pod")
+	g.Expect(podPosts(counter)).To(gomega.Equal(1), "pods created over the At's life: %s", counter)
+}
+
+// A crash between creating the pod and writing RUNNING: the next operator finds the pod by its name and
+// adopts it; it creates none.
+func TestAdoptsThePodOfACrashedOperator(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ns := newNamespace(t)
+	at := createAt(t, ns, "crashed", sched(t0.Add(-time.Minute)), "echo crash")
+	// What the crashed operator left: the pod, and an At without status.
+	must(t, env.Client.Create(context.Background(), cnat.Pod(at, nil)))
+
+	cfg, counter := testenv.Counting(env.Config)
+	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
+	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
+	g.Expect(podPosts(counter)).To(gomega.Equal(0), "writes: %s", counter)
+}
+
+// A RUNNING At whose pod disappears before finishing is FAILED (PodDeleted): the command may have run, so it
+// is not run again.
+func TestPodDeletedWhileRunningIsNotRecreated(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ns := newNamespace(t)
+	cfg, counter := testenv.Counting(env.Config)
+	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
+	at := createAt(t, ns, "lost", sched(t0), "sleep 100")
+	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
+	pod, _ := getPod(t, key(at))
+	must(t, env.Client.Delete(context.Background(), pod))
+	failed := waitPhase(t, key(at), cnatv1alpha1.PhaseFailed)
+	g.Expect(meta.FindStatusCondition(failed.Status.Conditions, cnatv1alpha1.ConditionSucceeded).Reason).To(gomega.Equal("PodDeleted"))
+	_, ok := getPod(t, key(at))
+	g.Expect(ok).To(gomega.BeFalse())
+	g.Expect(podPosts(counter)).To(gomega.Equal(1))
+}
