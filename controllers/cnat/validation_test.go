@@ -1,0 +1,165 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cnat_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
+	"github.com/operator-framework/api/crds"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/controllers/cnat"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// The CRD schema: schedule must be a real UTC time; schedule and command are frozen once the pod exists,
+// and free while PENDING.
+func TestValidation(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	for _, bad := range []string{"", "2019-04-12 10:12:00", "2019-04-12T10:12:00+02:00", "2019-04-12T10:12:00.5Z",
+		"2019-02-30T10:12:00Z", "2019-04-12T25:12:00Z", "tomorrow"} {
+		at := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "bad-"},
+			Spec: cnatv1alpha1.AtSpec{Schedule: bad, Command: "true"}}
+		err := env.Client.Create(ctx, at)
+		g.Expect(err).To(gomega.HaveOccurred(), "schedule %q accepted", bad)
+		g.Expect(err.Error()).To(gomega.ContainSubstring("schedule"))
+	}
+	noCommand := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nocmd"},
+		Spec: cnatv1alpha1.AtSpec{Schedule: "2019-04-12T10:12:00Z"}}
+	g.Expect(env.Client.Create(ctx, noCommand)).NotTo(gomega.Succeed())
+
+	at := createAt(t, ns, "edit", "2030-01-01T00:00:00Z", "echo a")
+	setPhase := func(phase string) {
+		t.Helper()
+		cur := getAt(g, key(at))
+		cur.Status.Phase = phase
+		must(t, env.Client.Status().Update(ctx, cur))
+	}
+	edit := func(mutate func(*cnatv1alpha1.At)) error {
+		cur := getAt(g, key(at))
+		mutate(cur)
+		return env.Client.Update(ctx, cur)
+	}
+	// No status yet, then PENDING: both editable.
+	g.Expect(edit(func(a *cnatv1alpha1.At) { a.Spec.Command = "echo b" })).To(gomega.Succeed())
+	setPhase(cnatv1alpha1.PhasePending)
+	g.Expect(edit(func(a *cnatv1alpha1.At) { a.Spec.Command = "echo c"; a.Spec.Schedule = "2031-01-01T00:00:00Z" })).To(gomega.Succeed())
+
+	for _, phase := range []string{cnatv1alpha1.PhaseRunning, cnatv1alpha1.PhaseDone, cnatv1alpha1.PhaseFailed} {
+		setPhase(phase)
+		err := edit(func(a *cnatv1alpha1.At) { a.Spec.Command = "echo d" })
+		g.Expect(err).To(gomega.HaveOccurred(), "command edited while %s", phase)
+		g.Expect(err.Error()).To(gomega.ContainSubstring("schedule and command cannot change once the command started"))
+		g.Expect(edit(func(a *cnatv1alpha1.At) { a.Spec.Schedule = "2032-01-01T00:00:00Z" })).NotTo(gomega.Succeed(), "schedule edited while %s", phase)
+		// Other changes stay possible.
+		g.Expect(edit(func(a *cnatv1alpha1.At) { a.Labels = map[string]string{"phase": phase} })).To(gomega.Succeed())
+	}
+	g.Expect(getAt(g, key(at)).Spec.Command).To(gomega.Equal("echo c"))
+}
+
+// The book's example applies unchanged, and (its schedule long past) runs at once.
+func TestBookSample(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ns := newNamespace(t)
+	raw, err := os.ReadFile(filepath.Join(env.Root, "config", "samples", "cnat_v1alpha1_at.yaml"))
+	must(t, err)
+	at := &cnatv1alpha1.At{}
+	must(t, yaml.UnmarshalStrict(raw, at))
+	at.Namespace = ns
+	startOperator(t, nil, ns, cnat.Config{})
+	must(t, env.Client.Create(context.Background(), at))
+	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
+	pod, ok := getPod(t, key(at))
+	g.Expect(ok).To(gomega.BeTrue())
+	g.Expect(pod.Name).To(gomega.Equal("example-at-pod"))
+	g.Expect(pod.Spec.Containers[0].Command).To(gomega.Equal([]string{"/bin/sh", "-c", "echo YAY"}))
+	g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal("busybox"))
+}
+
+// Under OLM: Upgradeable=False on the operator's OperatorCondition while an At runs, True again after. The
+// OperatorCondition CRD comes from operator-framework/api; OPERATOR_CONDITION_NAME is set as OLM sets it.
+func TestUpgradeableWhileRunning(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ctx := context.Background()
+	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
+		CRDs: []*apiextensionsv1.CustomResourceDefinition{crds.OperatorCondition()}})
+	must(t, err)
+	scheme := runtime.NewScheme()
+	must(t, apiv2.AddToScheme(scheme))
+	oc, err := client.New(env.Config, client.Options{Scheme: scheme})
+	must(t, err)
+
+	opNS := newNamespace(t)
+	cond := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "operator101.v0.0.1"}}
+	must(t, oc.Create(ctx, cond))
+	upgradeable := func(g gomega.Gomega) *metav1.Condition {
+		cur := &apiv2.OperatorCondition{}
+		g.Expect(oc.Get(ctx, client.ObjectKeyFromObject(cond), cur)).To(gomega.Succeed())
+		return meta.FindStatusCondition(cur.Spec.Conditions, apiv2.Upgradeable)
+	}
+
+	t.Setenv(cnat.OperatorConditionEnv, cond.Name)
+	ns := newNamespace(t)
+	startOperator(t, nil, ns, cnat.Config{Clock: newClock(), OperatorNamespace: opNS})
+	// No At, no write: OLM reads a missing Upgradeable condition as upgradeable.
+	g.Expect(upgradeable(g)).To(gomega.BeNil())
+
+	at := createAt(t, ns, "blocks-upgrade", sched(t0), "sleep 60")
+	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
+	g.Eventually(func(g gomega.Gomega) {
+		c := upgradeable(g)
+		g.Expect(c).NotTo(gomega.BeNil())
+		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(gomega.Equal(cnat.ReasonAtRunning))
+	}, timeout).Should(gomega.Succeed())
+
+	setPodStatus(t, key(at), corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0)})
+	waitPhase(t, key(at), cnatv1alpha1.PhaseDone)
+	g.Eventually(func(g gomega.Gomega) {
+		c := upgradeable(g)
+		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionTrue))
+		g.Expect(c.Reason).To(gomega.Equal(cnat.ReasonNoAtRunning))
+	}, timeout).Should(gomega.Succeed())
+}
+
+// Without OPERATOR_CONDITION_NAME (not under OLM) nothing is reported and nothing is needed.
+func TestNoOperatorConditionOutsideOLM(t *testing.T) {
+	g := gomega.NewWithT(t)
+	t.Setenv(cnat.OperatorConditionEnv, "")
+	ns := newNamespace(t)
+	cfg, counter := testenv.Counting(env.Config)
+	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
+	at := createAt(t, ns, "no-olm", sched(t0), "true")
+	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
+	g.Consistently(func() int { return counter.Writes(false)["PUT operatorconditions"] }, 500*time.Millisecond).Should(gomega.BeZero())
+}
