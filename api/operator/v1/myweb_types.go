@@ -1,0 +1,130 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition types of a MyWeb. They follow the Deployment that serves the page.
+const (
+	// ConditionAvailable is True when the Deployment has its minimum of ready pods.
+	ConditionAvailable = "Available"
+	// ConditionProgressing is True while a rollout (a new image, page or replica count) is under way.
+	ConditionProgressing = "Progressing"
+	// ConditionDegraded is True when the operator cannot bring the children to the spec, or the rollout is stuck.
+	ConditionDegraded = "Degraded"
+)
+
+// MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx on a node port.
+type MyWebSpec struct {
+	// image of the web server. It must serve the files in /usr/share/nginx/html on port 80, as nginx does.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +required
+	Image string `json:"image"`
+
+	// nodePortNumber is the port every node opens for the site (a NodePort Service), from 30000 to 32767.
+	// Two Services cannot share a node port: a port already in use shows as Degraded.
+	// +kubebuilder:validation:Minimum=30000
+	// +kubebuilder:validation:Maximum=32767
+	// +required
+	NodePortNumber int32 `json:"nodePortNumber"`
+
+	// pageContentHtml is the page served as index.html. A change rolls the pods, so the new page is served
+	// without deleting anything by hand.
+	// +kubebuilder:validation:MaxLength=524288
+	// +required
+	PageContentHtml string `json:"pageContentHtml"`
+
+	// replicas is the number of web server pods (default 1; 0 stops the site and keeps its configuration).
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+}
+
+// MyWebStatus is what the operator observed of the site.
+type MyWebStatus struct {
+	// observedGeneration is the metadata.generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Available, Progressing and Degraded, each with a reason and a message.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// replicas is the number of web server pods the Deployment has (any version of the page).
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of pods ready to serve.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// ready reads "ready/desired" pods, as kubectl shows for a Deployment.
+	// +optional
+	Ready string `json:"ready,omitempty"`
+
+	// url is where the page is served: any node's address, on the node port.
+	// +optional
+	URL string `json:"url,omitempty"`
+
+	// completed is true when the site is Available (kept from the original MyWeb API; read the conditions).
+	// +optional
+	Completed bool `json:"completed"`
+}
+
+// MyWeb serves one HTML page with nginx on a node port: a ConfigMap holds the page, a Deployment serves it and a
+// NodePort Service exposes it.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=web,categories=all
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
+// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.ready`
+// +kubebuilder:printcolumn:name="Node-Port",type=integer,JSONPath=`.spec.nodePortNumber`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.url`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type MyWeb struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the site wanted.
+	// +required
+	Spec MyWebSpec `json:"spec"`
+
+	// status is the site observed.
+	// +optional
+	Status MyWebStatus `json:"status,omitempty"`
+}
+
+// MyWebList is a list of MyWebs.
+// +kubebuilder:object:root=true
+type MyWebList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []MyWeb `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&MyWeb{}, &MyWebList{})
+}
