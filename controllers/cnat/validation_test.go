@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/onsi/gomega"
-	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/api/crds"
+	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
