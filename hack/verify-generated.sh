@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 paths=(api config bundle catalog)
-targets=${VERIFY_TARGETS:-generate manifests}
+targets=${VERIFY_TARGETS:-generate manifests bundle catalog}
 
 snap=$(mktemp -d)
 trap 'rm -rf "$snap"' EXIT
