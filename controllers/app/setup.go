@@ -14,14 +14,34 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package app holds the AppService controller: an image run as a Deployment, exposed by a NodePort Service.
 package app
 
 import (
+	"github.com/operator-framework/operator-lib/proxy"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
 )
 
-// Setup registers this group's controllers with the manager.
+// Setup registers the AppService controller with the manager. The proxy settings OLM gives the operator
+// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) are read once, here, and passed on to the application.
 func Setup(mgr ctrl.Manager, workers int) error {
-	_, _ = mgr, workers
-	return nil
+	r := &AppServiceReconciler{
+		client:   mgr.GetClient(),
+		recorder: mgr.GetEventRecorder("operator101-appservice"),
+		clock:    clock.RealClock{},
+		proxyEnv: proxy.ReadProxyVarsFromEnv(),
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("appservice").
+		For(&appv1.AppService{}).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
 }

@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/controllers/operator/rollout"
+)
+
+// The AppService controller reads AppServices and their children from the manager's cache and writes children
+// with server-side apply (patch; create when the child does not exist yet). It deletes a Service only when
+// the AppService no longer has ports; garbage collection removes the children of a deleted AppService.
+//
+// +kubebuilder:rbac:groups=app.example.com,resources=appservices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=app.example.com,resources=appservices/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
+// Deployment's progress in the AppService's status.
+type AppServiceReconciler struct {
+	client   client.Client
+	recorder recorder.EventRecorder
+	clock    clock.PassiveClock
+	// proxyEnv is OLM's proxy configuration of the operator, passed on to the application.
+	proxyEnv []corev1.EnvVar
+}
+
+// Reconcile brings one AppService's children to its spec and writes what it observed to its status.
+func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
+	a := &appv1.AppService{}
+	if err := r.client.Get(ctx, req.NamespacedName, a); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if a.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil // the garbage collector deletes the children
+	}
+
+	key := types.NamespacedName{Namespace: a.Namespace, Name: a.Name}
+	dep, svc := &appsv1.Deployment{}, &corev1.Service{}
+	for _, obj := range []client.Object{dep, svc} {
+		if err := r.client.Get(ctx, key, obj); err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("reading the children of AppService %s: %w", key, err)
+		}
+	}
+	var errs []error
+	if desired, err := Deployment(a, r.proxyEnv); err != nil {
+		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
+	} else {
+		errs = append(errs, rollout.ApplyChild(ctx, r.client, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment))
+	}
+	if desired := Service(a); desired != nil {
+		errs = append(errs, rollout.ApplyChild(ctx, r.client, a, "Service", svc, desired, corev1ac.ExtractService))
+	} else if rollout.Found(svc) != nil && metav1.IsControlledBy(svc, a) {
+		// No ports any more: the Service has nothing to expose.
+		err := r.client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting Service %s, which has no ports left: %w", key, err))
+		}
+	}
+	applyErr := errors.Join(errs...)
+
+	status := computeStatus(a, rollout.Found(dep), applyErr, metav1.NewTime(r.clock.Now()))
+	if !equality.Semantic.DeepEqual(status, a.Status) {
+		before := a.DeepCopy()
+		a.Status = status
+		if err := r.client.Status().Patch(ctx, a, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing the status of AppService %s: %w", key, err))
+		}
+		for _, t := range rollout.Transitions(before.Status.Conditions, status.Conditions) {
+			r.recorder.Eventf(a, nil, t.EventType, t.Reason, "Reconcile", "%s", t.Note)
+		}
+	}
+	if applyErr != nil {
+		// Returned, so that controller-runtime retries with exponential backoff: a node port may be freed,
+		// a conflicting object deleted.
+		logger.Info("children not applied", "error", applyErr.Error())
+		return ctrl.Result{}, applyErr
+	}
+	return ctrl.Result{}, nil
+}
+
+// computeStatus is the status an AppService gets from its Deployment (nil when it does not exist yet) and the
+// error of writing its children. Unchanged conditions keep their lastTransitionTime; now is the
+// lastTransitionTime of those that change.
+func computeStatus(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now metav1.Time) appv1.AppServiceStatus {
+	desired := desiredSize(a)
+	where := ""
+	if len(a.Spec.Ports) > 0 {
+		where = "exposed by Service " + a.Name
+	}
+	s := appv1.AppServiceStatus{
+		ObservedGeneration: a.Generation,
+		Conditions: rollout.Conditions(a.Status.Conditions, rollout.Input{
+			Generation: a.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr, Where: where, Now: now,
+		}),
+		Selector: Selector(a.Name),
+	}
+	if dep != nil {
+		s.Replicas = dep.Status.Replicas
+		s.ReadyReplicas = dep.Status.ReadyReplicas
+	}
+	s.Ready = fmt.Sprintf("%d/%d", s.ReadyReplicas, desired)
+	return s
+}

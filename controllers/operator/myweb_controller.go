@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/controllers/operator/rollout"
+)
+
+// The MyWeb controller reads MyWebs and their children from the manager's cache and writes children with
+// server-side apply (patch; create when the child does not exist yet). It never deletes: garbage collection
+// removes the children of a deleted MyWeb through their owner references.
+//
+// +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs/status,verbs=get;patch
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// MyWebReconciler makes a MyWeb's ConfigMap, Deployment and Service match its spec, and reports the Deployment's
+// progress in the MyWeb's status.
+type MyWebReconciler struct {
+	client   client.Client
+	recorder recorder.EventRecorder
+	clock    clock.PassiveClock
+	// proxyEnv is OLM's proxy configuration of the operator, passed on to the web servers.
+	proxyEnv []corev1.EnvVar
+	// reconciled, when set, is called at the end of every reconcile.
+	reconciled func(ctrl.Request)
+}
+
+// Reconcile brings one MyWeb's children to its spec and writes what it observed to its status.
+func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.reconciled != nil {
+		defer r.reconciled(req)
+	}
+	logger := log.FromContext(ctx)
+	w := &operatorv1.MyWeb{}
+	if err := r.client.Get(ctx, req.NamespacedName, w); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if w.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil // the garbage collector deletes the children
+	}
+
+	key := types.NamespacedName{Namespace: w.Namespace, Name: w.Name}
+	cm, dep, svc := &corev1.ConfigMap{}, &appsv1.Deployment{}, &corev1.Service{}
+	var errs []error
+	for _, obj := range []client.Object{cm, dep, svc} {
+		if err := r.client.Get(ctx, key, obj); err != nil && !apierrors.IsNotFound(err) {
+			return ctrl.Result{}, fmt.Errorf("reading the children of MyWeb %s: %w", key, err)
+		}
+	}
+	errs = append(errs, rollout.ApplyChild(ctx, r.client, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap))
+	errs = append(errs, rollout.ApplyChild(ctx, r.client, w, "Deployment", dep, Deployment(w, r.proxyEnv), appsv1ac.ExtractDeployment))
+	errs = append(errs, rollout.ApplyChild(ctx, r.client, w, "Service", svc, Service(w), corev1ac.ExtractService))
+	applyErr := errors.Join(errs...)
+
+	status := computeStatus(w, rollout.Found(dep), applyErr, metav1.NewTime(r.clock.Now()))
+	if !equality.Semantic.DeepEqual(status, w.Status) {
+		before := w.DeepCopy()
+		w.Status = status
+		if err := r.client.Status().Patch(ctx, w, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing the status of MyWeb %s: %w", key, err))
+		}
+		for _, t := range rollout.Transitions(before.Status.Conditions, status.Conditions) {
+			r.recorder.Eventf(w, nil, t.EventType, t.Reason, "Reconcile", "%s", t.Note)
+		}
+	}
+	if applyErr != nil {
+		// Returned, so that controller-runtime retries with exponential backoff: a node port may be freed,
+		// a conflicting object deleted.
+		logger.Info("children not applied", "error", applyErr.Error())
+		return ctrl.Result{}, applyErr
+	}
+	return ctrl.Result{}, nil
+}

@@ -1,0 +1,462 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package operator_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/controllers/operator"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+func newWeb(ns, name string, port int32) *operatorv1.MyWeb {
+	return &operatorv1.MyWeb{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       operatorv1.MyWebSpec{Image: "nginx", NodePortNumber: port, PageContentHtml: "<h1>one</h1>"},
+	}
+}
+
+type children struct {
+	cm  corev1.ConfigMap
+	dep appsv1.Deployment
+	svc corev1.Service
+}
+
+func getChildren(g gomega.Gomega, key types.NamespacedName) *children {
+	c := &children{}
+	g.Expect(env.Client.Get(ctx, key, &c.cm)).To(gomega.Succeed())
+	g.Expect(env.Client.Get(ctx, key, &c.dep)).To(gomega.Succeed())
+	g.Expect(env.Client.Get(ctx, key, &c.svc)).To(gomega.Succeed())
+	return c
+}
+
+func getWeb(g gomega.Gomega, key types.NamespacedName) *operatorv1.MyWeb {
+	w := &operatorv1.MyWeb{}
+	g.Expect(env.Client.Get(ctx, key, w)).To(gomega.Succeed())
+	return w
+}
+
+// expectFollows checks that the children carry w's spec.
+func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
+	g.Expect(c.cm.Data).To(gomega.HaveKeyWithValue("index.html", w.Spec.PageContentHtml))
+	replicas := int32(1)
+	if w.Spec.Replicas != nil {
+		replicas = *w.Spec.Replicas
+	}
+	g.Expect(c.dep.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(replicas)))
+	pod := c.dep.Spec.Template
+	g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal(w.Spec.Image))
+	g.Expect(pod.Annotations).To(gomega.HaveKeyWithValue(operator.PageHashAnnotation, operator.PageHash(w.Spec.PageContentHtml)))
+	g.Expect(pod.Spec.Containers[0].VolumeMounts[0].MountPath).To(gomega.Equal("/usr/share/nginx/html"))
+	g.Expect(pod.Spec.Volumes[0].ConfigMap.Name).To(gomega.Equal(w.Name))
+	g.Expect(c.svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	g.Expect(c.svc.Spec.Ports).To(gomega.HaveLen(1))
+	g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(w.Spec.NodePortNumber))
+	g.Expect(c.svc.Spec.Ports[0].TargetPort).To(gomega.Equal(intstr.FromString("http")))
+}
+
+func expectControlledBy(t *testing.T, w *operatorv1.MyWeb, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		ref := metav1.GetControllerOf(o)
+		if ref == nil || ref.UID != w.UID || ref.Kind != "MyWeb" || ref.APIVersion != "operator.k8s-summit.org/v1" ||
+			ref.Name != w.Name || !ptr.Deref(ref.BlockOwnerDeletion, false) {
+			t.Errorf("%T %s: controller reference %+v, want the MyWeb %s (uid %s) blocking owner deletion", o, o.GetName(), ref, w.Name, w.UID)
+		}
+	}
+}
+
+// TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
+func TestMyWebCreateAndUpdate(t *testing.T) {
+	t.Setenv("HTTP_PROXY", "http://proxy.example:3128")
+	startOperator(t, nil)
+	ns := newNamespace(t)
+	w := newWeb(ns, "site", 30110)
+	if err := env.Client.Create(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(w)
+	var c *children
+	eventually(t, func(g gomega.Gomega) {
+		w = getWeb(g, key)
+		g.Expect(w.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(int32(1))), "replicas defaults to 1")
+		c = getChildren(g, key)
+		expectFollows(g, w, c)
+		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30110/"))
+		g.Expect(w.Status.Ready).To(gomega.Equal("0/1"))
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionAvailable)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, operatorv1.ConditionProgressing)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
+	})
+	expectControlledBy(t, w, &c.cm, &c.dep, &c.svc)
+	env := c.dep.Spec.Template.Spec.Containers[0].Env
+	if !containsEnv(env, "HTTP_PROXY", "http://proxy.example:3128") || !containsEnv(env, "http_proxy", "http://proxy.example:3128") {
+		t.Errorf("the operator's proxy settings are not passed on: %v", env)
+	}
+
+	updates := map[string]func(*operatorv1.MyWeb){
+		"image":           func(w *operatorv1.MyWeb) { w.Spec.Image = "nginx:1.27-alpine" },
+		"nodePortNumber":  func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 30111 },
+		"pageContentHtml": func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "<h1>two</h1>" },
+		"replicas":        func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](3) },
+	}
+	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas"} {
+		t.Run(field, func(t *testing.T) {
+			patchWeb(t, key, updates[field])
+			eventually(t, func(g gomega.Gomega) {
+				w := getWeb(g, key)
+				expectFollows(g, w, getChildren(g, key))
+				g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+			})
+		})
+	}
+}
+
+func containsEnv(env []corev1.EnvVar, name, value string) bool {
+	for _, e := range env {
+		if e.Name == name && e.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
+func patchWeb(t *testing.T, key types.NamespacedName, f func(*operatorv1.MyWeb)) {
+	t.Helper()
+	w := &operatorv1.MyWeb{}
+	if err := env.Client.Get(ctx, key, w); err != nil {
+		t.Fatal(err)
+	}
+	before := w.DeepCopy()
+	f(w)
+	if err := env.Client.Patch(ctx, w, client.MergeFrom(before)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMyWebDriftReverted: a Deployment scaled by hand, a page edited by hand and a deleted Service come back.
+func TestMyWebDriftReverted(t *testing.T) {
+	startOperator(t, nil)
+	ns := newNamespace(t)
+	w := newWeb(ns, "drift", 30120)
+	if err := env.Client.Create(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(w)
+	var c *children
+	eventually(t, func(g gomega.Gomega) { c = getChildren(g, key) })
+
+	scaled := c.dep.DeepCopy()
+	scaled.Spec.Replicas = ptr.To[int32](5)
+	if err := env.Client.Patch(ctx, scaled, client.MergeFrom(&c.dep), client.FieldOwner("kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	edited := c.cm.DeepCopy()
+	edited.Data["index.html"] = "defaced"
+	if err := env.Client.Patch(ctx, edited, client.MergeFrom(&c.cm), client.FieldOwner("kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(ctx, &c.svc); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func(g gomega.Gomega) {
+		now := getChildren(g, key)
+		expectFollows(g, getWeb(g, key), now)
+		g.Expect(now.svc.UID).NotTo(gomega.Equal(c.svc.UID), "the Service is a new one")
+	})
+}
+
+// TestMyWebZeroWritesAtRest counts the API writes of the controller: a few at creation, none once converged,
+// whatever triggers a reconcile (a label on the MyWeb, a restart of the operator).
+func TestMyWebZeroWritesAtRest(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := startOperator(t, cfg)
+	ns := newNamespace(t)
+	w := newWeb(ns, "quiet", 30130)
+	if err := env.Client.Create(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(w)
+	converged := func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		expectFollows(g, w, getChildren(g, key))
+		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+	}
+	eventually(t, converged)
+	// The children's watch events reconcile the MyWeb a few more times: wait until one reconcile wrote nothing.
+	waitQuiet(t, rec, key, counter)
+	t.Logf("writes at creation of one MyWeb: %d (%s)", counter.Total(), counter)
+	if n := counter.Total(); n > 6 {
+		t.Errorf("%d writes to create one MyWeb (3 children and a status), want at most 6: %s", n, counter)
+	}
+
+	counter.Reset()
+	before := rec.get(key)
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Labels = map[string]string{"unrelated": "label"} })
+	eventually(t, func(g gomega.Gomega) { g.Expect(rec.get(key)).To(gomega.BeNumerically(">", before)) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a label on a converged MyWeb caused %d writes: %s", n, counter)
+	}
+
+	mgr.Stop(t)
+	counter.Reset()
+	_, rec2 := startOperator(t, cfg)
+	eventually(t, func(g gomega.Gomega) { g.Expect(rec2.get(key)).To(gomega.BeNumerically(">=", 1)) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a restarted operator wrote %d times to a converged MyWeb: %s", n, counter)
+	}
+}
+
+// waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key.
+func waitQuiet(t *testing.T, rec *reconciles, key types.NamespacedName, counter *testenv.Counter) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		writes, n := counter.Total(), rec.get(key)
+		patchWeb(t, key, func(w *operatorv1.MyWeb) {
+			if w.Annotations == nil {
+				w.Annotations = map[string]string{}
+			}
+			w.Annotations["poke"] = w.Annotations["poke"] + "x"
+		})
+		eventually(t, func(g gomega.Gomega) { g.Expect(rec.get(key)).To(gomega.BeNumerically(">", n)) })
+		if counter.Total() == writes {
+			return
+		}
+	}
+	t.Fatalf("writes did not stop: %s", counter)
+}
+
+// TestMyWebInvalidRejected: the schema refuses what cannot work, with a message that names the field.
+func TestMyWebInvalidRejected(t *testing.T) {
+	ns := newNamespace(t)
+	tests := []struct {
+		name   string
+		mutate func(*operatorv1.MyWeb)
+		want   string
+	}{
+		{"node port below the range", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 80 }, "spec.nodePortNumber"},
+		{"node port above the range", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 40000 }, "spec.nodePortNumber"},
+		{"empty image", func(w *operatorv1.MyWeb) { w.Spec.Image = "" }, "spec.image"},
+		{"negative replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas"},
+		{"too many replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](101) }, "spec.replicas"},
+		{"name not a DNS label", func(w *operatorv1.MyWeb) { w.Name = "9.site" }, "metadata.name must be a DNS label"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWeb(ns, "bad", 30140)
+			tc.mutate(w)
+			err := env.Client.Create(ctx, w)
+			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an Invalid error naming %q", err, tc.want)
+			}
+			t.Logf("%s", err)
+		})
+	}
+}
+
+// TestMyWebSample: the seed's example applies unchanged and converges.
+func TestMyWebSample(t *testing.T) {
+	startOperator(t, nil)
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "config/samples/operator_v1_myweb.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &operatorv1.MyWeb{}
+	if err := yaml.UnmarshalStrict(data, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Create(ctx, w); err != nil {
+		t.Fatalf("the sample does not apply: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, w) })
+	key := client.ObjectKeyFromObject(w)
+	eventually(t, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		expectFollows(g, w, getChildren(g, key))
+		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30100/"))
+	})
+}
+
+// TestMyWebAvailableFollowsDeployment: the conditions, completed and the Events follow the Deployment's status
+// (written here: envtest runs no Deployment controller).
+func TestMyWebAvailableFollowsDeployment(t *testing.T) {
+	startOperator(t, nil)
+	ns := newNamespace(t)
+	w := newWeb(ns, "avail", 30150)
+	w.Spec.Replicas = ptr.To[int32](2)
+	if err := env.Client.Create(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(w)
+	var dep appsv1.Deployment
+	eventually(t, func(g gomega.Gomega) { g.Expect(env.Client.Get(ctx, key, &dep)).To(gomega.Succeed()) })
+
+	setDeploymentStatus(t, key, func(s *appsv1.DeploymentStatus, gen int64) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: gen, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
+			Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"},
+				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"},
+			}}
+	})
+	eventually(t, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, operatorv1.ConditionAvailable)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionProgressing)).To(gomega.BeTrue())
+		g.Expect(w.Status.Completed).To(gomega.BeTrue())
+		g.Expect(w.Status.Ready).To(gomega.Equal("2/2"))
+		g.Expect(w.Status.ReadyReplicas).To(gomega.Equal(int32(2)))
+		g.Expect(events(g, ns, "avail")).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
+	})
+
+	// An image that never pulls: the Deployment's rollout hits its deadline.
+	setDeploymentStatus(t, key, func(s *appsv1.DeploymentStatus, gen int64) {
+		s.AvailableReplicas, s.ReadyReplicas = 0, 0
+		s.Conditions = []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable"},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+				Message: `ReplicaSet "avail-1" has timed out progressing.`},
+		}
+	})
+	eventually(t, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(w.Status.Completed).To(gomega.BeFalse())
+		d := meta.FindStatusCondition(w.Status.Conditions, operatorv1.ConditionDegraded)
+		g.Expect(d).NotTo(gomega.BeNil())
+		g.Expect(d.Status).To(gomega.Equal(metav1.ConditionTrue))
+		g.Expect(d.Reason).To(gomega.Equal("ProgressDeadlineExceeded"))
+		g.Expect(d.Message).To(gomega.ContainSubstring("timed out progressing"))
+		g.Expect(events(g, ns, "avail")).To(gomega.ContainElements("Warning ProgressDeadlineExceeded", "Warning MinimumReplicasUnavailable"))
+	})
+}
+
+func setDeploymentStatus(t *testing.T, key types.NamespacedName, f func(*appsv1.DeploymentStatus, int64)) {
+	t.Helper()
+	dep := &appsv1.Deployment{}
+	if err := env.Client.Get(ctx, key, dep); err != nil {
+		t.Fatal(err)
+	}
+	f(&dep.Status, dep.Generation)
+	if err := env.Client.Status().Update(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// events lists "type reason" of the Events about a MyWeb.
+func events(g gomega.Gomega, ns, name string) []string {
+	list := &eventsv1.EventList{}
+	g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(gomega.Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "MyWeb" && e.Regarding.Name == name {
+			out = append(out, e.Type+" "+e.Reason)
+		}
+	}
+	return out
+}
+
+// TestMyWebNodePortTaken: a node port another Service holds makes the MyWeb Degraded, with the API server's
+// message and a Warning Event; the controller retries with backoff (no hot loop) and recovers once the port
+// is free.
+func TestMyWebNodePortTaken(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	startOperator(t, cfg)
+	ns := newNamespace(t)
+	squatter := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "squatter"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort,
+			Ports: []corev1.ServicePort{{Port: 80, NodePort: 30160}}},
+	}
+	if err := env.Client.Create(ctx, squatter); err != nil {
+		t.Fatal(err)
+	}
+	w := newWeb(ns, "late", 30160)
+	if err := env.Client.Create(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(w)
+	eventually(t, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		d := meta.FindStatusCondition(w.Status.Conditions, operatorv1.ConditionDegraded)
+		g.Expect(d).NotTo(gomega.BeNil())
+		g.Expect(d.Status).To(gomega.Equal(metav1.ConditionTrue))
+		g.Expect(d.Reason).To(gomega.Equal("NodePortInUse"))
+		g.Expect(d.Message).To(gomega.ContainSubstring("provided port is already allocated"))
+		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
+	})
+	// Backoff, not a hot loop: over 3 seconds, a handful of attempts to create the Service.
+	counter.Reset()
+	start := time.Now()
+	for time.Since(start) < 3*time.Second {
+		time.Sleep(100 * time.Millisecond) // measuring a rate over a fixed window
+	}
+	if n := counter.Writes(false)["PATCH services"]; n > 12 {
+		t.Errorf("%d attempts to apply the Service in 3s: a hot loop (%s)", n, counter)
+	}
+	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
+	if n := len(eventsOfReason(t, ns, "late", "NodePortInUse")); n != 1 {
+		t.Errorf("%d NodePortInUse Events, want 1 (Events on transitions only)", n)
+	}
+
+	if err := env.Client.Delete(ctx, squatter); err != nil {
+		t.Fatal(err)
+	}
+	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
+		expectFollows(g, w, getChildren(g, key))
+	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+}
+
+func eventsOfReason(t *testing.T, ns, name, reason string) []eventsv1.Event {
+	t.Helper()
+	list := &eventsv1.EventList{}
+	if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var out []eventsv1.Event
+	for _, e := range list.Items {
+		if e.Regarding.Name == name && e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package operator_test
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/operator101/operator101/controllers/operator"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+const timeout = 30 * time.Second
+
+var ctx = context.Background()
+
+// reconciles counts the finished reconciles of each MyWeb of one manager.
+type reconciles struct {
+	mu sync.Mutex
+	n  map[types.NamespacedName]int
+}
+
+func (r *reconciles) add(req ctrl.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.n[req.NamespacedName]++
+}
+
+func (r *reconciles) get(key types.NamespacedName) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n[key]
+}
+
+// startOperator runs the MyWeb controller in a manager on cfg (env.Config when nil).
+func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *reconciles) {
+	t.Helper()
+	rec := &reconciles{n: map[types.NamespacedName]int{}}
+	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+		return operator.Setup(mgr, 2, operator.WithReconciled(rec.add))
+	})
+	return mgr, rec
+}
+
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "web-"}}
+	if err := env.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+func eventually(t *testing.T, f func(g gomega.Gomega)) {
+	t.Helper()
+	gomega.NewWithT(t).Eventually(f).WithTimeout(timeout).WithPolling(50 * time.Millisecond).Should(gomega.Succeed())
+}
