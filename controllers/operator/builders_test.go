@@ -17,132 +17,134 @@ limitations under the License.
 package operator
 
 import (
+	"strconv"
 	"testing"
 
-	"github.com/operator-framework/operator-lib/proxy"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 )
 
-func web(mutate func(*operatorv1.MyWeb)) *operatorv1.MyWeb {
-	w := &operatorv1.MyWeb{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "site", UID: "uid-1"},
-		Spec:       operatorv1.MyWebSpec{Image: "nginx", NodePortNumber: 30100, PageContentHtml: "<h1>hi</h1>"},
+func newWeb(name string, replicas *int32, page string, port int32) *operatorv1.MyWeb {
+	return &operatorv1.MyWeb{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)},
+		Spec:       operatorv1.MyWebSpec{Image: "nginx:1.27", NodePortNumber: port, PageContentHtml: page, Replicas: replicas},
 	}
-	if mutate != nil {
-		mutate(w)
-	}
-	return w
 }
 
 func TestConfigMapHoldsThePage(t *testing.T) {
-	cm := ConfigMap(web(nil))
+	w := newWeb("site", nil, "<h1>hi</h1>", 30100)
+	cm := ConfigMap(w)
+	if *cm.Name != "site" || *cm.Namespace != "ns" {
+		t.Errorf("name %s/%s, want ns/site", *cm.Namespace, *cm.Name)
+	}
 	if got := cm.Data[PageKey]; got != "<h1>hi</h1>" {
 		t.Errorf("index.html = %q", got)
 	}
-	checkOwner(t, cm.OwnerReferences[0].Controller, cm.OwnerReferences[0].BlockOwnerDeletion, *cm.OwnerReferences[0].UID)
-	if *cm.Name != "site" || *cm.Namespace != "ns" {
-		t.Errorf("name %s/%s", *cm.Namespace, *cm.Name)
-	}
+	checkOwner(t, cm.OwnerReferences, w)
 }
 
-func checkOwner(t *testing.T, controller, block *bool, uid any) {
+func checkOwner(t *testing.T, refs []metav1ac.OwnerReferenceApplyConfiguration, w *operatorv1.MyWeb) {
 	t.Helper()
-	if !*controller || !*block || uid != any(web(nil).UID) {
-		t.Errorf("owner reference: controller=%v blockOwnerDeletion=%v uid=%v", *controller, *block, uid)
+	if len(refs) != 1 {
+		t.Fatalf("%d owner references, want 1", len(refs))
+	}
+	r := refs[0]
+	if *r.Kind != "MyWeb" || *r.APIVersion != operatorv1.GroupVersion.String() || *r.Name != w.Name || *r.UID != w.UID ||
+		!*r.Controller || !*r.BlockOwnerDeletion {
+		t.Errorf("owner reference %s %s/%s controller=%v, want the MyWeb %s/%s as controller", *r.Kind, *r.Name, *r.UID, *r.Controller, w.Name, w.UID)
 	}
 }
 
 func TestDeployment(t *testing.T) {
-	tests := []struct {
+	proxyEnv := []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy:3128"}, {Name: "https_proxy", Value: "http://proxy:3128"}}
+	cases := []struct {
 		name         string
 		web          *operatorv1.MyWeb
+		proxy        []corev1.EnvVar
 		wantReplicas int32
-		wantImage    string
 	}{
-		{"replicas default to 1", web(nil), 1, "nginx"},
-		{"replicas as set", web(func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](3) }), 3, "nginx"},
-		{"zero replicas", web(func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](0) }), 0, "nginx"},
-		{"image as set", web(func(w *operatorv1.MyWeb) { w.Spec.Image = "nginx:1.27-alpine" }), 1, "nginx:1.27-alpine"},
+		{"replicas default to 1", newWeb("a", nil, "x", 30100), nil, 1},
+		{"replicas from the spec", newWeb("b", ptr.To[int32](3), "x", 30100), nil, 3},
+		{"zero replicas stop the site", newWeb("c", ptr.To[int32](0), "x", 30100), nil, 0},
+		{"proxy env passed on", newWeb("d", nil, "x", 30100), proxyEnv, 1},
 	}
-	for _, tc := range tests {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Deployment(tc.web, nil)
+			d := Deployment(tc.web, tc.proxy)
 			if *d.Spec.Replicas != tc.wantReplicas {
-				t.Errorf("replicas = %d, want %d", *d.Spec.Replicas, tc.wantReplicas)
+				t.Errorf("replicas %d, want %d", *d.Spec.Replicas, tc.wantReplicas)
 			}
-			c := d.Spec.Template.Spec.Containers[0]
-			if *c.Image != tc.wantImage {
-				t.Errorf("image = %s, want %s", *c.Image, tc.wantImage)
+			if !equality.Semantic.DeepEqual(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+				t.Errorf("selector %v does not match the template's labels %v", d.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
 			}
-			if m := c.VolumeMounts[0]; *m.MountPath != HTMLDir || *m.Name != *d.Spec.Template.Spec.Volumes[0].Name {
-				t.Errorf("page mounted at %s from volume %s", *m.MountPath, *m.Name)
+			checkOwner(t, d.OwnerReferences, tc.web)
+			pod := d.Spec.Template.Spec
+			c := pod.Containers[0]
+			if *c.Image != tc.web.Spec.Image {
+				t.Errorf("image %s", *c.Image)
 			}
-			if v := d.Spec.Template.Spec.Volumes[0]; *v.ConfigMap.Name != "site" {
-				t.Errorf("volume from ConfigMap %s", *v.ConfigMap.Name)
+			if len(c.VolumeMounts) != 1 || *c.VolumeMounts[0].MountPath != HTMLDir || *c.VolumeMounts[0].Name != *pod.Volumes[0].Name {
+				t.Errorf("the page is not mounted at %s: %+v", HTMLDir, c.VolumeMounts)
 			}
-			for k, v := range d.Spec.Selector.MatchLabels {
-				if d.Spec.Template.Labels[k] != v {
-					t.Errorf("the selector %s=%s does not select the pod template", k, v)
+			if *pod.Volumes[0].ConfigMap.Name != tc.web.Name {
+				t.Errorf("volume from ConfigMap %s, want %s", *pod.Volumes[0].ConfigMap.Name, tc.web.Name)
+			}
+			if len(c.Env) != len(tc.proxy) {
+				t.Fatalf("env %d variables, want %d", len(c.Env), len(tc.proxy))
+			}
+			for i, e := range tc.proxy {
+				if *c.Env[i].Name != e.Name || *c.Env[i].Value != e.Value {
+					t.Errorf("env[%d] = %s=%s, want %s=%s", i, *c.Env[i].Name, *c.Env[i].Value, e.Name, e.Value)
 				}
 			}
-			checkOwner(t, d.OwnerReferences[0].Controller, d.OwnerReferences[0].BlockOwnerDeletion, *d.OwnerReferences[0].UID)
+			if got := d.Spec.Template.Annotations[PageHashAnnotation]; got != PageHash(tc.web.Spec.PageContentHtml) {
+				t.Errorf("page hash annotation %q", got)
+			}
 		})
 	}
 }
 
-// A new page changes the pod template (so the pods roll); the same page does not.
-func TestPageHashRollsPods(t *testing.T) {
-	a := Deployment(web(nil), nil).Spec.Template.Annotations[PageHashAnnotation]
-	same := Deployment(web(nil), nil).Spec.Template.Annotations[PageHashAnnotation]
-	b := Deployment(web(func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "<h1>new</h1>" }), nil).Spec.Template.Annotations[PageHashAnnotation]
-	if a == "" || a != same || a == b {
-		t.Errorf("page hashes: %q, same page %q, new page %q", a, same, b)
+// A new page changes the pod template (so the Deployment rolls the pods); the same page does not.
+func TestPageChangeRollsThePods(t *testing.T) {
+	a := Deployment(newWeb("w", nil, "<h1>one</h1>", 30100), nil)
+	same := Deployment(newWeb("w", nil, "<h1>one</h1>", 30100), nil)
+	b := Deployment(newWeb("w", nil, "<h1>two</h1>", 30100), nil)
+	if !equality.Semantic.DeepEqual(a.Spec.Template, same.Spec.Template) {
+		t.Error("the same page gave two pod templates: pods would roll for nothing")
 	}
-	if a != PageHash("<h1>hi</h1>") {
-		t.Errorf("hash %q is not the page's", a)
-	}
-}
-
-// The operator's proxy settings (OLM sets them on its Deployment) reach the web servers.
-func TestDeploymentCarriesProxyEnv(t *testing.T) {
-	t.Setenv("HTTP_PROXY", "http://proxy.example:3128")
-	t.Setenv("NO_PROXY", ".cluster.local")
-	d := Deployment(web(nil), proxy.ReadProxyVarsFromEnv())
-	got := map[string]string{}
-	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
-		got[*e.Name] = *e.Value
-	}
-	want := map[string]string{"HTTP_PROXY": "http://proxy.example:3128", "http_proxy": "http://proxy.example:3128",
-		"NO_PROXY": ".cluster.local", "no_proxy": ".cluster.local"}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("env %s = %q, want %q (all: %v)", k, got[k], v, got)
-		}
-	}
-	if len(Deployment(web(nil), nil).Spec.Template.Spec.Containers[0].Env) != 0 {
-		t.Errorf("env without a proxy should be empty")
+	if equality.Semantic.DeepEqual(a.Spec.Template, b.Spec.Template) {
+		t.Error("a new page left the pod template unchanged: pods would keep serving the old page")
 	}
 }
 
 func TestService(t *testing.T) {
 	for _, port := range []int32{30000, 30100, 32767} {
-		s := Service(web(func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = port }))
+		w := newWeb("s", nil, "x", port)
+		s := Service(w)
 		if *s.Spec.Type != corev1.ServiceTypeNodePort {
 			t.Errorf("type %s", *s.Spec.Type)
 		}
-		p := s.Spec.Ports[0]
-		if *p.NodePort != port || *p.Port != 80 || p.TargetPort.StrVal != "http" || *p.Protocol != corev1.ProtocolTCP {
-			t.Errorf("port %+v", p)
+		if len(s.Spec.Ports) != 1 || *s.Spec.Ports[0].NodePort != port || *s.Spec.Ports[0].Port != 80 {
+			t.Errorf("ports %+v, want node port %d to port 80", s.Spec.Ports, port)
 		}
-		for k, v := range s.Spec.Selector {
-			if Labels("site")[k] != v {
-				t.Errorf("selector %s=%s does not match the pods", k, v)
-			}
+		d := Deployment(w, nil)
+		if !equality.Semantic.DeepEqual(s.Spec.Selector, d.Spec.Template.Labels) {
+			t.Errorf("service selector %v does not select the pods %v", s.Spec.Selector, d.Spec.Template.Labels)
 		}
-		checkOwner(t, s.OwnerReferences[0].Controller, s.OwnerReferences[0].BlockOwnerDeletion, *s.OwnerReferences[0].UID)
+		if name := s.Spec.Ports[0].TargetPort.StrVal; name != *d.Spec.Template.Spec.Containers[0].Ports[0].Name {
+			t.Errorf("target port %q is not the container's port", name)
+		}
+		checkOwner(t, s.OwnerReferences, w)
+		if got, want := URL(w), "http://NODE:"+itoa(port)+"/"; got != want {
+			t.Errorf("URL %s, want %s", got, want)
+		}
 	}
 }
+
+func itoa(i int32) string { return strconv.Itoa(int(i)) }

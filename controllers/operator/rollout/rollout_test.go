@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package rollout
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func dep(replicas, ready, updated, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	d.Generation = 2
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: replicas, ReadyReplicas: ready,
+		UpdatedReplicas: updated, AvailableReplicas: available, Conditions: conds}
+	return d
+}
+
+func cond(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason, msg string) appsv1.DeploymentCondition {
+	return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg}
+}
+
+var nodePortTaken = apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", field.ErrorList{
+	field.Invalid(field.NewPath("spec", "ports").Index(0).Child("nodePort"), 30100, "provided port is already allocated")})
+
+func TestConditions(t *testing.T) {
+	availableTrue := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "")
+	cases := []struct {
+		name                                string
+		in                                  Input
+		available, progressing, degraded    metav1.ConditionStatus
+		availReason, progReason, degrReason string
+	}{
+		{"no Deployment yet", Input{Desired: 1},
+			"False", "True", "False", ReasonUnavailable, ReasonRollingOut, ReasonAsExpected},
+		{"rolled out", Input{Desired: 2, Deployment: dep(2, 2, 2, 2, availableTrue)},
+			"True", "False", "False", ReasonAvailable, ReasonRolloutComplete, ReasonAsExpected},
+		{"rolling out, still available", Input{Desired: 3, Deployment: dep(3, 2, 1, 2, availableTrue)},
+			"True", "True", "False", ReasonAvailable, ReasonRollingOut, ReasonAsExpected},
+		{"rollout stuck: image does not pull", Input{Desired: 1, Deployment: dep(1, 0, 1, 0,
+			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonDeadlineExceeded, `ReplicaSet "w-1" has timed out progressing.`))},
+			"False", "False", "True", ReasonUnavailable, ReasonDeadlineExceeded, ReasonDeadlineExceeded},
+		{"replica failure (quota)", Input{Desired: 1, Deployment: dep(0, 0, 0, 0,
+			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate", "exceeded quota"))},
+			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonReplicaFailure},
+		{"node port taken", Input{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortTaken)},
+			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNodePortInUse},
+		{"child not owned", Input{Desired: 1, ApplyErr: fmt.Errorf("Service ns/web %w", ErrNotOwned)},
+			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNotOwned},
+		{"scaled to zero", Input{Desired: 0, Deployment: dep(0, 0, 0, 0, availableTrue)},
+			"True", "False", "False", ReasonAvailable, ReasonRolloutComplete, ReasonAsExpected},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Conditions(nil, tc.in)
+			for _, want := range []struct {
+				typ    string
+				status metav1.ConditionStatus
+				reason string
+			}{{Available, tc.available, tc.availReason}, {Progressing, tc.progressing, tc.progReason}, {Degraded, tc.degraded, tc.degrReason}} {
+				c := meta.FindStatusCondition(got, want.typ)
+				if c == nil || c.Status != want.status || c.Reason != want.reason || c.Message == "" {
+					t.Errorf("%s = %+v, want %s/%s with a message", want.typ, c, want.status, want.reason)
+				}
+			}
+		})
+	}
+}
+
+func TestNodePortMessageSaysWhatToDo(t *testing.T) {
+	c := meta.FindStatusCondition(Conditions(nil, Input{ApplyErr: nodePortTaken}), Degraded)
+	if c == nil || c.Message[:40] != "a node port is already used by another S" {
+		t.Errorf("Degraded = %+v", c)
+	}
+}
+
+func TestConditionsKeepTransitionTimes(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 := metav1.NewTime(t0.Add(time.Hour))
+	first := Conditions(nil, Input{Desired: 1, Now: t0})
+	again := Conditions(first, Input{Desired: 1, Now: t1})
+	for _, c := range again {
+		if !c.LastTransitionTime.Equal(&t0) {
+			t.Errorf("%s moved its lastTransitionTime without a change", c.Type)
+		}
+	}
+	avail := Conditions(first, Input{Desired: 1, Now: t1, Deployment: dep(1, 1, 1, 1,
+		cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "", ""))})
+	if c := meta.FindStatusCondition(avail, Available); !c.LastTransitionTime.Equal(&t1) {
+		t.Errorf("Available turned True at %v, want %v", c.LastTransitionTime, t1)
+	}
+}
+
+func TestTransitions(t *testing.T) {
+	start := Conditions(nil, Input{Desired: 1})
+	if got := Transitions(nil, start); len(got) != 0 {
+		t.Errorf("a new object raised %+v; it starts unavailable and progressing, no news", got)
+	}
+	if got := Transitions(start, start); len(got) != 0 {
+		t.Errorf("no change raised %+v", got)
+	}
+	degraded := Conditions(start, Input{Desired: 1, ApplyErr: nodePortTaken})
+	got := Transitions(start, degraded)
+	if len(got) != 1 || got[0].EventType != corev1.EventTypeWarning || got[0].Reason != ReasonNodePortInUse {
+		t.Errorf("Degraded raised %+v, want one Warning NodePortInUse", got)
+	}
+	healed := Conditions(degraded, Input{Desired: 1})
+	got = Transitions(degraded, healed)
+	if len(got) != 1 || got[0].EventType != corev1.EventTypeNormal || got[0].Reason != ReasonAsExpected {
+		t.Errorf("recovery raised %+v, want one Normal AsExpected", got)
+	}
+	long := Conditions(start, Input{Desired: 1, ApplyErr: fmt.Errorf("%01200d", 0)})
+	if got := Transitions(start, long); len(got[0].Note) > maxNote {
+		t.Errorf("note of %d bytes, over the limit", len(got[0].Note))
+	}
+}
