@@ -23,9 +23,13 @@ import (
 
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/controllers/cnat"
@@ -127,4 +131,75 @@ func TestPodDeletedWhileRunningIsNotRecreated(t *testing.T) {
 	_, ok := getPod(t, key(at))
 	g.Expect(ok).To(gomega.BeFalse())
 	g.Expect(podPosts(counter)).To(gomega.Equal(1))
+}
+
+// staleCache plays a cache that lags behind the API server: it returns a saved copy of the At and no pod.
+type staleCache struct {
+	client.Client
+	at *cnatv1alpha1.At
+}
+
+func (s staleCache) Get(ctx context.Context, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return apierrors.NewNotFound(corev1.Resource("pods"), k.Name)
+	case *cnatv1alpha1.At:
+		if s.at != nil {
+			s.at.DeepCopyInto(o)
+			return nil
+		}
+	}
+	return s.Client.Get(ctx, k, obj, opts...)
+}
+
+// A cache that has not seen the pod yet: the create meets AlreadyExists and the pod is adopted, not replaced.
+func TestAlreadyExistsAdoptsThePod(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ns := newNamespace(t)
+	at := createAt(t, ns, "lagging", sched(t0), "echo lag")
+	must(t, env.Client.Create(context.Background(), cnat.Pod(at, nil)))
+	before, _ := getPod(t, key(at))
+
+	cfg, counter := testenv.Counting(env.Config)
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	must(t, err)
+	r := cnat.NewReconciler(staleCache{Client: c}, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: newClock()})
+	_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key(at)})
+	must(t, err)
+	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
+	after, _ := getPod(t, key(at))
+	g.Expect(after.UID).To(gomega.Equal(before.UID), "the pod was replaced")
+	g.Expect(podPosts(counter)).To(gomega.Equal(1), "one create attempt, refused with AlreadyExists: %s", counter)
+}
+
+// A cache still holding the At as it was before it ran (no status) after the pod was deleted: the uncached
+// check sees the At is not current and nothing is created.
+func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ns := newNamespace(t)
+	at := createAt(t, ns, "stale", sched(t0), "echo stale")
+	old := getAt(g, key(at))
+	r := cnat.NewReconciler(env.Client, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: newClock()})
+	req := ctrl.Request{NamespacedName: key(at)}
+	_, err := r.Reconcile(context.Background(), req)
+	must(t, err)
+	setPodStatus(t, key(at), corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0)})
+	_, err = r.Reconcile(context.Background(), req)
+	must(t, err)
+	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseDone))
+	pod, _ := getPod(t, key(at))
+	must(t, env.Client.Delete(context.Background(), pod))
+
+	cfg, counter := testenv.Counting(env.Config)
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	must(t, err)
+	stale := cnat.NewReconciler(staleCache{Client: c, at: old}, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: newClock()})
+	for range 3 {
+		_, err = stale.Reconcile(context.Background(), req)
+		must(t, err)
+	}
+	g.Expect(counter.Total()).To(gomega.Equal(0), "writes from a stale cache: %s", counter)
+	_, ok := getPod(t, key(at))
+	g.Expect(ok).To(gomega.BeFalse())
+	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseDone))
 }
