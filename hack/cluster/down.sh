@@ -39,7 +39,7 @@ if [[ -d $CLUSTER_DIR ]]; then
 		done
 	done
 	for p in /proc/[0-9]*; do
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "-address $CONTAINERD_SOCK " || continue
+		{ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF -- "-address $CONTAINERD_SOCK " || continue
 		kill -KILL "${p#/proc/}" 2>/dev/null || true
 	done
 	for ns_root in "$CLUSTER_DIR"/runc/*; do
@@ -72,9 +72,8 @@ for t in filter nat mangle; do
 		while read -r c; do grep -qx "$t $c" "$before" 2>/dev/null || echo "$c"; done)
 	[[ -n $chains ]] || continue
 	pattern=$(echo "$chains" | paste -sd'|')
-	iptables-save -t "$t" | grep -E "^-A .* -j ($pattern)( |\$)" | sed 's/^-A /-D /' | while read -r rule; do
-		eval "iptables -w -t $t $rule" 2>/dev/null || true
-	done
+	{ iptables-save -t "$t" | grep -E "^-A .* -j ($pattern)( |\$)" || true; } | sed 's/^-A /-D /' |
+		while read -r rule; do eval "iptables -w -t $t $rule" 2>/dev/null || true; done
 	for c in $chains; do iptables -w -t "$t" -F "$c" 2>/dev/null || true; done
 	for c in $chains; do iptables -w -t "$t" -X "$c" 2>/dev/null || true; done
 done
@@ -91,4 +90,18 @@ if [[ -d $CLUSTER_DIR ]]; then
 	[[ $left -eq 0 ]] || die "$left mounts remain under $CLUSTER_DIR; not removing it"
 	rm -rf "$CLUSTER_DIR"
 fi
+# What the node leaves at fixed host paths: the kubelet's /var/log/containers links into our pod logs and its
+# device-plugin socket, the CNI result cache entries of our network, the runc shims' socket dir (containerd 1.6).
+# Directories go only when nothing else is left in them.
+for l in /var/log/containers/*.log; do
+	[[ -L $l && $(readlink "$l") == "$CLUSTER_DIR/"* ]] && rm -f "$l"
+done
+for r in /var/lib/cni/results/operator101-*-eth0; do
+	[[ -e $r ]] || continue
+	id=${r#/var/lib/cni/results/operator101-}
+	rm -f "$r" "/var/lib/cni/results/cni-loopback-${id%-eth0}-lo"
+done
+rm -f /var/lib/kubelet/device-plugins/kubelet.sock
+rmdir /var/log/containers /var/lib/kubelet/device-plugins /var/lib/kubelet /var/lib/cni/results /var/lib/cni \
+	/run/containerd/s /run/containerd 2>/dev/null || true
 say "cluster down in $((SECONDS - t0))s"

@@ -16,6 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$root"
 REGISTRY=${REGISTRY:-127.0.0.1:5000}
+# PUSHED_DIR (set by up.sh, inside the registry's state): remembers what was pushed, so unchanged images are
+# not copied again.
 BUSYBOX_VERSION=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null | sed 's/^1://; s/-.*//')
 
 # NAME -> the repositories:tags it is pushed as (relative to the registry).
@@ -44,12 +46,20 @@ build_push() {
 	# runc, not podman's default crun: crun cannot create RUN-step containers with cgroups v1 (hybrid).
 	podman build -q --runtime "${OCI_RUNTIME:-runc}" --network none -f "$ctx/Containerfile" -t "$local_tag" "$ctx" >/dev/null
 	rm -rf "$ctx"
+	# Unchanged since the last push to this registry (podman's layer cache gives the same image ID): done.
+	local id
+	id=$(podman image inspect --format '{{.Id}}' "$local_tag")
+	if [[ -n ${PUSHED_DIR:-} && "$(cat "$PUSHED_DIR/$name" 2>/dev/null)" == "$id ${IMAGES[$name]}" ]]; then
+		echo "    image $name: unchanged, already pushed ($((SECONDS - start))s)"
+		return 0
+	fi
 	local ref
 	for ref in ${IMAGES[$name]}; do
 		# (containers-storage chatters about its graph driver on stderr: dropped.)
 		skopeo copy -q --dest-tls-verify=false "containers-storage:$local_tag" "docker://$REGISTRY/$ref" \
 			2> >(grep -v 'graphdriver' >&2)
 	done
+	[[ -z ${PUSHED_DIR:-} ]] || { mkdir -p "$PUSHED_DIR" && echo "$id ${IMAGES[$name]}" >"$PUSHED_DIR/$name"; }
 	echo "    image $name -> ${IMAGES[$name]} ($((SECONDS - start))s)"
 }
 

@@ -180,14 +180,14 @@ wait_until "the registry" 30 curl -fsS "http://$REGISTRY/v2/"
 started_ok registry-tls
 
 say "images (podman build --network none, pushed with skopeo)"
-"$root/hack/cluster/images.sh"
+PUSHED_DIR=$CLUSTER_DIR/registry/pushed "$root/hack/cluster/images.sh"
 
 # ---------------------------------------------------------------------------------------------------------------
 say "control plane: etcd, kube-apiserver, kube-controller-manager, kube-scheduler"
 start etcd "$BIN/etcd" --name operator101 --data-dir "$CLUSTER_DIR/etcd" \
 	--listen-client-urls "http://$ETCD_CLIENT" --advertise-client-urls "http://$ETCD_CLIENT" \
 	--listen-peer-urls "http://$ETCD_PEER" --initial-advertise-peer-urls "http://$ETCD_PEER" \
-	--initial-cluster "operator101=http://$ETCD_PEER" --listen-metrics-urls "" \
+	--initial-cluster "operator101=http://$ETCD_PEER" \
 	--unsafe-no-fsync --quota-backend-bytes 4294967296 --log-level warn
 wait_until "etcd" 60 curl -fsS "http://$ETCD_CLIENT/health"
 
