@@ -102,10 +102,9 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if pod != nil {
 		if !metav1.IsControlledBy(pod, at) {
 			// Someone else's pod, or the pod of an earlier At of this name not yet garbage collected: wait
-			// for it to go (its deletion triggers a reconcile through the owner reference, if it has one).
-			st := Waiting(at.Status, metav1.ConditionUnknown, "PodNameTaken",
-				fmt.Sprintf("pod %s exists and does not belong to this At; waiting for it to be deleted", pod.Name), now)
-			return ctrl.Result{}, r.writeStatus(ctx, at, st)
+			// for it to go. An owned pod's deletion triggers a reconcile; a pod without owner does not, hence
+			// the slow requeue.
+			return r.podNameTaken(ctx, at, pod, now)
 		}
 		return ctrl.Result{}, r.writeStatus(ctx, at, FromPod(at.Status, pod, now))
 	}
@@ -166,15 +165,25 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, fmt.Errorf("pod %s: exists on create, gone on get; retrying", podKey.Name)
 		}
 		if !metav1.IsControlledBy(pod, at) {
-			st := Waiting(at.Status, metav1.ConditionUnknown, "PodNameTaken",
-				fmt.Sprintf("pod %s exists and does not belong to this At; waiting for it to be deleted", pod.Name), now)
-			return ctrl.Result{}, r.writeStatus(ctx, at, st)
+			return r.podNameTaken(ctx, at, pod, now)
 		}
 	default:
 		r.recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
 		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
 	}
 	return ctrl.Result{}, r.writeStatus(ctx, at, FromPod(at.Status, pod, now))
+}
+
+// PodNameTakenRetry is how often an At whose pod name is taken by a pod it does not own looks again.
+const PodNameTakenRetry = time.Minute
+
+func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
+	st := Waiting(at.Status, metav1.ConditionUnknown, "PodNameTaken",
+		fmt.Sprintf("pod %s exists and does not belong to this At; waiting for it to be deleted", pod.Name), now)
+	if err := r.writeStatus(ctx, at, st); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: PodNameTakenRetry}, nil
 }
 
 // cleanup deletes the pod of a finished At once ttlSecondsAfterFinished passed since it finished, and asks to

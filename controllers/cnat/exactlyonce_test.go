@@ -203,3 +203,29 @@ func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
 	g.Expect(ok).To(gomega.BeFalse())
 	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseDone))
 }
+
+// A pod of the At's pod name that the At does not own (left by someone else): the At waits, PENDING, and
+// neither runs its command in that pod nor touches it.
+func TestForeignPodWithThePodName(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ns := newNamespace(t)
+	foreign := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cnat.PodName("taken")},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "busybox"}}},
+	}
+	must(t, env.Client.Create(context.Background(), foreign))
+	cfg, counter := testenv.Counting(env.Config)
+	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
+	at := createAt(t, ns, "taken", sched(t0), "true")
+	g.Eventually(func(g gomega.Gomega) {
+		a := getAt(g, key(at))
+		c := meta.FindStatusCondition(a.Status.Conditions, cnatv1alpha1.ConditionSucceeded)
+		g.Expect(c).NotTo(gomega.BeNil())
+		g.Expect(c.Reason).To(gomega.Equal("PodNameTaken"))
+		g.Expect(a.Status.Phase).To(gomega.Equal(cnatv1alpha1.PhasePending))
+	}, timeout).Should(gomega.Succeed())
+	pod, _ := getPod(t, key(at))
+	g.Expect(pod.UID).To(gomega.Equal(foreign.UID))
+	g.Expect(pod.OwnerReferences).To(gomega.BeEmpty())
+	g.Expect(podPosts(counter)).To(gomega.Equal(0))
+}

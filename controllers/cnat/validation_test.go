@@ -130,7 +130,9 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 
 	t.Setenv(cnat.OperatorConditionEnv, cond.Name)
 	ns := newNamespace(t)
-	startOperator(t, nil, ns, cnat.Config{Clock: newClock(), OperatorNamespace: opNS})
+	cfg, counter := testenv.Counting(env.Config)
+	var rec reconciles
+	startOperator(t, cfg, ns, cnat.Config{Clock: newClock(), OperatorNamespace: opNS, AfterReconcile: rec.after})
 	// No At, no write: OLM reads a missing Upgradeable condition as upgradeable.
 	g.Expect(upgradeable(g)).To(gomega.BeNil())
 
@@ -150,6 +152,19 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionTrue))
 		g.Expect(c.Reason).To(gomega.Equal(cnat.ReasonNoAtRunning))
 	}, timeout).Should(gomega.Succeed())
+	// Writes only on change: False, then True; plus a first True when the first reconcile ran before its
+	// At was RUNNING in the cache.
+	g.Expect(counter.Writes(false)["PUT operatorconditions"]).To(gomega.BeElementOf(2, 3), "%s", counter)
+
+	// At rest, reconciles leave the OperatorCondition alone.
+	counter.Reset()
+	before := rec.count(key(at))
+	done := getAt(g, key(at))
+	patch := client.MergeFrom(done.DeepCopy())
+	done.Annotations = map[string]string{"nudge": "1"}
+	must(t, env.Client.Patch(ctx, done, patch))
+	g.Eventually(func() int { return rec.count(key(at)) }, timeout).Should(gomega.BeNumerically(">", before))
+	g.Expect(counter.Total()).To(gomega.Equal(0), "writes at rest: %s", counter)
 }
 
 // Without OPERATOR_CONDITION_NAME (not under OLM) nothing is reported and nothing is needed.
