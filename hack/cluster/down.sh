@@ -11,25 +11,34 @@ t0=$SECONDS
 
 [[ $(id -u) -eq 0 ]] || die "needs root"
 
-# stop NAME: SIGTERM, then SIGKILL after 10 seconds.
+# alive PID: the process exists and is not a zombie waiting for its parent to reap it.
+alive() { [[ -d /proc/$1 ]] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+
+# stop NAME...: SIGTERM to each recorded process at once, SIGKILL to those still alive after 10 seconds.
 stop() {
-	local name=$1 pid
-	running "$name" || { rm -f "$PIDS/$name.pid"; return 0; }
-	pid=$(<"$PIDS/$name.pid")
-	kill -TERM "$pid" 2>/dev/null || true
-	for _ in $(seq 1 20); do
-		[[ -d /proc/$pid ]] || break
-		sleep 0.5
+	local name pids=() start=$SECONDS
+	for name in "$@"; do
+		if running "$name"; then
+			pids+=("$(<"$PIDS/$name.pid")")
+			kill -TERM "${pids[-1]}" 2>/dev/null || true
+		fi
+		rm -f "$PIDS/$name.pid"
 	done
-	[[ -d /proc/$pid ]] && kill -KILL "$pid" 2>/dev/null || true
-	echo "    stopped $name (pid $pid)"
-	rm -f "$PIDS/$name.pid"
+	[[ ${#pids[@]} -gt 0 ]] || return 0
+	local p left
+	for _ in $(seq 1 40); do
+		left=0
+		for p in "${pids[@]}"; do alive "$p" && left=1; done
+		[[ $left -eq 1 ]] || break
+		sleep 0.25
+	done
+	for p in "${pids[@]}"; do alive "$p" && kill -KILL "$p" 2>/dev/null; done
+	echo "    stopped $* ($((SECONDS - start))s)"
 }
 
 if [[ -d $CLUSTER_DIR ]]; then
 	say "stopping the node (kubelet, kube-proxy) and the containers"
-	stop kubelet
-	stop kube-proxy
+	stop kubelet kube-proxy
 	# Containers: runc's state (Root in containerd's config) lists exactly ours. Kill them, then the shims that
 	# served our containerd (their command line names its socket).
 	for ns_root in "$CLUSTER_DIR"/runc/*; do
@@ -49,9 +58,9 @@ if [[ -d $CLUSTER_DIR ]]; then
 		done
 	done
 	say "stopping containerd, CoreDNS, the control plane and the registry"
-	for name in containerd coredns kube-scheduler kube-controller-manager kube-apiserver etcd registry-tls registry; do
-		stop "$name"
-	done
+	stop containerd coredns kube-scheduler kube-controller-manager
+	stop kube-apiserver
+	stop etcd registry-tls registry
 	# kube-proxy's own cleanup removes the KUBE-* rules and chains it wrote.
 	[[ -x $BIN/kube-proxy ]] && "$BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
 
@@ -102,6 +111,8 @@ for r in /var/lib/cni/results/operator101-*-eth0; do
 	rm -f "$r" "/var/lib/cni/results/cni-loopback-${id%-eth0}-lo"
 done
 rm -f /var/lib/kubelet/device-plugins/kubelet.sock
+# Shim sockets: the shims were killed, so their sockets stay behind; stale unless some shim still runs.
+grep -qx 'containerd-shim.*' /proc/[0-9]*/comm 2>/dev/null || rm -f /run/containerd/s/*
 rmdir /var/log/containers /var/lib/kubelet/device-plugins /var/lib/kubelet /var/lib/cni/results /var/lib/cni \
 	/run/containerd/s /run/containerd 2>/dev/null || true
 say "cluster down in $((SECONDS - t0))s"

@@ -56,7 +56,7 @@ iptables -w -C FORWARD -i "$POD_BRIDGE" -j "$FORWARD_CHAIN" 2>/dev/null ||
 # ---------------------------------------------------------------------------------------------------------------
 say "certificates and tokens (openssl, in $PKI)"
 ossl() { openssl "$@" 2>>"$LOGS/openssl.log"; }
-cert() { # NAME SUBJECT [SANS]: a key and a certificate signed by the cluster CA
+cert() { # NAME SUBJECT [SANS]: a key and a certificate signed by the cluster CA (or by $CA)
 	local name=$1 subj=$2 sans=${3:-}
 	[[ -s $PKI/$name.crt ]] && return 0
 	ossl genrsa -out "$PKI/$name.key" 2048
@@ -71,7 +71,8 @@ cert() { # NAME SUBJECT [SANS]: a key and a certificate signed by the cluster CA
 			echo "extendedKeyUsage=clientAuth"
 		fi
 	} >"$PKI/$name.ext"
-	ossl x509 -req -in "$PKI/$name.csr" -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial -days 365 \
+	local ca=${CA:-ca}
+	ossl x509 -req -in "$PKI/$name.csr" -CA "$PKI/$ca.crt" -CAkey "$PKI/$ca.key" -CAcreateserial -days 365 \
 		-extfile "$PKI/$name.ext" -out "$PKI/$name.crt"
 	rm -f "$PKI/$name.csr" "$PKI/$name.ext"
 }
@@ -85,6 +86,14 @@ cert apiserver "/CN=kube-apiserver" \
 	"IP:$NODE_IP,IP:$API_SERVICE_IP,IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.$CLUSTER_DOMAIN"
 # The API server's identity towards the kubelet (logs, exec, port-forward); the kubelet trusts the CA.
 cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client"
+# API aggregation (OLM's packageserver is an aggregated API): a CA of its own for the front proxy, whose client
+# certificate the API server presents to aggregated API servers.
+if [[ ! -s $PKI/front-proxy-ca.crt ]]; then
+	ossl req -x509 -newkey rsa:2048 -nodes -keyout "$PKI/front-proxy-ca.key" -out "$PKI/front-proxy-ca.crt" \
+		-days 365 -subj "/CN=operator101-front-proxy-ca" -addext "basicConstraints=critical,CA:TRUE" \
+		-addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"
+fi
+[[ -s $PKI/front-proxy-client.crt ]] || CA=front-proxy-ca cert front-proxy-client "/CN=front-proxy-client"
 # The registry's TLS listener on the node address (clients inside pods, such as opm, see their own loopback as
 # localhost; they name the registry by the node address).
 cert registry "/CN=$NODE_IP" "IP:$NODE_IP"
@@ -203,6 +212,10 @@ start kube-apiserver "$BIN/kube-apiserver" \
 	--kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" \
 	--kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
 	--kubelet-preferred-address-types InternalIP \
+	--requestheader-client-ca-file "$PKI/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+	--requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+	--requestheader-extra-headers-prefix X-Remote-Extra- \
+	--proxy-client-cert-file "$PKI/front-proxy-client.crt" --proxy-client-key-file "$PKI/front-proxy-client.key" \
 	--allow-privileged --profiling=false --cert-dir "$PKI/apiserver-generated"
 wait_until "the API server" 120 kc get --raw /readyz
 started_ok kube-apiserver
