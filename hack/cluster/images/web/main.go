@@ -37,9 +37,7 @@ func main() {
 	addr := flag.String("addr", envOr("WEB_ADDR", ":80"), "listen address")
 	flag.Parse()
 
-	mux := http.NewServeMux()
-	mux.Handle("/", logRequests(http.FileServer(http.Dir(*root))))
-	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: *addr, Handler: logRequests(newHandler(*root)), ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -54,6 +52,11 @@ func main() {
 	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatalf("web: %v", err)
 	}
+}
+
+// newHandler serves the files under root, index.html for directories, like nginx's default site.
+func newHandler(root string) http.Handler {
+	return http.FileServer(http.Dir(root))
 }
 
 func envOr(key, def string) string {
