@@ -55,6 +55,15 @@ func TestPodName(t *testing.T) {
 	if got != PodName(long) || got == PodName(strings.Repeat("a", 252)+"c") {
 		t.Errorf("PodName of long names must be deterministic and distinct")
 	}
+	// A cut that lands right after a dot or a hyphen must not leave ".-" in the name.
+	for _, sep := range []string{".", "-"} { // (an At name, a DNS subdomain, never holds ".-" itself)
+		for cut := 236; cut <= 240; cut++ {
+			name := strings.Repeat("c", cut-len(sep)) + sep + strings.Repeat("d", 253-cut)
+			if got := PodName(name); len(validation.IsDNS1123Subdomain(got)) != 0 {
+				t.Errorf("PodName(%d chars, %q at %d) = %q: %v", len(name), sep, cut, got, validation.IsDNS1123Subdomain(got))
+			}
+		}
+	}
 }
 
 func TestPod(t *testing.T) {

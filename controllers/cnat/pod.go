@@ -19,6 +19,7 @@ package cnat
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,7 +50,8 @@ func PodName(atName string) string {
 	}
 	sum := sha256.Sum256([]byte(atName))
 	suffix := "-" + hex.EncodeToString(sum[:])[:10] + "-pod"
-	return atName[:validation.DNS1123SubdomainMaxLength-len(suffix)] + suffix
+	// Cut where the name stays valid: a kept prefix ending in '.' would leave ".-" before the suffix.
+	return strings.TrimRight(atName[:validation.DNS1123SubdomainMaxLength-len(suffix)], ".-") + suffix
 }
 
 // Pod is the pod that runs the At's command: `/bin/sh -c <command>`, never restarted, owned by the At, and
