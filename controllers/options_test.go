@@ -78,6 +78,14 @@ func TestOptionsCompleteAndCache(t *testing.T) {
 	if co.DefaultTransform == nil {
 		t.Error("the cache has no transform trimming managedFields")
 	}
+	if len(co.ByObject) != 4 {
+		t.Errorf("the cache scopes %d child kinds by label, want ConfigMaps, Services, Pods and Deployments", len(co.ByObject))
+	}
+	for obj, by := range co.ByObject {
+		if by.Label == nil || by.Label.String() != ManagedByLabel {
+			t.Errorf("%T cached with selector %v, want %s", obj, by.Label, ManagedByLabel)
+		}
+	}
 
 	all := Options{MaxConcurrentReconciles: 1, ClientQPS: 1, ClientBurst: 1}
 	if err := all.Complete(func(string) string { return "" }); err != nil {

@@ -21,8 +21,12 @@ package controllers
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/controllers/app"
 	"github.com/operator101/operator101/controllers/cnat"
@@ -48,9 +52,24 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	return nil
 }
 
-// CacheOptions scopes the manager's cache to the watched namespaces and keeps cached objects small.
+// ManagedByLabel is set on every object operator101 creates (children and pods); the cache holds only those.
+const ManagedByLabel = "app.kubernetes.io/managed-by=operator101"
+
+// CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
+// controllers create (ConfigMaps, Deployments, Services, Pods) it holds only operator101's own objects, not every
+// one in the cluster, and it keeps only operator101's managedFields entries. Lookups of anything else (a pod
+// that took an At's pod name) go to the API server directly.
 func (o *Options) CacheOptions() cache.Options {
-	opts := cache.Options{DefaultTransform: apply.TrimForCache}
+	managed, err := labels.Parse(ManagedByLabel)
+	if err != nil {
+		panic(err) // a constant
+	}
+	opts := cache.Options{DefaultTransform: apply.TrimForCache, ByObject: map[client.Object]cache.ByObject{
+		&corev1.ConfigMap{}:  {Label: managed},
+		&corev1.Service{}:    {Label: managed},
+		&corev1.Pod{}:        {Label: managed},
+		&appsv1.Deployment{}: {Label: managed},
+	}}
 	if len(o.watchNamespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.watchNamespaces {
