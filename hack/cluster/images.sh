@@ -4,6 +4,8 @@
 # steps, `podman build --network none`; nothing is ever run with podman (its rlimits need CAP_SYS_RESOURCE).
 #
 #   hack/cluster/images.sh [NAME...]      build and push NAME (default: every image below)
+#   hack/cluster/images.sh push IMG...    push images already in podman's storage (e.g. the ones hack/images.sh
+#                                         builds as localhost:5000/operator101/...) to the same name here
 #
 # An image is a directory hack/cluster/images/NAME with a Containerfile; `context_NAME` below fills its build
 # context; `IMAGES[NAME]` names where it is pushed (several names are fine). Pods name images as
@@ -62,6 +64,20 @@ build_push() {
 	[[ -z ${PUSHED_DIR:-} ]] || { mkdir -p "$PUSHED_DIR" && echo "$id ${IMAGES[$name]}" >"$PUSHED_DIR/$name"; }
 	echo "    image $name -> ${IMAGES[$name]} ($((SECONDS - start))s)"
 }
+
+# push IMG...: localhost:5000/REPO:TAG (or 127.0.0.1:5000/...) in containers-storage -> REGISTRY/REPO:TAG.
+if [[ ${1:-} == push ]]; then
+	shift
+	for img in "$@"; do
+		repo=${img#localhost:5000/}
+		repo=${repo#127.0.0.1:5000/}
+		[[ $repo != "$img" ]] || { echo "images.sh: push wants localhost:5000/REPO:TAG, not $img" >&2; exit 2; }
+		skopeo copy -q --dest-tls-verify=false "containers-storage:$img" "docker://$REGISTRY/$repo" \
+			2> >(grep -v 'graphdriver' >&2)
+		echo "    pushed $img"
+	done
+	exit 0
+fi
 
 [[ $# -gt 0 ]] || set -- $ORDER
 for n in "$@"; do
