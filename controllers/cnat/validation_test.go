@@ -53,7 +53,13 @@ func TestValidation(t *testing.T) {
 		err := env.Client.Create(ctx, at)
 		g.Expect(err).To(gomega.HaveOccurred(), "schedule %q accepted", bad)
 		g.Expect(err.Error()).To(gomega.ContainSubstring("schedule"))
+		// Readable: says what is wrong, not how a rule failed to evaluate.
+		g.Expect(err.Error()).NotTo(gomega.ContainSubstring("conversion error"), "schedule %q", bad)
 	}
+	impossible := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "bad-"},
+		Spec: cnatv1alpha1.AtSpec{Schedule: "2019-02-30T10:12:00Z", Command: "true"}}
+	err := env.Client.Create(ctx, impossible)
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("spec.schedule in body must be of type date-time")))
 	noCommand := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nocmd"},
 		Spec: cnatv1alpha1.AtSpec{Schedule: "2019-04-12T10:12:00Z"}}
 	g.Expect(env.Client.Create(ctx, noCommand)).NotTo(gomega.Succeed())

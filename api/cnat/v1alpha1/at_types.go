@@ -45,7 +45,7 @@ type AtSpec struct {
 	// +required
 	// +kubebuilder:validation:MaxLength=20
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`
-	// +kubebuilder:validation:XValidation:rule="string(timestamp(self)) == self",message="schedule must be a valid UTC time such as 2006-01-02T15:04:05Z"
+	// +kubebuilder:validation:Format=date-time
 	Schedule string `json:"schedule"`
 
 	// command runs in a shell, as `/bin/sh -c "<command>"`, so quoting, pipes and redirections work.
