@@ -57,11 +57,16 @@ type AppServiceReconciler struct {
 	clock    clock.PassiveClock
 	// proxyEnv is OLM's proxy configuration of the operator, passed on to the application.
 	proxyEnv []corev1.EnvVar
+	// reconciled, when set, is called at the end of every reconcile.
+	reconciled func(ctrl.Request)
 }
 
 // Reconcile brings one AppService's children to its spec and writes what it observed to its status.
 func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
+	if r.reconciled != nil {
+		defer r.reconciled(req)
+	}
 	a := &appv1.AppService{}
 	if err := r.client.Get(ctx, req.NamespacedName, a); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -99,6 +104,11 @@ func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		before := a.DeepCopy()
 		a.Status = status
 		if err := r.client.Status().Patch(ctx, a, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsConflict(err) {
+				// The cache was behind: the newer AppService is on its way and will be reconciled.
+				logger.V(1).Info("status not written, the AppService changed meanwhile")
+				return ctrl.Result{}, nil
+			}
 			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing the status of AppService %s: %w", key, err))
 		}
 		for _, t := range rollout.Transitions(before.Status.Conditions, status.Conditions) {

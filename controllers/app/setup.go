@@ -30,12 +30,15 @@ import (
 
 // Setup registers the AppService controller with the manager. The proxy settings OLM gives the operator
 // (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) are read once, here, and passed on to the application.
-func Setup(mgr ctrl.Manager, workers int) error {
+func Setup(mgr ctrl.Manager, workers int, opts ...Option) error {
 	r := &AppServiceReconciler{
 		client:   mgr.GetClient(),
 		recorder: mgr.GetEventRecorder("operator101-appservice"),
 		clock:    clock.RealClock{},
 		proxyEnv: proxy.ReadProxyVarsFromEnv(),
+	}
+	for _, o := range opts {
+		o(r)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("appservice").
@@ -44,4 +47,12 @@ func Setup(mgr ctrl.Manager, workers int) error {
 		Owns(&corev1.Service{}).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
+}
+
+// Option configures the AppService controller.
+type Option func(*AppServiceReconciler)
+
+// WithReconciled calls f at the end of every reconcile, after its writes (tests wait for reconciles with it).
+func WithReconciled(f func(ctrl.Request)) Option {
+	return func(r *AppServiceReconciler) { r.reconciled = f }
 }
