@@ -93,6 +93,11 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		before := w.DeepCopy()
 		w.Status = status
 		if err := r.client.Status().Patch(ctx, w, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsConflict(err) {
+				// The cache was behind: the newer MyWeb is on its way and will be reconciled.
+				logger.V(1).Info("status not written, the MyWeb changed meanwhile")
+				return ctrl.Result{}, nil
+			}
 			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing the status of MyWeb %s: %w", key, err))
 		}
 		for _, t := range rollout.Transitions(before.Status.Conditions, status.Conditions) {

@@ -108,8 +108,9 @@ type AppServiceSpec struct {
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
-	// envs are the container's environment variables. The operator's proxy settings (HTTP_PROXY,
-	// HTTPS_PROXY, NO_PROXY, set by OLM on a cluster with a proxy) are added unless named here.
+	// envs are the container's environment variables.
+	// The operator's proxy settings (HTTP_PROXY, HTTPS_PROXY, NO_PROXY: OLM sets them on a cluster with a proxy)
+	// come first, unless named here.
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=map
 	// +listMapKey=name

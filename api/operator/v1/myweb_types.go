@@ -45,8 +45,8 @@ type MyWebSpec struct {
 	// +required
 	NodePortNumber int32 `json:"nodePortNumber"`
 
-	// pageContentHtml is the page served as index.html. A change rolls the pods, so the new page is served
-	// without deleting anything by hand.
+	// pageContentHtml is the page served as index.html.
+	// A change rolls the pods, so that the new page is served without deleting anything by hand.
 	// +kubebuilder:validation:MaxLength=524288
 	// +required
 	PageContentHtml string `json:"pageContentHtml"`
@@ -92,8 +92,8 @@ type MyWebStatus struct {
 	Completed bool `json:"completed"`
 }
 
-// MyWeb serves one HTML page with nginx on a node port: a ConfigMap holds the page, a Deployment serves it and a
-// NodePort Service exposes it.
+// MyWeb serves one HTML page with nginx on a node port.
+// A ConfigMap holds the page, a Deployment serves it and a NodePort Service exposes it.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=web,categories=all
