@@ -24,6 +24,7 @@ package testenv
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,6 +65,12 @@ type Env struct {
 
 // Run starts an Env into *env, runs the tests, stops the Env, and returns the exit code for os.Exit.
 func Run(m *testing.M, env **Env) int {
+	// go test -fuzz runs TestMain again in every fuzzing worker; fuzz targets build objects without an API
+	// server, so the workers start none.
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		return m.Run()
+	}
 	e, err := Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
