@@ -31,6 +31,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/controllers/cnat"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -98,5 +100,25 @@ func TestManagerPodMeetsRestrictedPodSecurity(t *testing.T) {
 		t.Error("the manager's root filesystem is not read-only")
 	case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
 		t.Error("the manager may run as root")
+	}
+}
+
+// TestAtPodMeetsRestrictedPodSecurity admits the pod At's controller creates, as its builder renders it, into a
+// namespace enforcing the restricted Pod Security Standard, without the user asking for anything.
+func TestAtPodMeetsRestrictedPodSecurity(t *testing.T) {
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "restricted-at", Labels: map[string]string{
+		"pod-security.kubernetes.io/enforce":         "restricted",
+		"pod-security.kubernetes.io/enforce-version": "latest",
+	}}}
+	if err := env.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	at := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Name: "example-at", Namespace: ns.Name, UID: "00000000-0000-0000-0000-000000000001"},
+		Spec: cnatv1alpha1.AtSpec{Schedule: "2019-04-12T10:12:00Z", Command: "echo YAY"}}
+	pod := cnat.Pod(at, nil)
+	pod.OwnerReferences = nil // the At is not stored here; ownership changes nothing PodSecurity checks
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatalf("the At's pod is refused under the restricted Pod Security Standard: %v", err)
 	}
 }
