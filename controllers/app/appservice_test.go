@@ -224,9 +224,9 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	}
 
 	counter.Reset()
-	before := rec.get(key)
+	before := rec.Get(key)
 	patchApp(t, key, func(a *appv1.AppService) { a.Labels = map[string]string{"unrelated": "label"} })
-	eventually(t, func(g gomega.Gomega) { g.Expect(rec.get(key)).To(gomega.BeNumerically(">", before)) })
+	eventually(t, func(g gomega.Gomega) { g.Expect(rec.Get(key)).To(gomega.BeNumerically(">", before)) })
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a label on a converged AppService caused %d writes: %s", n, counter)
 	}
@@ -234,7 +234,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	mgr.Stop(t)
 	counter.Reset()
 	_, rec2 := startOperator(t, cfg)
-	eventually(t, func(g gomega.Gomega) { g.Expect(rec2.get(key)).To(gomega.BeNumerically(">=", 1)) })
+	eventually(t, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a restarted operator wrote %d times to a converged AppService: %s", n, counter)
 	}

@@ -19,7 +19,6 @@ package app_test
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -48,31 +47,13 @@ const timeout = 30 * time.Second
 
 var ctx = context.Background()
 
-// reconciles counts the finished reconciles of each AppService of one manager.
-type reconciles struct {
-	mu sync.Mutex
-	n  map[types.NamespacedName]int
-}
-
-func (r *reconciles) add(req ctrl.Request) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.n[req.NamespacedName]++
-}
-
-func (r *reconciles) get(key types.NamespacedName) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.n[key]
-}
-
 // startOperator runs the AppService controller in a manager on cfg (env.Config when nil), with the cache
 // transform of the real manager.
-func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *reconciles) {
+func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
-	rec := &reconciles{n: map[types.NamespacedName]int{}}
+	rec := testenv.NewReconciles()
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return app.Setup(mgr, 2, app.WithReconciled(rec.add))
+		return app.Setup(mgr, 2, app.WithReconciled(rec.Add))
 	}, func(o *ctrl.Options) { o.Cache = cache.Options{DefaultTransform: apply.TrimForCache} })
 	return mgr, rec
 }
@@ -149,22 +130,16 @@ func events(g gomega.Gomega, ns, name string) []string {
 	return out
 }
 
-// waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key.
-func waitQuiet(t *testing.T, rec *reconciles, key types.NamespacedName, counter *testenv.Counter) {
+// waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
+// through an annotation).
+func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		writes, n := counter.Total(), rec.get(key)
-		patchApp(t, key, func(a *appv1.AppService) {
-			if a.Annotations == nil {
-				a.Annotations = map[string]string{}
+	testenv.WaitQuiet(t, rec, key, counter, func() {
+		patchApp(t, key, func(o *appv1.AppService) {
+			if o.Annotations == nil {
+				o.Annotations = map[string]string{}
 			}
-			a.Annotations["poke"] += "x"
+			o.Annotations["poke"] += "x"
 		})
-		eventually(t, func(g gomega.Gomega) { g.Expect(rec.get(key)).To(gomega.BeNumerically(">", n)) })
-		if counter.Total() == writes {
-			return
-		}
-	}
-	t.Fatalf("writes did not stop: %s", counter)
+	}, timeout)
 }

@@ -224,9 +224,9 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	}
 
 	counter.Reset()
-	before := rec.get(key)
+	before := rec.Get(key)
 	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Labels = map[string]string{"unrelated": "label"} })
-	eventually(t, func(g gomega.Gomega) { g.Expect(rec.get(key)).To(gomega.BeNumerically(">", before)) })
+	eventually(t, func(g gomega.Gomega) { g.Expect(rec.Get(key)).To(gomega.BeNumerically(">", before)) })
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a label on a converged MyWeb caused %d writes: %s", n, counter)
 	}
@@ -234,30 +234,24 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	mgr.Stop(t)
 	counter.Reset()
 	_, rec2 := startOperator(t, cfg)
-	eventually(t, func(g gomega.Gomega) { g.Expect(rec2.get(key)).To(gomega.BeNumerically(">=", 1)) })
+	eventually(t, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a restarted operator wrote %d times to a converged MyWeb: %s", n, counter)
 	}
 }
 
-// waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key.
-func waitQuiet(t *testing.T, rec *reconciles, key types.NamespacedName, counter *testenv.Counter) {
+// waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
+// through an annotation).
+func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		writes, n := counter.Total(), rec.get(key)
-		patchWeb(t, key, func(w *operatorv1.MyWeb) {
-			if w.Annotations == nil {
-				w.Annotations = map[string]string{}
+	testenv.WaitQuiet(t, rec, key, counter, func() {
+		patchWeb(t, key, func(o *operatorv1.MyWeb) {
+			if o.Annotations == nil {
+				o.Annotations = map[string]string{}
 			}
-			w.Annotations["poke"] = w.Annotations["poke"] + "x"
+			o.Annotations["poke"] += "x"
 		})
-		eventually(t, func(g gomega.Gomega) { g.Expect(rec.get(key)).To(gomega.BeNumerically(">", n)) })
-		if counter.Total() == writes {
-			return
-		}
-	}
-	t.Fatalf("writes did not stop: %s", counter)
+	}, timeout)
 }
 
 // TestMyWebInvalidRejected: the schema refuses what cannot work, with a message that names the field.

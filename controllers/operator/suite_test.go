@@ -19,14 +19,12 @@ package operator_test
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -42,30 +40,12 @@ const timeout = 30 * time.Second
 
 var ctx = context.Background()
 
-// reconciles counts the finished reconciles of each MyWeb of one manager.
-type reconciles struct {
-	mu sync.Mutex
-	n  map[types.NamespacedName]int
-}
-
-func (r *reconciles) add(req ctrl.Request) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.n[req.NamespacedName]++
-}
-
-func (r *reconciles) get(key types.NamespacedName) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.n[key]
-}
-
 // startOperator runs the MyWeb controller in a manager on cfg (env.Config when nil).
-func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *reconciles) {
+func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
-	rec := &reconciles{n: map[types.NamespacedName]int{}}
+	rec := testenv.NewReconciles()
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return operator.Setup(mgr, 2, operator.WithReconciled(rec.add))
+		return operator.Setup(mgr, 2, operator.WithReconciled(rec.Add))
 	})
 	return mgr, rec
 }
