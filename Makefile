@@ -79,6 +79,14 @@ test: tools verify-generated fmt-check vet test-go ## Everything CI runs: genera
 test-go: envtest operator-sdk opm image-deps ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
 	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
 
+.PHONY: test-faults
+test-faults: envtest ## Fault injection that needs minutes: random kills of the manager, API server restarts (test/faults, build tag faults).
+	go test -tags faults ./test/faults/... -count=1 -timeout 45m -v $(TEST_ARGS)
+
+.PHONY: bench
+bench: envtest ## Measure convergence, API writes, At latency and memory at scale (hack/bench.sh; BENCH_ARGS, e.g. BENCH_ARGS="-n 100"); docs/performance.md.
+	hack/bench.sh $(BENCH_ARGS)
+
 .PHONY: tools
 tools: envtest image-deps ## Build (or reuse from the cache) every tool the project needs.
 	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm
