@@ -7,7 +7,7 @@
 #   hack/images.sh operator  IMG                     the manager, FROM scratch, USER 65532 (Dockerfile, target offline;
 #                                                    OFFLINE=0 builds the Dockerfile's online multi-stage target instead)
 #   hack/images.sh bundle    IMG [VERSION [OP_IMG]]  bundle/ (relabelled for VERSION, see hack/bundle-version.sh)
-#   hack/images.sh opm       IMG                     /bin/opm + busybox, /tmp 1777, USER 1001: the catalog's base
+#   hack/images.sh opm       IMG                     /bin/opm + grpc_health_probe + busybox, /tmp 1777, USER 1001: the catalog's base
 #   hack/images.sh catalog   IMG                     catalog/ served by opm (catalog.Dockerfile on the opm image)
 #   hack/images.sh scorecard IMG                     operator101's scorecard test (test/scorecard/cmd/operator101-scorecard)
 #
@@ -61,12 +61,15 @@ bundle)
 	;;
 opm)
 	[[ -x bin/opm ]] || hack/tools/install.sh opm
+	# OLM's catalog pods probe the registry with /bin/grpc_health_probe (exec probes).
+	[[ -x bin/grpc_health_probe ]] || hack/tools/install.sh grpc-health-probe
 	cp -L bin/opm "$ctx/opm"
+	cp -L bin/grpc_health_probe "$ctx/grpc_health_probe"
 	cp -L /bin/busybox "$ctx/busybox"
 	cat >"$ctx/Dockerfile" <<'EOF'
 FROM scratch
 COPY busybox /bin/busybox
-COPY opm /bin/opm
+COPY opm grpc_health_probe /bin/
 # opm serve writes its cache under /tmp as a non-root user.
 RUN ["/bin/busybox", "mkdir", "-p", "-m", "1777", "/tmp"]
 USER 1001

@@ -11,7 +11,9 @@
 #   hack/mariadb.sh secret [NS] [NAME]  print a target Secret manifest for the operator (NS default
 #                                   operator101-system, NAME default mariadb-target)
 #
-# MARIADB_DIR chooses the directory (default: ${TMPDIR:-/tmp}/operator101-mariadb). The connection facts are
+# MARIADB_DIR chooses the directory (default: ${TMPDIR:-/tmp}/operator101-mariadb). MARIADB_BIND chooses the one
+# address it listens on (default 127.0.0.1; the local cluster's pods reach it on the node address 198.18.255.254,
+# see hack/cluster/). A directory keeps the address it was first started with. The connection facts are
 # in $MARIADB_DIR/env as KEY=VALUE lines: MARIADB_HOST, MARIADB_PORT, MARIADB_ADMIN_USER,
 # MARIADB_ADMIN_PASSWORD, MARIADB_SOCKET. Messages go to stderr, so stdout stays machine-readable.
 set -euo pipefail
@@ -22,6 +24,8 @@ sock=$dir/mysqld.sock
 pidfile=$dir/mysqld.pid
 log=$dir/mysqld.log
 admin_user=operator101admin
+bind=${MARIADB_BIND:-127.0.0.1}
+[[ ! -f $envfile ]] || bind=$(sed -n 's/^MARIADB_HOST=//p' "$envfile")
 
 say() { echo "mariadb.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -59,7 +63,7 @@ running() {
 }
 
 port_in_use() {
-	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+	(exec 3<>"/dev/tcp/$bind/$1") 2>/dev/null
 }
 
 free_port() {
@@ -83,7 +87,7 @@ launch() {
 	mkdir -p "$dir/tmp"
 	TMPDIR=$dir/tmp setsid nohup mariadbd --no-defaults "${user_opts[@]}" --datadir="$dir/data" --socket="$sock" \
 		--tmpdir="$dir/tmp" \
-		--pid-file="$pidfile" --port="$port" --bind-address=127.0.0.1 --skip-name-resolve \
+		--pid-file="$pidfile" --port="$port" --bind-address="$bind" --skip-name-resolve \
 		--log-error="$log" --innodb-buffer-pool-size=32M --innodb-log-file-size=16M --skip-log-bin \
 		--max-connections=200 </dev/null >/dev/null 2>&1 &
 	local pid=$!
@@ -137,7 +141,7 @@ start() {
 	if $fresh || [[ ! -f $envfile ]]; then
 		local pw
 		pw=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')
-		# Loopback only (bind-address), so '%' means "this machine over TCP".
+		# One local address only (bind-address), so '%' means "this machine (or the local cluster's pods) over TCP".
 		cli <<SQL
 CREATE OR REPLACE USER '$admin_user'@'%' IDENTIFIED BY '$pw';
 GRANT ALL PRIVILEGES ON *.* TO '$admin_user'@'%' WITH GRANT OPTION;
@@ -146,7 +150,7 @@ FLUSH PRIVILEGES;
 SQL
 		umask 077
 		cat >"$envfile" <<ENV
-MARIADB_HOST=127.0.0.1
+MARIADB_HOST=$bind
 MARIADB_PORT=$port
 MARIADB_ADMIN_USER=$admin_user
 MARIADB_ADMIN_PASSWORD=$pw
@@ -154,7 +158,7 @@ MARIADB_SOCKET=$sock
 MARIADB_DIR=$dir
 ENV
 	fi
-	say "running on 127.0.0.1:$port (pid $(cat "$pidfile"), dir $dir)"
+	say "running on $bind:$port (pid $(cat "$pidfile"), dir $dir)"
 }
 
 halt() {

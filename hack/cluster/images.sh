@@ -26,9 +26,12 @@ BUSYBOX_VERSION=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null | sed
 declare -A IMAGES=(
 	[pause]="operator101/pause:3.10"
 	[busybox]="operator101/busybox:${BUSYBOX_VERSION:-latest} library/busybox:1.36 library/busybox:latest"
-	[web]="operator101/web:1 library/nginx:1.27 library/nginx:latest"
+	[web]="operator101/web:1 library/nginx:1.27 library/nginx:1.7.9 library/nginx:latest"
 	[probe]="operator101/probe:1"
+	[olm]="operator101/olm:v0.41.0"
+	[scorecard-test]="operator-framework/scorecard-test:v1.33.0"
 )
+# up.sh builds these; olm (hack/cluster/olm.sh) and scorecard-test (the e2e tests) are built when asked for.
 ORDER="pause busybox web probe"
 
 static_go() { # static_go OUT PACKAGE
@@ -37,6 +40,14 @@ static_go() { # static_go OUT PACKAGE
 context_pause() { static_go "$1/pause" ./hack/cluster/images/pause; }
 context_busybox() { cp -L /bin/busybox "$1/busybox"; }
 context_probe() { static_go "$1/probe" ./hack/cluster/images/probe; }
+context_olm() {
+	[[ -x bin/olm && -x bin/cpb ]] || hack/tools/install.sh olm
+	cp -L bin/olm bin/catalog bin/package-server bin/copy-content bin/cpb /bin/busybox "$1/"
+}
+context_scorecard-test() {
+	[[ -x bin/scorecard-test ]] || hack/tools/install.sh operator-sdk
+	cp -L bin/scorecard-test /bin/busybox "$1/"
+}
 context_web() { static_go "$1/web" ./hack/cluster/images/web && cp hack/cluster/images/web/index.html "$1/"; }
 
 build_push() {

@@ -327,8 +327,8 @@ cat >"$CLUSTER_DIR/cni/net.d/10-operator101.conflist" <<EOF
   ]
 }
 EOF
-# Registry hosts: localhost:5000 is the plain-HTTP registry; docker.io is served by it too (the samples' nginx
-# and busybox), so no pull ever leaves the machine; the node address is the TLS listener, trusted via our CA.
+# Registry hosts: localhost:5000 is the plain-HTTP registry; docker.io and quay.io are served by it too (the
+# samples' nginx and busybox, scorecard-test), so no pull ever leaves the machine; the node address is the TLS listener, trusted via our CA.
 hosts() { # HOST SERVER [EXTRA]
 	mkdir -p "$CLUSTER_DIR/containerd/certs.d/$1"
 	printf 'server = "%s"\n\n[host."%s"]\n  capabilities = ["pull", "resolve"]\n%s' "$2" "$2" "${3:-}" \
@@ -337,6 +337,7 @@ hosts() { # HOST SERVER [EXTRA]
 hosts "localhost:5000" "http://$REGISTRY"
 hosts "$REGISTRY" "http://$REGISTRY"
 hosts "docker.io" "http://$REGISTRY"
+hosts "quay.io" "http://$REGISTRY"
 hosts "$NODE_IP:5000" "https://$NODE_IP:5000" "  ca = \"$PKI/ca.crt\"
 "
 cat >"$CLUSTER_DIR/containerd/config.toml" <<EOF
