@@ -19,7 +19,6 @@ package app_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -123,11 +122,11 @@ func expectControlledBy(t *testing.T, a *appv1.AppService, objs ...client.Object
 func TestAppServiceCreateAndUpdate(t *testing.T) {
 	t.Setenv("HTTPS_PROXY", "http://proxy.example:3128")
 	startOperator(t, nil)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "shop", 30210)
 	a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}}
 	key := create(t, a)
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a = getApp(g, key)
 		expectFollows(g, a)
 		g.Expect(a.Status.Selector).To(gomega.Equal(app.Selector("shop")))
@@ -167,7 +166,7 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 	for _, u := range updates {
 		t.Run(u.field, func(t *testing.T) {
 			patchApp(t, key, u.f)
-			eventually(t, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
+			testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
 		})
 	}
 }
@@ -175,11 +174,11 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 // TestAppServiceDriftReverted: a Deployment scaled by hand and a deleted Service come back.
 func TestAppServiceDriftReverted(t *testing.T) {
 	startOperator(t, nil)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "appservice")
 	key := create(t, newApp(ns, "drift", 30220))
 	var dep *appsv1.Deployment
 	var svc *corev1.Service
-	eventually(t, func(g gomega.Gomega) { dep, svc = getDeployment(g, key), getService(g, key) })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { dep, svc = getDeployment(g, key), getService(g, key) })
 
 	scaled := dep.DeepCopy()
 	scaled.Spec.Replicas = ptr.To[int32](7)
@@ -190,7 +189,7 @@ func TestAppServiceDriftReverted(t *testing.T) {
 	if err := env.Client.Delete(ctx, svc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		expectFollows(g, getApp(g, key))
 		g.Expect(getService(g, key).UID).NotTo(gomega.Equal(svc.UID), "the Service is a new one")
 	})
@@ -201,9 +200,9 @@ func TestAppServiceDriftReverted(t *testing.T) {
 func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	mgr, rec := startOperator(t, cfg)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "appservice")
 	key := create(t, newApp(ns, "quiet", 30230))
-	eventually(t, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
 	// The children's watch events reconcile the AppService a few more times: wait until one wrote nothing.
 	waitQuiet(t, rec, key, counter)
 	t.Logf("writes at creation of one AppService: %d (%s)", counter.Total(), counter)
@@ -213,8 +212,8 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 
 	// The pods become ready: one status write.
 	counter.Reset()
-	markAvailable(t, key)
-	eventually(t, func(g gomega.Gomega) {
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		g.Expect(meta.IsStatusConditionTrue(getApp(g, key).Status.Conditions, appv1.ConditionAvailable)).To(gomega.BeTrue())
 	})
 	waitQuiet(t, rec, key, counter)
@@ -224,9 +223,9 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	}
 
 	counter.Reset()
-	before := rec.Get(key)
-	patchApp(t, key, func(a *appv1.AppService) { a.Labels = map[string]string{"unrelated": "label"} })
-	eventually(t, func(g gomega.Gomega) { g.Expect(rec.Get(key)).To(gomega.BeNumerically(">", before)) })
+	testenv.WaitReconciled(t, rec, key, timeout, func() {
+		patchApp(t, key, func(a *appv1.AppService) { a.Labels = map[string]string{"unrelated": "label"} })
+	})
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a label on a converged AppService caused %d writes: %s", n, counter)
 	}
@@ -234,7 +233,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	mgr.Stop(t)
 	counter.Reset()
 	_, rec2 := startOperator(t, cfg)
-	eventually(t, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a restarted operator wrote %d times to a converged AppService: %s", n, counter)
 	}
@@ -245,11 +244,11 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 // replicas and the pods' selector, as `kubectl scale appservice NAME --replicas=N` and an autoscaler need.
 func TestAppServiceScaleSubresource(t *testing.T) {
 	startOperator(t, nil)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "scaled", 30240)
 	a.Spec.Size = ptr.To[int32](1)
 	key := create(t, a)
-	eventually(t, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
 
 	scale := &autoscalingv1.Scale{}
 	if err := env.Client.SubResource("scale").Patch(ctx, a, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":4}}`)),
@@ -259,13 +258,13 @@ func TestAppServiceScaleSubresource(t *testing.T) {
 	if scale.Spec.Replicas != 4 {
 		t.Errorf("/scale answered spec.replicas %d, want 4", scale.Spec.Replicas)
 	}
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
 		g.Expect(a.Spec.Size).To(gomega.HaveValue(gomega.Equal(int32(4))))
 		expectFollows(g, a)
 	})
-	markAvailable(t, key)
-	eventually(t, func(g gomega.Gomega) {
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		s := &autoscalingv1.Scale{}
 		g.Expect(env.Client.SubResource("scale").Get(ctx, getApp(g, key), s)).To(gomega.Succeed())
 		g.Expect(s.Spec.Replicas).To(gomega.Equal(int32(4)))
@@ -277,7 +276,7 @@ func TestAppServiceScaleSubresource(t *testing.T) {
 
 // TestAppServiceInvalidRejected: the schema refuses what cannot work, with a message that names the field.
 func TestAppServiceInvalidRejected(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "appservice")
 	port := func(p appv1.ServicePort) func(*appv1.AppService) {
 		return func(a *appv1.AppService) { a.Spec.Ports = []appv1.ServicePort{p} }
 	}
@@ -314,11 +313,7 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newApp(ns, "bad", 30250)
 			tc.mutate(a)
-			err := env.Client.Create(ctx, a)
-			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want an Invalid error containing %q", err, tc.want)
-			}
-			t.Logf("%s", err)
+			testenv.ExpectInvalid(t, env.Client, a, tc.want)
 		})
 	}
 }
@@ -335,16 +330,16 @@ func TestAppServiceSample(t *testing.T) {
 	if err := yaml.UnmarshalStrict(data, a); err != nil {
 		t.Fatal(err)
 	}
-	a.Namespace = newNamespace(t)
+	a.Namespace = env.NewNamespace(t, "appservice")
 	key := create(t, a)
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
 		expectFollows(g, a)
 		g.Expect(getService(g, key).Spec.Ports[0].NodePort).To(gomega.Equal(int32(30002)))
 		g.Expect(getDeployment(g, key).Spec.Template.Spec.Containers[0].Image).To(gomega.Equal("nginx:1.7.9"))
 	})
-	markAvailable(t, key)
-	eventually(t, func(g gomega.Gomega) {
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
 		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, appv1.ConditionAvailable)).To(gomega.BeTrue())
 		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, appv1.ConditionProgressing)).To(gomega.BeTrue())
@@ -357,10 +352,10 @@ func TestAppServiceSample(t *testing.T) {
 // Degraded with the Deployment's message and a Warning Event.
 func TestAppServiceRolloutStuck(t *testing.T) {
 	startOperator(t, nil)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "appservice")
 	key := create(t, newApp(ns, "stuck", 30260))
-	eventually(t, func(g gomega.Gomega) { getDeployment(g, key) })
-	setDeploymentStatus(t, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { getDeployment(g, key) })
+	testenv.SetDeploymentStatus(t, env.Client, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
 		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 2, UnavailableReplicas: 2,
 			Conditions: []appsv1.DeploymentCondition{
 				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable"},
@@ -368,7 +363,7 @@ func TestAppServiceRolloutStuck(t *testing.T) {
 					Message: `ReplicaSet "stuck-1" has timed out progressing.`},
 			}}
 	})
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		d := meta.FindStatusCondition(getApp(g, key).Status.Conditions, appv1.ConditionDegraded)
 		g.Expect(d).NotTo(gomega.BeNil())
 		g.Expect(d.Status).To(gomega.Equal(metav1.ConditionTrue))
@@ -384,7 +379,7 @@ func TestAppServiceRolloutStuck(t *testing.T) {
 func TestAppServiceNodePortTaken(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	startOperator(t, cfg)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "appservice")
 	squatter := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "squatter"},
 		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80, NodePort: 30270}}},
@@ -393,7 +388,7 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := create(t, newApp(ns, "late", 30270))
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
 		d := meta.FindStatusCondition(a.Status.Conditions, appv1.ConditionDegraded)
 		g.Expect(d).NotTo(gomega.BeNil())
@@ -408,7 +403,7 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 	gomega.NewWithT(t).Consistently(func() int { return counter.Writes(false)["PATCH services"] }).
 		WithTimeout(3 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.BeNumerically("<=", 12))
 	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		var n int
 		for _, e := range events(g, ns, "late") {
 			if e == "Warning NodePortInUse" {

@@ -23,15 +23,10 @@ import (
 	"time"
 
 	"github.com/onsi/gomega"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/controllers/app"
@@ -58,20 +53,6 @@ func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.R
 	return mgr, rec
 }
 
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "appservice-"}}
-	if err := env.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
-func eventually(t *testing.T, f func(g gomega.Gomega)) {
-	t.Helper()
-	gomega.NewWithT(t).Eventually(f).WithTimeout(timeout).WithPolling(50 * time.Millisecond).Should(gomega.Succeed())
-}
-
 func getApp(g gomega.Gomega, key types.NamespacedName) *appv1.AppService {
 	a := &appv1.AppService{}
 	g.Expect(env.Client.Get(ctx, key, a)).To(gomega.Succeed())
@@ -80,66 +61,17 @@ func getApp(g gomega.Gomega, key types.NamespacedName) *appv1.AppService {
 
 func patchApp(t *testing.T, key types.NamespacedName, f func(*appv1.AppService)) {
 	t.Helper()
-	a := &appv1.AppService{}
-	if err := env.Client.Get(ctx, key, a); err != nil {
-		t.Fatal(err)
-	}
-	before := a.DeepCopy()
-	f(a)
-	if err := env.Client.Patch(ctx, a, client.MergeFrom(before)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// setDeploymentStatus plays the Deployment controller, which envtest does not run.
-func setDeploymentStatus(t *testing.T, key types.NamespacedName, f func(*appsv1.DeploymentStatus, *appsv1.Deployment)) {
-	t.Helper()
-	dep := &appsv1.Deployment{}
-	if err := env.Client.Get(ctx, key, dep); err != nil {
-		t.Fatal(err)
-	}
-	f(&dep.Status, dep)
-	if err := env.Client.Status().Update(ctx, dep); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// markAvailable writes the status of a Deployment whose pods all run and are ready.
-func markAvailable(t *testing.T, key types.NamespacedName) {
-	t.Helper()
-	setDeploymentStatus(t, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
-		n := *d.Spec.Replicas
-		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
-			Conditions: []appsv1.DeploymentCondition{
-				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"},
-				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"},
-			}}
-	})
+	testenv.Patch(t, env.Client, key, &appv1.AppService{}, f)
 }
 
 // events lists "type reason" of the Events about an AppService.
 func events(g gomega.Gomega, ns, name string) []string {
-	list := &eventsv1.EventList{}
-	g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(gomega.Succeed())
-	var out []string
-	for _, e := range list.Items {
-		if e.Regarding.Kind == "AppService" && e.Regarding.Name == name {
-			out = append(out, e.Type+" "+e.Reason)
-		}
-	}
-	return out
+	return testenv.EventsAbout(g, env.Client, ns, "AppService", name)
 }
 
 // waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
 // through an annotation).
 func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
 	t.Helper()
-	testenv.WaitQuiet(t, rec, key, counter, func() {
-		patchApp(t, key, func(o *appv1.AppService) {
-			if o.Annotations == nil {
-				o.Annotations = map[string]string{}
-			}
-			o.Annotations["poke"] += "x"
-		})
-	}, timeout)
+	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, env.Client, key, &appv1.AppService{}) }, timeout)
 }

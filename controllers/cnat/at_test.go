@@ -37,10 +37,10 @@ import (
 // A past schedule runs at once; the phase follows the pod to DONE; a DONE At costs no write at rest.
 func TestRunsAtOnceAndSucceeds(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	var rec reconciles
-	startOperator(t, cfg, ns, cnat.Config{Clock: newClock(), AfterReconcile: rec.after})
+	rec := testenv.NewReconciles()
+	startOperator(t, cfg, ns, cnat.Config{Clock: newClock(), AfterReconcile: rec.Add})
 
 	at := createAt(t, ns, "past", sched(t0.Add(-time.Hour)), `echo "hello  world" | tr a-z A-Z`)
 	running := waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
@@ -67,18 +67,14 @@ func TestRunsAtOnceAndSucceeds(t *testing.T) {
 
 	// At rest: nudge a reconcile (an annotation) and count the writes it makes.
 	counter.Reset()
-	before := rec.count(key(at))
-	patch := client.MergeFrom(done.DeepCopy())
-	done.Annotations = map[string]string{"nudge": "1"}
-	must(t, env.Client.Patch(context.Background(), done, patch))
-	g.Eventually(func() int { return rec.count(key(at)) }, timeout).Should(gomega.BeNumerically(">", before))
+	testenv.WaitReconciled(t, rec, key(at), timeout, func() { testenv.Poke(t, env.Client, key(at), &cnatv1alpha1.At{}) })
 	g.Expect(counter.Total()).To(gomega.Equal(0), "writes at rest: %s", counter)
 }
 
 // A failing command: FAILED with the exit code and the reason.
 func TestFailureKeepsExitCodeAndReason(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	startOperator(t, nil, ns, cnat.Config{Clock: newClock()})
 	at := createAt(t, ns, "fails", sched(t0), "exit 3")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
@@ -96,7 +92,7 @@ func TestFailureKeepsExitCodeAndReason(t *testing.T) {
 // clock reaches the schedule and the pod starts. The reconciler is called directly with a fake clock.
 func TestFutureScheduleRequeuesForTheRemainingTime(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	clk := newClock()
 	r := cnat.NewReconciler(env.Client, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: clk})
 	at := createAt(t, ns, "later", sched(t0.Add(90*time.Minute+7*time.Second)), "date")
@@ -136,7 +132,7 @@ func TestFutureScheduleRequeuesForTheRemainingTime(t *testing.T) {
 // and the At stays DONE without a new pod.
 func TestTTLDeletesTheFinishedPod(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	clk := newClock()
 	r := cnat.NewReconciler(env.Client, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: clk})
 	at := createAt(t, ns, "ttl", sched(t0), "true", func(a *cnatv1alpha1.At) { a.Spec.TTLSecondsAfterFinished = new(int32(60)) })

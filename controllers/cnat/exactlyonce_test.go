@@ -40,19 +40,19 @@ import (
 // command's pod is created once, and never again after it finished and was deleted.
 func TestExactlyOnceAcrossRestarts(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	clk := newClock()
-	var rec reconciles
+	rec := testenv.NewReconciles()
 	// step runs one operator incarnation until it reconciled the At at least once and check passes.
 	step := func(name string, k types.NamespacedName, check func(g gomega.Gomega)) {
 		t.Helper()
-		before := rec.count(k)
-		m := startOperator(t, cfg, ns, cnat.Config{Clock: clk, AfterReconcile: rec.after})
-		g.Eventually(func(g gomega.Gomega) {
-			g.Expect(rec.count(k)).To(gomega.BeNumerically(">", before))
+		before := rec.Get(k)
+		m := startOperator(t, cfg, ns, cnat.Config{Clock: clk, AfterReconcile: rec.Add})
+		testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+			g.Expect(rec.Get(k)).To(gomega.BeNumerically(">", before))
 			check(g)
-		}, timeout, 50*time.Millisecond).Should(gomega.Succeed(), name)
+		}, name)
 		m.Stop(t)
 		g.Expect(podPosts(counter)).To(gomega.BeNumerically("<=", 1), "%s: pods created: %s", name, counter)
 	}
@@ -104,7 +104,7 @@ func TestExactlyOnceAcrossRestarts(t *testing.T) {
 // adopts it; it creates none.
 func TestAdoptsThePodOfACrashedOperator(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	at := createAt(t, ns, "crashed", sched(t0.Add(-time.Minute)), "echo crash")
 	// What the crashed operator left: the pod, and an At without status.
 	must(t, env.Client.Create(context.Background(), cnat.Pod(at, nil)))
@@ -119,7 +119,7 @@ func TestAdoptsThePodOfACrashedOperator(t *testing.T) {
 // is not run again.
 func TestPodDeletedWhileRunningIsNotRecreated(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
 	at := createAt(t, ns, "lost", sched(t0), "sleep 100")
@@ -155,7 +155,7 @@ func (s staleCache) Get(ctx context.Context, k client.ObjectKey, obj client.Obje
 // A cache that has not seen the pod yet: the create meets AlreadyExists and the pod is adopted, not replaced.
 func TestAlreadyExistsAdoptsThePod(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	at := createAt(t, ns, "lagging", sched(t0), "echo lag")
 	must(t, env.Client.Create(context.Background(), cnat.Pod(at, nil)))
 	before, _ := getPod(t, key(at))
@@ -176,7 +176,7 @@ func TestAlreadyExistsAdoptsThePod(t *testing.T) {
 // check sees the At is not current and nothing is created.
 func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	at := createAt(t, ns, "stale", sched(t0), "echo stale")
 	old := getAt(g, key(at))
 	r := cnat.NewReconciler(env.Client, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: newClock()})
@@ -208,7 +208,7 @@ func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
 // neither runs its command in that pod nor touches it.
 func TestForeignPodWithThePodName(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	foreign := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cnat.PodName("taken")},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "busybox"}}},

@@ -19,7 +19,6 @@ package cnat_test
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -51,42 +50,12 @@ var t0 = time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func sched(t time.Time) string { return t.UTC().Format(cnatv1alpha1.ScheduleLayout) }
 
-// reconciles counts finished reconciles per At, across managers.
-type reconciles struct {
-	mu sync.Mutex
-	n  map[types.NamespacedName]int
-}
-
-func (r *reconciles) after(req ctrl.Request) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.n == nil {
-		r.n = map[types.NamespacedName]int{}
-	}
-	r.n[req.NamespacedName]++
-}
-
-func (r *reconciles) count(key types.NamespacedName) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.n[key]
-}
-
 // startOperator starts a manager with the At controller on cfg (env.Config when nil), watching ns only so
 // that tests do not see each other's Ats.
 func startOperator(t *testing.T, cfg *rest.Config, ns string, c cnat.Config) *testenv.Manager {
 	t.Helper()
 	return env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return cnat.Setup(mgr, 2, c) },
 		func(o *ctrl.Options) { o.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}} })
-}
-
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "at-"}}
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
 }
 
 func createAt(t *testing.T, ns, name, schedule, command string, mutate ...func(*cnatv1alpha1.At)) *cnatv1alpha1.At {
@@ -113,13 +82,12 @@ func getAt(g gomega.Gomega, key types.NamespacedName) *cnatv1alpha1.At {
 // waitPhase waits until the At is in phase and its status describes its current generation.
 func waitPhase(t *testing.T, key types.NamespacedName, phase string) *cnatv1alpha1.At {
 	t.Helper()
-	g := gomega.NewWithT(t)
 	var at *cnatv1alpha1.At
-	g.Eventually(func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		at = getAt(g, key)
 		g.Expect(at.Status.Phase).To(gomega.Equal(phase))
 		g.Expect(at.Status.ObservedGeneration).To(gomega.Equal(at.Generation))
-	}, timeout, 50*time.Millisecond).Should(gomega.Succeed())
+	})
 	return at
 }
 

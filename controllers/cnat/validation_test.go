@@ -45,7 +45,7 @@ import (
 func TestValidation(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	for _, bad := range []string{"", "2019-04-12 10:12:00", "2019-04-12T10:12:00+02:00", "2019-04-12T10:12:00.5Z",
 		"2019-02-30T10:12:00Z", "2019-04-12T25:12:00Z", "tomorrow"} {
 		at := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "bad-"},
@@ -96,7 +96,7 @@ func TestValidation(t *testing.T) {
 // The book's example applies unchanged, and (its schedule long past) runs at once.
 func TestBookSample(t *testing.T) {
 	g := gomega.NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	raw, err := os.ReadFile(filepath.Join(env.Root, "config", "samples", "cnat_v1alpha1_at.yaml"))
 	must(t, err)
 	at := &cnatv1alpha1.At{}
@@ -125,7 +125,7 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 	oc, err := client.New(env.Config, client.Options{Scheme: scheme})
 	must(t, err)
 
-	opNS := newNamespace(t)
+	opNS := env.NewNamespace(t, "at")
 	cond := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "operator101.v0.0.1"}}
 	must(t, oc.Create(ctx, cond))
 	upgradeable := func(g gomega.Gomega) *metav1.Condition {
@@ -135,10 +135,10 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 	}
 
 	t.Setenv(cnat.OperatorConditionEnv, cond.Name)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	var rec reconciles
-	startOperator(t, cfg, ns, cnat.Config{Clock: newClock(), OperatorNamespace: opNS, AfterReconcile: rec.after})
+	rec := testenv.NewReconciles()
+	startOperator(t, cfg, ns, cnat.Config{Clock: newClock(), OperatorNamespace: opNS, AfterReconcile: rec.Add})
 	// No At, no write: OLM reads a missing Upgradeable condition as upgradeable.
 	g.Expect(upgradeable(g)).To(gomega.BeNil())
 
@@ -164,12 +164,7 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 
 	// At rest, reconciles leave the OperatorCondition alone.
 	counter.Reset()
-	before := rec.count(key(at))
-	done := getAt(g, key(at))
-	patch := client.MergeFrom(done.DeepCopy())
-	done.Annotations = map[string]string{"nudge": "1"}
-	must(t, env.Client.Patch(ctx, done, patch))
-	g.Eventually(func() int { return rec.count(key(at)) }, timeout).Should(gomega.BeNumerically(">", before))
+	testenv.WaitReconciled(t, rec, key(at), timeout, func() { testenv.Poke(t, env.Client, key(at), &cnatv1alpha1.At{}) })
 	g.Expect(counter.Total()).To(gomega.Equal(0), "writes at rest: %s", counter)
 }
 
@@ -177,7 +172,7 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 func TestNoOperatorConditionOutsideOLM(t *testing.T) {
 	g := gomega.NewWithT(t)
 	t.Setenv(cnat.OperatorConditionEnv, "")
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
 	at := createAt(t, ns, "no-olm", sched(t0), "true")

@@ -26,7 +26,6 @@ import (
 	"testing"
 	"time"
 
-	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -48,7 +47,7 @@ import (
 func TestLifecycle(t *testing.T) {
 	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword("badadmin"))
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	user := uniqueUser("life")
 	pw1, pw2 := randomPassword("first"), randomPassword("second")
 	mkSecret(t, ns, "app-db", map[string]string{"password": pw1})
@@ -142,7 +141,7 @@ func TestLifecycle(t *testing.T) {
 func TestZeroWritesAtRest(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	o := startOperator(t, cfg, randomPassword("badadmin"))
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	user := uniqueUser("rest")
 	mkSecret(t, ns, "s", map[string]string{"pw": randomPassword("rest")})
 	dbu := newDBU(ns, "rest", user, "s", "pw")
@@ -170,7 +169,7 @@ func TestZeroWritesAtRest(t *testing.T) {
 func TestCleanupPolicySkip(t *testing.T) {
 	ctx := context.Background()
 	startOperator(t, nil, randomPassword("badadmin"))
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	user := uniqueUser("skip")
 	pw := randomPassword("skip")
 	mkSecret(t, ns, "s", map[string]string{"pw": pw})
@@ -197,7 +196,7 @@ func TestNotReadyReasons(t *testing.T) {
 	ctx := context.Background()
 	badAdmin := randomPassword("badadmin")
 	o := startOperator(t, nil, badAdmin)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	userPw := randomPassword("reasons")
 
 	for _, tc := range []struct {
@@ -299,11 +298,9 @@ func TestNotReadyReasons(t *testing.T) {
 // release removes the finalizer of a DatabaseUser that cannot be finalized, so that tests leave no debris.
 func release(t *testing.T, d *mygroupv1alpha1.DatabaseUser) {
 	t.Helper()
-	before := d.DeepCopy()
-	controllerutil.RemoveFinalizer(d, mygroupv1alpha1.Finalizer)
-	if err := env.Client.Patch(context.Background(), d, client.MergeFrom(before)); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Patch(t, env.Client, client.ObjectKeyFromObject(d), d, func(d *mygroupv1alpha1.DatabaseUser) {
+		controllerutil.RemoveFinalizer(d, mygroupv1alpha1.Finalizer)
+	})
 }
 
 // TestDatabaseDownThenUp: with the database stopped the condition says so, attempts back off, a delete
@@ -311,7 +308,7 @@ func release(t *testing.T, d *mygroupv1alpha1.DatabaseUser) {
 func TestDatabaseDownThenUp(t *testing.T) {
 	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword("badadmin"))
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	user, other := uniqueUser("down"), uniqueUser("down2")
 	pw := randomPassword("down")
 	mkSecret(t, ns, "s", map[string]string{"pw": pw})
@@ -383,16 +380,7 @@ func TestDatabaseDownThenUp(t *testing.T) {
 	waitGone(t, key2)
 	// Events mark transitions only: one DatabaseUnreachable Event for down2 despite all the attempts (an
 	// Event emitted again would have become a series).
-	evs := &eventsv1.EventList{}
-	if err := env.Client.List(ctx, evs, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
-	var unreachable []eventsv1.Event
-	for _, e := range evs.Items {
-		if e.Regarding.Name == "down2" && e.Reason == mygroupv1alpha1.ReasonDatabaseUnreachable {
-			unreachable = append(unreachable, e)
-		}
-	}
+	unreachable := testenv.EventsOfReason(t, env.Client, ns, "down2", mygroupv1alpha1.ReasonDatabaseUnreachable)
 	if len(unreachable) != 1 || unreachable[0].Series != nil {
 		t.Errorf("DatabaseUnreachable Events for down2: %+v", unreachable)
 	}
@@ -402,7 +390,7 @@ func TestDatabaseDownThenUp(t *testing.T) {
 // TestSchema: what the API server refuses before the operator sees it.
 func TestSchema(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	for name, mutate := range map[string]func(*mygroupv1alpha1.DatabaseUser){
 		"user longer than 80": func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = strings.Repeat("u", 81) },
 		"empty user":          func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = "" },
@@ -442,7 +430,7 @@ func TestSchema(t *testing.T) {
 // operator knows here, so it becomes Ready and its user logs in.
 func TestSample(t *testing.T) {
 	startOperator(t, nil, randomPassword("badadmin"))
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	data, err := os.ReadFile(filepath.Join(env.Root, "config", "samples", "mygroup_v1alpha1_databaseuser.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -492,7 +480,7 @@ func TestTargetMove(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = second.Stop() })
 	startOperatorWith(t, nil, randomPassword("badadmin"), map[string]sqlx.Target{"second": second.Admin}, resync)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	user, pw := uniqueUser("move"), randomPassword("move")
 	mkSecret(t, ns, "s", map[string]string{"pw": pw})
 	dbu := newDBU(ns, "move", user, "s", "pw")
@@ -534,7 +522,7 @@ func TestTargetMove(t *testing.T) {
 func TestRotateNow(t *testing.T) {
 	ctx := context.Background()
 	o := startOperatorWith(t, nil, randomPassword("badadmin"), nil, time.Hour)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	user, pw1, pw2 := uniqueUser("now"), randomPassword("now1"), randomPassword("now2")
 	mkSecret(t, ns, "s", map[string]string{"pw": pw1})
 	dbu := newDBU(ns, "now", user, "s", "pw")
@@ -542,14 +530,7 @@ func TestRotateNow(t *testing.T) {
 	key := client.ObjectKeyFromObject(dbu)
 	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
 	setSecret(t, ns, "s", map[string]string{"pw": pw2})
-	if err := env.Client.Get(ctx, key, dbu); err != nil {
-		t.Fatal(err)
-	}
-	before := dbu.DeepCopy()
-	dbu.Annotations = map[string]string{"rotate": "1"}
-	if err := env.Client.Patch(ctx, dbu, client.MergeFrom(before)); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Patch(t, env.Client, key, dbu, func(d *mygroupv1alpha1.DatabaseUser) { d.Annotations = map[string]string{"rotate": "1"} })
 	poll(t, 20*time.Second, "new password works without waiting for the resync", func() error { return login(user, pw2) })
 	if err := login(user, pw1); sqlx.KindOf(err) != sqlx.KindAccessDenied {
 		t.Errorf("old password: %v", err)

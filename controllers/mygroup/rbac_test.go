@@ -61,7 +61,7 @@ func TestLeastPrivilege(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := startOperator(t, cfg, randomPassword("badadmin"))
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "dbu")
 	user, pw := uniqueUser("rbac"), randomPassword("rbac")
 	mkSecret(t, ns, "s", map[string]string{"pw": pw})
 	dbu := newDBU(ns, "rbac", user, "s", "pw")

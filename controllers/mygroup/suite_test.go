@@ -76,16 +76,11 @@ const (
 type operator struct {
 	ns       string // the operator's namespace, holding the target Secrets
 	log      *syncBuffer
-	mu       sync.Mutex
-	attempts map[types.NamespacedName]int
+	attempts *testenv.Reconciles // the reconciles started, per DatabaseUser
 	mgr      *testenv.Manager
 }
 
-func (o *operator) count(key types.NamespacedName) int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.attempts[key]
-}
+func (o *operator) count(key types.NamespacedName) int { return o.attempts.Get(key) }
 
 type syncBuffer struct {
 	mu sync.Mutex
@@ -118,7 +113,7 @@ func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *ope
 func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]sqlx.Target,
 	resyncPeriod time.Duration) *operator {
 	t.Helper()
-	o := &operator{ns: newNamespace(t), log: &syncBuffer{}, attempts: map[types.NamespacedName]int{}}
+	o := &operator{ns: env.NewNamespace(t, "dbu"), log: &syncBuffer{}, attempts: testenv.NewReconciles()}
 	a := server.Admin
 	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
 	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
@@ -134,25 +129,12 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, 
 			Targets:           targets,
 			ResyncPeriod:      resync,
 			ConnectTimeout:    2 * time.Second,
-			OnReconcile: func(r ctrl.Request) {
-				o.mu.Lock()
-				o.attempts[r.NamespacedName]++
-				o.mu.Unlock()
-			},
+			OnReconcile:       o.attempts.Add,
 		})
 	}, func(opts *ctrl.Options) {
 		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
 	})
 	return o
-}
-
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "dbu-"}}
-	if err := env.Client.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
 }
 
 func targetSecret(t *testing.T, ns, name, host string, port int, user, password string) {

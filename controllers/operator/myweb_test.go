@@ -19,15 +19,12 @@ package operator_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -102,14 +99,14 @@ func expectControlledBy(t *testing.T, w *operatorv1.MyWeb, objs ...client.Object
 func TestMyWebCreateAndUpdate(t *testing.T) {
 	t.Setenv("HTTP_PROXY", "http://proxy.example:3128")
 	startOperator(t, nil)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "site", 30110)
 	if err := env.Client.Create(ctx, w); err != nil {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(w)
 	var c *children
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w = getWeb(g, key)
 		g.Expect(w.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(int32(1))), "replicas defaults to 1")
 		c = getChildren(g, key)
@@ -136,7 +133,7 @@ func TestMyWebCreateAndUpdate(t *testing.T) {
 	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas"} {
 		t.Run(field, func(t *testing.T) {
 			patchWeb(t, key, updates[field])
-			eventually(t, func(g gomega.Gomega) {
+			testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 				w := getWeb(g, key)
 				expectFollows(g, w, getChildren(g, key))
 				g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
@@ -156,28 +153,20 @@ func containsEnv(env []corev1.EnvVar, name, value string) bool {
 
 func patchWeb(t *testing.T, key types.NamespacedName, f func(*operatorv1.MyWeb)) {
 	t.Helper()
-	w := &operatorv1.MyWeb{}
-	if err := env.Client.Get(ctx, key, w); err != nil {
-		t.Fatal(err)
-	}
-	before := w.DeepCopy()
-	f(w)
-	if err := env.Client.Patch(ctx, w, client.MergeFrom(before)); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Patch(t, env.Client, key, &operatorv1.MyWeb{}, f)
 }
 
 // TestMyWebDriftReverted: a Deployment scaled by hand, a page edited by hand and a deleted Service come back.
 func TestMyWebDriftReverted(t *testing.T) {
 	startOperator(t, nil)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "drift", 30120)
 	if err := env.Client.Create(ctx, w); err != nil {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(w)
 	var c *children
-	eventually(t, func(g gomega.Gomega) { c = getChildren(g, key) })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { c = getChildren(g, key) })
 
 	scaled := c.dep.DeepCopy()
 	scaled.Spec.Replicas = ptr.To[int32](5)
@@ -192,7 +181,7 @@ func TestMyWebDriftReverted(t *testing.T) {
 	if err := env.Client.Delete(ctx, &c.svc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		now := getChildren(g, key)
 		expectFollows(g, getWeb(g, key), now)
 		g.Expect(now.svc.UID).NotTo(gomega.Equal(c.svc.UID), "the Service is a new one")
@@ -204,7 +193,7 @@ func TestMyWebDriftReverted(t *testing.T) {
 func TestMyWebZeroWritesAtRest(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	mgr, rec := startOperator(t, cfg)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "quiet", 30130)
 	if err := env.Client.Create(ctx, w); err != nil {
 		t.Fatal(err)
@@ -215,7 +204,7 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 		expectFollows(g, w, getChildren(g, key))
 		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
 	}
-	eventually(t, converged)
+	testenv.Eventually(t, timeout, converged)
 	// The children's watch events reconcile the MyWeb a few more times: wait until one reconcile wrote nothing.
 	waitQuiet(t, rec, key, counter)
 	t.Logf("writes at creation of one MyWeb: %d (%s)", counter.Total(), counter)
@@ -224,9 +213,9 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	}
 
 	counter.Reset()
-	before := rec.Get(key)
-	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Labels = map[string]string{"unrelated": "label"} })
-	eventually(t, func(g gomega.Gomega) { g.Expect(rec.Get(key)).To(gomega.BeNumerically(">", before)) })
+	testenv.WaitReconciled(t, rec, key, timeout, func() {
+		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Labels = map[string]string{"unrelated": "label"} })
+	})
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a label on a converged MyWeb caused %d writes: %s", n, counter)
 	}
@@ -234,7 +223,7 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	mgr.Stop(t)
 	counter.Reset()
 	_, rec2 := startOperator(t, cfg)
-	eventually(t, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a restarted operator wrote %d times to a converged MyWeb: %s", n, counter)
 	}
@@ -244,19 +233,12 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 // through an annotation).
 func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
 	t.Helper()
-	testenv.WaitQuiet(t, rec, key, counter, func() {
-		patchWeb(t, key, func(o *operatorv1.MyWeb) {
-			if o.Annotations == nil {
-				o.Annotations = map[string]string{}
-			}
-			o.Annotations["poke"] += "x"
-		})
-	}, timeout)
+	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, env.Client, key, &operatorv1.MyWeb{}) }, timeout)
 }
 
 // TestMyWebInvalidRejected: the schema refuses what cannot work, with a message that names the field.
 func TestMyWebInvalidRejected(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "web")
 	tests := []struct {
 		name   string
 		mutate func(*operatorv1.MyWeb)
@@ -273,11 +255,7 @@ func TestMyWebInvalidRejected(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWeb(ns, "bad", 30140)
 			tc.mutate(w)
-			err := env.Client.Create(ctx, w)
-			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want an Invalid error naming %q", err, tc.want)
-			}
-			t.Logf("%s", err)
+			testenv.ExpectInvalid(t, env.Client, w, tc.want)
 		})
 	}
 }
@@ -302,7 +280,7 @@ func TestMyWebSample(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, w) })
 	key := client.ObjectKeyFromObject(w)
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
 		expectFollows(g, w, getChildren(g, key))
 		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
@@ -314,7 +292,7 @@ func TestMyWebSample(t *testing.T) {
 // (written here: envtest runs no Deployment controller).
 func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 	startOperator(t, nil)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "avail", 30150)
 	w.Spec.Replicas = ptr.To[int32](2)
 	if err := env.Client.Create(ctx, w); err != nil {
@@ -322,16 +300,10 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 	}
 	key := client.ObjectKeyFromObject(w)
 	var dep appsv1.Deployment
-	eventually(t, func(g gomega.Gomega) { g.Expect(env.Client.Get(ctx, key, &dep)).To(gomega.Succeed()) })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(env.Client.Get(ctx, key, &dep)).To(gomega.Succeed()) })
 
-	setDeploymentStatus(t, key, func(s *appsv1.DeploymentStatus, gen int64) {
-		*s = appsv1.DeploymentStatus{ObservedGeneration: gen, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
-			Conditions: []appsv1.DeploymentCondition{
-				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"},
-				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"},
-			}}
-	})
-	eventually(t, func(g gomega.Gomega) {
+	testenv.MarkDeploymentAvailable(t, env.Client, key) // the Deployment's 2 replicas
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
 		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, operatorv1.ConditionAvailable)).To(gomega.BeTrue())
 		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionProgressing)).To(gomega.BeTrue())
@@ -342,7 +314,7 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 	})
 
 	// An image that never pulls: the Deployment's rollout hits its deadline.
-	setDeploymentStatus(t, key, func(s *appsv1.DeploymentStatus, gen int64) {
+	testenv.SetDeploymentStatus(t, env.Client, key, func(s *appsv1.DeploymentStatus, _ *appsv1.Deployment) {
 		s.AvailableReplicas, s.ReadyReplicas = 0, 0
 		s.Conditions = []appsv1.DeploymentCondition{
 			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable"},
@@ -350,7 +322,7 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 				Message: `ReplicaSet "avail-1" has timed out progressing.`},
 		}
 	})
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
 		g.Expect(w.Status.Completed).To(gomega.BeFalse())
 		d := meta.FindStatusCondition(w.Status.Conditions, operatorv1.ConditionDegraded)
@@ -362,29 +334,9 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 	})
 }
 
-func setDeploymentStatus(t *testing.T, key types.NamespacedName, f func(*appsv1.DeploymentStatus, int64)) {
-	t.Helper()
-	dep := &appsv1.Deployment{}
-	if err := env.Client.Get(ctx, key, dep); err != nil {
-		t.Fatal(err)
-	}
-	f(&dep.Status, dep.Generation)
-	if err := env.Client.Status().Update(ctx, dep); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // events lists "type reason" of the Events about a MyWeb.
 func events(g gomega.Gomega, ns, name string) []string {
-	list := &eventsv1.EventList{}
-	g.Expect(env.Client.List(ctx, list, client.InNamespace(ns))).To(gomega.Succeed())
-	var out []string
-	for _, e := range list.Items {
-		if e.Regarding.Kind == "MyWeb" && e.Regarding.Name == name {
-			out = append(out, e.Type+" "+e.Reason)
-		}
-	}
-	return out
+	return testenv.EventsAbout(g, env.Client, ns, "MyWeb", name)
 }
 
 // TestMyWebNodePortTaken: a node port another Service holds makes the MyWeb Degraded, with the API server's
@@ -393,7 +345,7 @@ func events(g gomega.Gomega, ns, name string) []string {
 func TestMyWebNodePortTaken(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	startOperator(t, cfg)
-	ns := newNamespace(t)
+	ns := env.NewNamespace(t, "web")
 	squatter := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "squatter"},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort,
@@ -407,7 +359,7 @@ func TestMyWebNodePortTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(w)
-	eventually(t, func(g gomega.Gomega) {
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
 		d := meta.FindStatusCondition(w.Status.Conditions, operatorv1.ConditionDegraded)
 		g.Expect(d).NotTo(gomega.BeNil())
@@ -426,7 +378,7 @@ func TestMyWebNodePortTaken(t *testing.T) {
 		t.Errorf("%d attempts to apply the Service in 3s: a hot loop (%s)", n, counter)
 	}
 	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
-	if n := len(eventsOfReason(t, ns, "late", "NodePortInUse")); n != 1 {
+	if n := len(testenv.EventsOfReason(t, env.Client, ns, "late", "NodePortInUse")); n != 1 {
 		t.Errorf("%d NodePortInUse Events, want 1 (Events on transitions only)", n)
 	}
 
@@ -438,19 +390,4 @@ func TestMyWebNodePortTaken(t *testing.T) {
 		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
 		expectFollows(g, w, getChildren(g, key))
 	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
-}
-
-func eventsOfReason(t *testing.T, ns, name, reason string) []eventsv1.Event {
-	t.Helper()
-	list := &eventsv1.EventList{}
-	if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
-	var out []eventsv1.Event
-	for _, e := range list.Items {
-		if e.Regarding.Name == name && e.Reason == reason {
-			out = append(out, e)
-		}
-	}
-	return out
 }

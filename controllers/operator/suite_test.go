@@ -22,9 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -48,18 +45,4 @@ func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.R
 		return operator.Setup(mgr, 2, operator.WithReconciled(rec.Add))
 	})
 	return mgr, rec
-}
-
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "web-"}}
-	if err := env.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
-func eventually(t *testing.T, f func(g gomega.Gomega)) {
-	t.Helper()
-	gomega.NewWithT(t).Eventually(f).WithTimeout(timeout).WithPolling(50 * time.Millisecond).Should(gomega.Succeed())
 }

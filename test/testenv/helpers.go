@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+// The helpers the controllers' integration suites share: objects in a fresh namespace, polling, patches, and
+// the parts of the Deployment controller that envtest does not run.
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Polling is how often Eventually and WaitReconciled look again.
+const Polling = 50 * time.Millisecond
+
+// NewNamespace creates a namespace named prefix-<random> and returns its name.
+func (e *Env) NewNamespace(t testing.TB, prefix string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := e.Client.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// Eventually polls f until its assertions pass, and fails the test when they still fail after within.
+func Eventually(t testing.TB, within time.Duration, f func(g gomega.Gomega), description ...any) {
+	t.Helper()
+	gomega.NewWithT(t).Eventually(f).WithTimeout(within).WithPolling(Polling).Should(gomega.Succeed(), description...)
+}
+
+// Patch reads the object at key into obj, lets mutate change it, and writes the change as a merge patch.
+func Patch[T client.Object](t testing.TB, c client.Client, key types.NamespacedName, obj T, mutate func(T)) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.Get(ctx, key, obj); err != nil {
+		t.Fatal(err)
+	}
+	before := obj.DeepCopyObject().(client.Object)
+	mutate(obj)
+	if err := c.Patch(ctx, obj, client.MergeFrom(before)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Poke changes the "poke" annotation of the object at key (read into obj), which makes its controller
+// reconcile it without changing its spec.
+func Poke[T client.Object](t testing.TB, c client.Client, key types.NamespacedName, obj T) {
+	t.Helper()
+	Patch(t, c, key, obj, func(o T) {
+		a := o.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a["poke"] += "x"
+		o.SetAnnotations(a)
+	})
+}
+
+// WaitReconciled calls trigger, then waits, up to within, until rec counts one more finished reconcile of key.
+func WaitReconciled(t testing.TB, rec *Reconciles, key types.NamespacedName, within time.Duration, trigger func()) {
+	t.Helper()
+	before := rec.Get(key)
+	trigger()
+	Eventually(t, within, func(g gomega.Gomega) { g.Expect(rec.Get(key)).To(gomega.BeNumerically(">", before)) })
+}
+
+// ExpectInvalid creates obj and fails the test unless the API server refuses it as Invalid with an error
+// that contains want.
+func ExpectInvalid(t testing.TB, c client.Client, obj client.Object, want string) {
+	t.Helper()
+	err := c.Create(context.Background(), obj)
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want an Invalid error containing %q", err, want)
+	}
+	t.Logf("%s", err)
+}
+
+// SetDeploymentStatus plays the Deployment controller, which envtest does not run: f sets the status of the
+// Deployment at key, written through the status subresource.
+func SetDeploymentStatus(t testing.TB, c client.Client, key types.NamespacedName, f func(*appsv1.DeploymentStatus, *appsv1.Deployment)) {
+	t.Helper()
+	ctx := context.Background()
+	dep := &appsv1.Deployment{}
+	if err := c.Get(ctx, key, dep); err != nil {
+		t.Fatal(err)
+	}
+	f(&dep.Status, dep)
+	if err := c.Status().Update(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// MarkDeploymentAvailable writes the status of the Deployment at key as if all its pods ran and were ready.
+func MarkDeploymentAvailable(t testing.TB, c client.Client, key types.NamespacedName) {
+	t.Helper()
+	SetDeploymentStatus(t, c, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
+		n := *d.Spec.Replicas
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
+			Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"},
+				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"},
+			}}
+	})
+}
+
+// EventsAbout lists "type reason" of the Events in ns regarding the object of that kind and name.
+func EventsAbout(g gomega.Gomega, c client.Client, ns, kind, name string) []string {
+	list := &eventsv1.EventList{}
+	g.Expect(c.List(context.Background(), list, client.InNamespace(ns))).To(gomega.Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == kind && e.Regarding.Name == name {
+			out = append(out, e.Type+" "+e.Reason)
+		}
+	}
+	return out
+}
+
+// EventsOfReason returns the Events in ns with that reason regarding an object of that name.
+func EventsOfReason(t testing.TB, c client.Client, ns, name, reason string) []eventsv1.Event {
+	t.Helper()
+	list := &eventsv1.EventList{}
+	if err := c.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var out []eventsv1.Event
+	for _, e := range list.Items {
+		if e.Regarding.Name == name && e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
+}
