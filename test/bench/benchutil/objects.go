@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package benchutil holds what the bench driver and the lower-bound program share: the objects they create,
+// and the pure helpers that turn an audit log into numbers (percentiles, write counts, tables).
+package benchutil
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+)
+
+// Node ports: MyWeb's CRD (and AppService's, for an explicit node port) accepts 30000 to 32767 only.
+const (
+	FirstNodePort = 30000
+	LastNodePort  = 32767
+	NodePorts     = LastNodePort - FirstNodePort + 1 // 2768
+)
+
+// Plan is how many objects of each kind one size creates. Every MyWeb and every AppService with a port holds
+// its own explicit node port from the CRDs' range (30000-32767), so that no two Services ever ask for the same
+// port: a Service whose port the API server allocated itself could take a port a MyWeb is about to claim, and
+// that MyWeb would then be Degraded. The 2,768 ports go to MyWebs first, the rest to AppServices; past that,
+// AppServices run without a port (a Deployment and no Service) and MyWebs stop at 2,768.
+type Plan struct {
+	// N is the size asked for.
+	N int `json:"n"`
+	// MyWebs created (at most NodePorts).
+	MyWebs int `json:"mywebs"`
+	// AppServices created (always N).
+	AppServices int `json:"appservices"`
+	// AppServicesWithPort is how many of them have a port, hence a NodePort Service.
+	AppServicesWithPort int `json:"appservicesWithPort"`
+}
+
+// PlanFor is the plan of size n.
+func PlanFor(n int) Plan {
+	p := Plan{N: n, MyWebs: min(n, NodePorts), AppServices: n}
+	p.AppServicesWithPort = min(n, NodePorts-p.MyWebs)
+	return p
+}
+
+// Objects is the number of MyWebs and AppServices.
+func (p Plan) Objects() int { return p.MyWebs + p.AppServices }
+
+// MyWebName and AppServiceName name the i-th object; children carry their parent's name.
+func MyWebName(i int) string      { return fmt.Sprintf("web-%05d", i) }
+func AppServiceName(i int) string { return fmt.Sprintf("app-%05d", i) }
+func AtName(i int) string         { return fmt.Sprintf("at-%05d", i) }
+
+// Page is the page every bench MyWeb serves (a small one: the bench measures the operator, not etcd).
+const Page = "<html><body><h1>operator101 bench</h1></body></html>\n"
+
+// Image of the bench's web servers and applications (never pulled: no kubelet runs).
+const Image = "nginx:1.27"
+
+// MyWeb is the i-th MyWeb of plan p in namespace ns.
+func (p Plan) MyWeb(ns string, i int) *operatorv1.MyWeb {
+	return &operatorv1.MyWeb{
+		ObjectMeta: metav1.ObjectMeta{Name: MyWebName(i), Namespace: ns},
+		Spec: operatorv1.MyWebSpec{Image: Image, NodePortNumber: int32(FirstNodePort + i),
+			PageContentHtml: Page, Replicas: ptr.To[int32](1)},
+	}
+}
+
+// AppService is the i-th AppService of plan p in namespace ns.
+func (p Plan) AppService(ns string, i int) *appv1.AppService {
+	a := &appv1.AppService{
+		ObjectMeta: metav1.ObjectMeta{Name: AppServiceName(i), Namespace: ns},
+		Spec:       appv1.AppServiceSpec{Size: ptr.To[int32](1), Image: Image},
+	}
+	if i < p.AppServicesWithPort {
+		a.Spec.Ports = []appv1.ServicePort{{Name: "http", Protocol: "TCP", Port: 80,
+			NodePort: int32(FirstNodePort + p.MyWebs + i)}}
+	}
+	return a
+}
+
+// At is the i-th At, due at schedule (whole seconds, UTC).
+func At(ns string, i int, schedule string) *cnatv1alpha1.At {
+	return &cnatv1alpha1.At{
+		ObjectMeta: metav1.ObjectMeta{Name: AtName(i), Namespace: ns},
+		Spec:       cnatv1alpha1.AtSpec{Schedule: schedule, Command: "true"},
+	}
+}

@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/operator101/operator101/api"
+	"github.com/operator101/operator101/test/bench/benchutil"
+)
+
+// Users of the bench's API server. The audit log tells their requests apart.
+const (
+	benchUser      = "bench"
+	managerUser    = "operator101-manager"
+	lowerboundUser = "bench-lowerbound"
+)
+
+// apiServer is one etcd + kube-apiserver, with an audit log of every write.
+type apiServer struct {
+	env       *envtest.Environment
+	dir       string
+	auditLog  string
+	config    *rest.Config // the bench's own user, no client-side rate limit
+	managerKC string       // kubeconfig file of the manager's user
+	lowerKC   string       // kubeconfig file of the lower bound's user
+	scheme    *runtime.Scheme
+	childPIDs []int
+}
+
+func newScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(api.AddToScheme(s))
+	return s
+}
+
+// startAPIServer starts etcd and kube-apiserver on loopback, installs the CRDs, and creates the users.
+func startAPIServer(assets, crds, dir string) (*apiServer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &apiServer{dir: dir, auditLog: filepath.Join(dir, "audit.log"), scheme: newScheme()}
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(benchutil.AuditPolicy), 0o644); err != nil {
+		return nil, err
+	}
+	s.env = &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     []string{crds},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                s.scheme,
+	}
+	args := s.env.ControlPlane.GetAPIServer().Configure()
+	args.Set("bind-address", "127.0.0.1")
+	args.Set("audit-policy-file", policy)
+	args.Set("audit-log-path", s.auditLog)
+	args.Set("audit-log-format", "json")
+	// Every bench Service asks for an explicit port from the CRDs' range (see benchutil.Plan).
+	args.Set("service-node-port-range", fmt.Sprintf("%d-%d", benchutil.FirstNodePort, benchutil.LastNodePort))
+	cfg, err := s.env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting etcd and kube-apiserver: %w", err)
+	}
+	s.childPIDs = childrenOf(os.Getpid())
+	u, err := s.env.AddUser(envtest.User{Name: benchUser, Groups: []string{"system:masters"}}, cfg)
+	if err != nil {
+		s.stop()
+		return nil, fmt.Errorf("adding user %s: %w", benchUser, err)
+	}
+	s.config = u.Config()
+	s.config.QPS, s.config.Burst = -1, 0
+	for name, path := range map[string]*string{managerUser: &s.managerKC, lowerboundUser: &s.lowerKC} {
+		u, err := s.env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, cfg)
+		if err != nil {
+			s.stop()
+			return nil, fmt.Errorf("adding user %s: %w", name, err)
+		}
+		kc, err := u.KubeConfig()
+		if err != nil {
+			s.stop()
+			return nil, err
+		}
+		*path = filepath.Join(dir, name+".kubeconfig")
+		if err := os.WriteFile(*path, kc, 0o600); err != nil {
+			s.stop()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *apiServer) stop() {
+	if s == nil || s.env == nil {
+		return
+	}
+	if err := s.env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: stopping the API server: %v\n", err)
+	}
+	s.env = nil
+}
+
+// childrenOf lists the processes whose parent is pid (etcd and kube-apiserver after envtest started them).
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

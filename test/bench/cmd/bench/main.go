@@ -1,0 +1,163 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench measures the operator101 manager at scale on a local API server (etcd + kube-apiserver):
+// convergence of N MyWebs and N AppServices against a plain client-go lower bound, the writes the manager
+// makes (from the API server's audit log) at creation, at rest and on restart, the delay of N Ats due at the
+// same second, and the manager's peak memory and CPU. hack/bench.sh builds and runs it; docs/performance.md
+// explains the method and keeps the results.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	sizes          []int
+	assets, crds   string
+	managerBin     string
+	lowerboundBin  string
+	out            string
+	workers        []int
+	managerArgs    []string
+	label          string
+	settle, quiet  time.Duration
+	restarts       int
+	profileSize    int
+	profileSeconds int
+	timeout        time.Duration
+	pidfile        string
+	skipLower      bool
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q is not a positive number", p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func run() error {
+	var o options
+	sizes := flag.String("sizes", "100,1000,3000", "bench sizes N, comma separated")
+	n := flag.Int("n", 0, "one size N (overrides -sizes)")
+	workers := flag.String("workers", "4,8,16", "worker counts of the lower bound (the best is reported)")
+	margs := flag.String("manager-args", "", "extra manager flags, space separated (e.g. \"--kube-api-qps=500\")")
+	flag.StringVar(&o.assets, "assets", "bin/k8s", "directory with etcd and kube-apiserver")
+	flag.StringVar(&o.crds, "crds", "config/crd/bases", "CRD directory")
+	flag.StringVar(&o.managerBin, "manager", "bin/bench/manager", "manager binary")
+	flag.StringVar(&o.lowerboundBin, "lowerbound", "bin/bench/lowerbound", "lower-bound binary")
+	flag.StringVar(&o.out, "out", "bin/bench", "output directory")
+	flag.StringVar(&o.label, "label", "", "label of this run in the results (e.g. before, after)")
+	flag.DurationVar(&o.settle, "settle", 5*time.Second, "wait after convergence before the at-rest window")
+	flag.DurationVar(&o.quiet, "quiet", 30*time.Second, "at-rest window with the manager running")
+	flag.IntVar(&o.restarts, "restarts", 2, "manager restarts at rest (each reconciles every object again)")
+	flag.IntVar(&o.profileSize, "profile-size", 1000, "size at which pprof CPU and heap profiles are taken")
+	flag.IntVar(&o.profileSeconds, "profile-seconds", 20, "length of the CPU profile from the first create")
+	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "limit of each phase")
+	flag.StringVar(&o.pidfile, "pidfile", "", "file to list the pids of started processes in (for hack/bench.sh)")
+	flag.BoolVar(&o.skipLower, "skip-lowerbound", false, "do not run the lower bound")
+	flag.Parse()
+	var err error
+	if o.sizes, err = parseInts(*sizes); err != nil {
+		return fmt.Errorf("-sizes: %w", err)
+	}
+	if *n > 0 {
+		o.sizes = []int{*n}
+	}
+	if o.workers, err = parseInts(*workers); err != nil {
+		return fmt.Errorf("-workers: %w", err)
+	}
+	o.managerArgs = strings.Fields(*margs)
+
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
+
+	stamp := time.Now().UTC().Format("20060102-150405")
+	report := Report{Date: time.Now().UTC().Format(time.RFC3339), Label: o.label, Machine: machine(),
+		ManagerArgs: o.managerArgs, Sizes: []SizeResult{}}
+	jsonPath := filepath.Join(o.out, "bench-"+stamp+".json")
+	save := func() {
+		b, _ := json.MarshalIndent(report, "", "  ")
+		_ = os.WriteFile(jsonPath, append(b, '\n'), 0o644)
+	}
+	var runErr error
+	for _, size := range o.sizes {
+		dir := filepath.Join(o.out, "run-"+stamp, fmt.Sprintf("n%d", size))
+		res, err := runSize(ctx, o, size, dir)
+		if res != nil {
+			report.Sizes = append(report.Sizes, *res)
+			save()
+		}
+		if err != nil {
+			runErr = fmt.Errorf("N=%d: %w", size, err)
+			break
+		}
+	}
+	save()
+	table := report.Markdown()
+	_ = os.WriteFile(filepath.Join(o.out, "bench-"+stamp+".md"), []byte(table), 0o644)
+	fmt.Printf("\nresults: %s\n\n%s", jsonPath, table)
+	return runErr
+}
+
+// machine describes where the bench ran.
+func machine() Machine {
+	m := Machine{CPUs: runtime.NumCPU(), Go: runtime.Version()}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb float64
+		fmt.Sscanf(strings.TrimPrefix(strings.SplitN(string(b), "\n", 2)[0], "MemTotal:"), "%f", &kb)
+		m.MemoryGiB = kb / 1024 / 1024
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				_, m.CPU, _ = strings.Cut(line, ": ")
+				break
+			}
+		}
+	}
+	return m
+}

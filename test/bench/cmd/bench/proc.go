@@ -1,0 +1,198 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// manager is one run of the operator101 manager binary.
+type manager struct {
+	cmd                   *exec.Cmd
+	done                  chan struct{}
+	metrics, probe, pprof string
+	log                   string
+	started               time.Time
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// startManager runs the manager against the bench's API server, watching namespace ns, and waits until it is
+// ready.
+func startManager(ctx context.Context, bin, kubeconfig, ns, logPath string, extra []string) (*manager, error) {
+	m := &manager{done: make(chan struct{}), log: logPath}
+	var err error
+	for _, a := range []*string{&m.metrics, &m.probe, &m.pprof} {
+		if *a, err = freeAddr(); err != nil {
+			return nil, err
+		}
+	}
+	args := []string{"--leader-elect=false", "--metrics-secure=false", "--metrics-bind-address=" + m.metrics,
+		"--health-probe-bind-address=" + m.probe, "--pprof-bind-address=" + m.pprof}
+	args = append(args, extra...)
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	m.cmd = exec.Command(bin, args...)
+	m.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "WATCH_NAMESPACE="+ns, "POD_NAMESPACE="+ns)
+	m.cmd.Stdout, m.cmd.Stderr = logf, logf
+	// The manager dies with the bench, even if the bench is killed.
+	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := m.cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	m.started = time.Now()
+	go func() { _ = m.cmd.Wait(); logf.Close(); close(m.done) }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if resp, err := http.Get("http://" + m.probe + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return m, nil
+			}
+		}
+		select {
+		case <-m.done:
+			return nil, fmt.Errorf("the manager exited at start; see %s", logPath)
+		case <-ctx.Done():
+			m.stop()
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			m.stop()
+			return nil, fmt.Errorf("the manager was not ready within 2 minutes; see %s", logPath)
+		}
+	}
+}
+
+func (m *manager) pid() int { return m.cmd.Process.Pid }
+
+// stop sends SIGTERM and waits for the manager to end (SIGKILL after 40 s).
+func (m *manager) stop() {
+	if m == nil {
+		return
+	}
+	select {
+	case <-m.done:
+		return
+	default:
+	}
+	_ = m.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-m.done:
+	case <-time.After(40 * time.Second):
+		_ = m.cmd.Process.Kill()
+		<-m.done
+	}
+}
+
+// procStats is what /proc says of a process: peak and current resident memory, CPU time.
+type procStats struct {
+	PeakRSSMiB float64 `json:"peakRSSMiB"`
+	RSSMiB     float64 `json:"rssMiB"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+}
+
+func readProc(pid int) (procStats, error) {
+	var s procStats
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return s, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmHWM:":
+			s.PeakRSSMiB = kb / 1024
+		case "VmRSS:":
+			s.RSSMiB = kb / 1024
+		}
+	}
+	b, err = os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return s, err
+	}
+	st := string(b)
+	f := strings.Fields(st[strings.LastIndexByte(st, ')')+1:])
+	// After the command: state is field 3 of stat, utime 14 and stime 15 (clock ticks, 100 per second).
+	if len(f) > 13 {
+		ut, _ := strconv.ParseFloat(f[11], 64)
+		stm, _ := strconv.ParseFloat(f[12], 64)
+		s.CPUSeconds = (ut + stm) / 100
+	}
+	return s, nil
+}
+
+func httpGet(url string, timeout time.Duration) ([]byte, error) {
+	c := &http.Client{Timeout: timeout}
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// profile saves a pprof profile of the manager (e.g. "heap", "profile?seconds=20") and its top entries as text.
+func (m *manager) profile(what, dir, name, bin string) (string, error) {
+	b, err := httpGet("http://"+m.pprof+"/debug/pprof/"+what, 10*time.Minute)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name+".pb.gz")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return "", err
+	}
+	args := []string{"tool", "pprof", "-top", "-nodecount=25"}
+	if strings.HasPrefix(what, "heap") {
+		args = append(args, "-sample_index=inuse_space")
+	}
+	out, err := exec.Command("go", append(args, bin, path)...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go tool pprof: %w: %s", err, out)
+	}
+	txt := filepath.Join(dir, name+".txt")
+	return string(out), os.WriteFile(txt, out, 0o644)
+}

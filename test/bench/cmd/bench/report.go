@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/operator101/operator101/test/bench/benchutil"
+)
+
+// Report is the JSON file of one bench run.
+type Report struct {
+	Date        string       `json:"date"`
+	Label       string       `json:"label,omitempty"`
+	Machine     Machine      `json:"machine"`
+	ManagerArgs []string     `json:"managerArgs"`
+	Sizes       []SizeResult `json:"sizes"`
+}
+
+// Machine is where the bench ran.
+type Machine struct {
+	CPUs      int     `json:"cpus"`
+	CPU       string  `json:"cpu"`
+	MemoryGiB float64 `json:"memoryGiB"`
+	Kernel    string  `json:"kernel"`
+	Go        string  `json:"go"`
+}
+
+// LowerBoundRun is one run of the lower-bound program.
+type LowerBoundRun struct {
+	Workers  int     `json:"workers"`
+	Objects  int     `json:"objects"`
+	Requests int64   `json:"requests"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// Writes are the manager's writes in a window, by "verb resource[/subresource]".
+type Writes struct {
+	Seconds float64        `json:"seconds"`
+	Total   int            `json:"total"`
+	ByKey   map[string]int `json:"byKey"`
+}
+
+// AtResult is the At phase: N Ats due at the same second.
+type AtResult struct {
+	N        int    `json:"n"`
+	Schedule string `json:"schedule"`
+	// LeadSeconds is how far ahead of the last At's creation the schedule was (negative: created late).
+	LeadSeconds float64 `json:"leadSeconds"`
+	Pods        int     `json:"pods"`
+	// Delays from the schedule to the API server's receipt of each pod's POST (audit log, microseconds).
+	P50Seconds float64 `json:"p50Seconds"`
+	P99Seconds float64 `json:"p99Seconds"`
+	MaxSeconds float64 `json:"maxSeconds"`
+	// Watch-based: schedule to the bench seeing the pod (includes watch delivery), for comparison.
+	WatchP99Seconds float64 `json:"watchP99Seconds"`
+	Writes          Writes  `json:"writes"`
+}
+
+// SizeResult is everything measured at one size.
+type SizeResult struct {
+	Plan benchutil.Plan `json:"plan"`
+
+	LowerBound     []LowerBoundRun `json:"lowerBound"`
+	LowerBoundBest float64         `json:"lowerBoundBestSeconds"`
+	LowerBoundW    int             `json:"lowerBoundBestWorkers"`
+
+	// Convergence: from the first create to the last object reporting Available.
+	ConvergenceSeconds float64 `json:"convergenceSeconds"`
+	CreateSeconds      float64 `json:"createSeconds"`
+	Ratio              float64 `json:"ratio"`
+	SteadyRate         float64 `json:"steadyObjectsPerSecond"`
+	// CreationWrites are the manager's writes from the first create to convergence + settle.
+	CreationWrites   Writes             `json:"creationWrites"`
+	PerObject        float64            `json:"writesPerObject"`
+	PerKind          map[string]float64 `json:"writesPerObjectByKind"`
+	StatusWritesPer  float64            `json:"statusWritesPerObject"`
+	BenchWrites      map[string]int     `json:"benchWrites"`
+	AtRest           Writes             `json:"atRest"`
+	Restarts         []Writes           `json:"restarts"`
+	At               *AtResult          `json:"at,omitempty"`
+	AfterConvergence procStats          `json:"managerAfterConvergence"`
+	AfterAt          procStats          `json:"managerAfterAt"`
+	AfterRestart     procStats          `json:"managerAfterRestart"`
+	HeapProfileTop   string             `json:"heapProfileTop,omitempty"`
+	CPUProfileTop    string             `json:"cpuProfileTop,omitempty"`
+	Errors           []string           `json:"errors,omitempty"`
+}
+
+func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+// Markdown is the results table.
+func (r Report) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "bench %s %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q\n\n", r.Date, r.Label,
+		r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, strings.Join(r.ManagerArgs, " "))
+	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s (workers) | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Sizes {
+		lb := "-"
+		if s.LowerBoundBest > 0 {
+			lb = fmt.Sprintf("%.1f (%d)", s.LowerBoundBest, s.LowerBoundW)
+		}
+		ratio := "-"
+		if s.Ratio > 0 {
+			ratio = fmt.Sprintf("%.2f", s.Ratio)
+		}
+		restarts := make([]string, 0, len(s.Restarts))
+		for _, w := range s.Restarts {
+			restarts = append(restarts, fmt.Sprint(w.Total))
+		}
+		at, atN := "-", "-"
+		if s.At != nil {
+			atN = fmt.Sprint(s.At.N)
+			at = fmt.Sprintf("%.2f / %.2f / %.2f", s.At.P50Seconds, s.At.P99Seconds, s.At.MaxSeconds)
+		}
+		fmt.Fprintf(&b, "| %d | %d+%d | %s | %s | %s | %.0f | %.2f | %.2f | %d in %.0fs | %s | %s | %s | %s / %s | %s / %s |\n",
+			s.Plan.N, s.Plan.MyWebs, s.Plan.AppServices, f1(s.ConvergenceSeconds), lb, ratio, s.SteadyRate,
+			s.PerObject, s.StatusWritesPer, s.AtRest.Total, s.AtRest.Seconds, strings.Join(restarts, ", "), atN, at,
+			f1(s.AfterConvergence.PeakRSSMiB), f1(s.AfterAt.PeakRSSMiB), f1(s.AfterConvergence.CPUSeconds), f1(s.AfterAt.CPUSeconds))
+	}
+	b.WriteString("\nManager writes per object at creation, by verb and resource:\n\n")
+	for _, s := range r.Sizes {
+		fmt.Fprintf(&b, "- N=%d: %s\n", s.Plan.N, benchutil.FormatCounts(s.CreationWrites.ByKey, s.Plan.Objects()))
+	}
+	return b.String()
+}

@@ -1,0 +1,575 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/test/bench/benchutil"
+)
+
+const benchNamespace = "bench"
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s bench: %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+}
+
+// addPids appends pids to the pidfile hack/bench.sh kills on exit, should the bench itself die.
+func addPids(path string, pids ...int) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	for _, p := range pids {
+		fmt.Fprintln(f, p)
+	}
+}
+
+// parallel runs f(0..n-1) on w goroutines and returns the first error.
+func parallel(ctx context.Context, n, w int, f func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	idx := make(chan int)
+	var once sync.Once
+	var first error
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idx {
+				if err := f(ctx, i); err != nil {
+					once.Do(func() { first = err; cancel() })
+				}
+			}
+		}()
+	}
+loop:
+	for i := range n {
+		select {
+		case idx <- i:
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	close(idx)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = ctx.Err()
+	}
+	return first
+}
+
+// tracker records when each object is first seen in a wanted state.
+type tracker struct {
+	mu    sync.Mutex
+	start time.Time
+	want  int
+	seen  map[string]time.Duration
+	last  time.Time
+	done  chan struct{}
+}
+
+func newTracker(want int) *tracker {
+	return &tracker{want: want, seen: map[string]time.Duration{}, done: make(chan struct{})}
+}
+
+func (t *tracker) reset(start time.Time, want int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.start, t.want, t.seen, t.done = start, want, map[string]time.Duration{}, make(chan struct{})
+}
+
+func (t *tracker) mark(key string) {
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.seen[key]; ok || t.start.IsZero() {
+		return
+	}
+	t.seen[key] = now.Sub(t.start)
+	t.last = now
+	if len(t.seen) == t.want {
+		close(t.done)
+	}
+}
+
+func (t *tracker) snapshot() (map[string]time.Duration, time.Time, chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]time.Duration, len(t.seen))
+	for k, v := range t.seen {
+		out[k] = v
+	}
+	return out, t.last, t.done
+}
+
+func handler(f func(obj any)) toolscache.ResourceEventHandlerFuncs {
+	return toolscache.ResourceEventHandlerFuncs{AddFunc: f, UpdateFunc: func(_, obj any) { f(obj) }}
+}
+
+func available(conds []metav1.Condition, gen, observed int64) bool {
+	return observed == gen && meta.IsStatusConditionTrue(conds, "Available")
+}
+
+func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, error) {
+	plan := benchutil.PlanFor(n)
+	res := &SizeResult{Plan: plan}
+	logf("N=%d: %d MyWebs, %d AppServices (%d with a Service); starting etcd and kube-apiserver in %s",
+		n, plan.MyWebs, plan.AppServices, plan.AppServicesWithPort, dir)
+	srv, err := startAPIServer(o.assets, o.crds, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	addPids(o.pidfile, srv.childPIDs...)
+	c, err := client.New(srv.config, client.Options{Scheme: srv.scheme})
+	if err != nil {
+		return nil, err
+	}
+
+	// --- The lower bound, first, in namespaces the manager does not watch. ---
+	if !o.skipLower {
+		for _, w := range o.workers {
+			ns := fmt.Sprintf("lowerbound-%d", w)
+			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+				return res, err
+			}
+			r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w)
+			if err != nil {
+				return res, err
+			}
+			logf("N=%d: lower bound with %d workers: %.2f s (%d requests)", n, w, r.Seconds, r.Requests)
+			res.LowerBound = append(res.LowerBound, r)
+			if res.LowerBoundBest == 0 || r.Seconds < res.LowerBoundBest {
+				res.LowerBoundBest, res.LowerBoundW = r.Seconds, r.Workers
+			}
+			// Free the node ports and keep the API server's store as small as it was.
+			if err := cleanNamespace(ctx, c, ns); err != nil {
+				return res, err
+			}
+		}
+	}
+
+	// --- The operator. ---
+	ns := benchNamespace
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return res, err
+	}
+	mgrs := 0
+	var mgr *manager
+	start := func() error {
+		m, err := startManager(ctx, o.managerBin, srv.managerKC, ns, filepath.Join(dir, fmt.Sprintf("manager-%d.log", mgrs)), o.managerArgs)
+		if err != nil {
+			return err
+		}
+		mgrs++
+		mgr = m
+		addPids(o.pidfile, m.pid())
+		return nil
+	}
+	if err := start(); err != nil {
+		return res, err
+	}
+	defer func() { mgr.stop() }()
+
+	cctx, ccancel := context.WithCancel(ctx)
+	defer ccancel()
+	cache, err := ctrlcache.New(srv.config, ctrlcache.Options{Scheme: srv.scheme,
+		DefaultNamespaces: map[string]ctrlcache.Config{ns: {}}})
+	if err != nil {
+		return res, err
+	}
+	ready := newTracker(plan.Objects())
+	pods := newTracker(n)
+	queue := workqueue.NewTyped[types.NamespacedName]()
+	defer queue.ShutDown()
+	for obj, f := range map[client.Object]func(any){
+		&operatorv1.MyWeb{}: func(obj any) {
+			if w, ok := obj.(*operatorv1.MyWeb); ok && available(w.Status.Conditions, w.Generation, w.Status.ObservedGeneration) {
+				ready.mark("web/" + w.Name)
+			}
+		},
+		&appv1.AppService{}: func(obj any) {
+			if a, ok := obj.(*appv1.AppService); ok && available(a.Status.Conditions, a.Generation, a.Status.ObservedGeneration) {
+				ready.mark("app/" + a.Name)
+			}
+		},
+		&appsv1.Deployment{}: func(obj any) {
+			if d, ok := obj.(*appsv1.Deployment); ok && !benchutil.DeploymentAvailable(d) {
+				queue.Add(types.NamespacedName{Namespace: d.Namespace, Name: d.Name})
+			}
+		},
+		&corev1.Pod{}: func(obj any) {
+			if p, ok := obj.(*corev1.Pod); ok {
+				pods.mark(p.Name)
+			}
+		},
+	} {
+		inf, err := cache.GetInformer(cctx, obj)
+		if err != nil {
+			return res, err
+		}
+		if _, err := inf.AddEventHandler(handler(f)); err != nil {
+			return res, err
+		}
+	}
+	go func() { _ = cache.Start(cctx) }()
+	if !cache.WaitForCacheSync(cctx) {
+		return res, errors.New("the bench's cache did not sync")
+	}
+	// The stand-in kubelet: every Deployment the operator creates becomes available.
+	for range 8 {
+		go func() {
+			for {
+				key, shutdown := queue.Get()
+				if shutdown {
+					return
+				}
+				dep := &appsv1.Deployment{}
+				if err := cache.Get(cctx, key, dep); err == nil && !benchutil.DeploymentAvailable(dep) {
+					patch := client.RawPatch(types.MergePatchType, benchutil.AvailableStatusPatch(dep, metav1.Now()))
+					if err := c.Status().Patch(cctx, dep, patch); err != nil && cctx.Err() == nil {
+						logf("marking deployment %s available: %v (retrying)", key.Name, err)
+						time.AfterFunc(200*time.Millisecond, func() { queue.Add(key) })
+					}
+				}
+				queue.Done(key)
+			}
+		}()
+	}
+
+	// Convergence.
+	var profWG sync.WaitGroup
+	if n == o.profileSize && o.profileSeconds > 0 {
+		profWG.Add(1)
+		go func() {
+			defer profWG.Done()
+			top, err := mgr.profile(fmt.Sprintf("profile?seconds=%d", o.profileSeconds), dir, "cpu", o.managerBin)
+			if err != nil {
+				res.Errors = append(res.Errors, "cpu profile: "+err.Error())
+			}
+			res.CPUProfileTop = top
+		}()
+	}
+	t0 := time.Now()
+	ready.reset(t0, plan.Objects())
+	logf("N=%d: creating %d objects", n, plan.Objects())
+	err = parallel(ctx, max(plan.MyWebs, plan.AppServices), 16, func(ctx context.Context, i int) error {
+		if i < plan.MyWebs {
+			if err := c.Create(ctx, plan.MyWeb(ns, i)); err != nil {
+				return fmt.Errorf("creating MyWeb %d: %w", i, err)
+			}
+		}
+		if i < plan.AppServices {
+			if err := c.Create(ctx, plan.AppService(ns, i)); err != nil {
+				return fmt.Errorf("creating AppService %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	res.CreateSeconds = time.Since(t0).Seconds()
+	logf("N=%d: created in %.2f s; waiting for Available", n, res.CreateSeconds)
+	_, _, done := ready.snapshot()
+	if err := waitFor(ctx, done, o.timeout, func() string {
+		seen, _, _ := ready.snapshot()
+		return fmt.Sprintf("%d of %d Available", len(seen), plan.Objects())
+	}); err != nil {
+		return res, fmt.Errorf("convergence: %w", err)
+	}
+	seen, t1, _ := ready.snapshot()
+	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
+	if res.LowerBoundBest > 0 {
+		res.Ratio = res.ConvergenceSeconds / res.LowerBoundBest
+	}
+	times := make([]time.Duration, 0, len(seen))
+	for _, d := range seen {
+		times = append(times, d)
+	}
+	res.SteadyRate = benchutil.SteadyRate(times)
+	logf("N=%d: converged in %.2f s (lower bound %.2f s); at rest for %v", n, res.ConvergenceSeconds, res.LowerBoundBest, o.settle+o.quiet)
+
+	// At rest, the manager running.
+	if err := sleep(ctx, o.settle+o.quiet); err != nil {
+		return res, err
+	}
+	restEnd := time.Now()
+	profWG.Wait()
+	if res.AfterConvergence, err = readProc(mgr.pid()); err != nil {
+		return res, err
+	}
+	if n == o.profileSize {
+		top, err := mgr.profile("heap", dir, "heap", o.managerBin)
+		if err != nil {
+			res.Errors = append(res.Errors, "heap profile: "+err.Error())
+		}
+		res.HeapProfileTop = top
+	}
+
+	// At: N Ats due at the same second.
+	rate := float64(plan.Objects()) / res.CreateSeconds
+	lead := time.Duration(float64(n)/rate*1.5*float64(time.Second)) + 3*time.Second
+	when := time.Now().Add(lead).Truncate(time.Second).Add(time.Second).UTC()
+	schedule := when.Format(cnatv1alpha1.ScheduleLayout)
+	at := &AtResult{N: n, Schedule: schedule}
+	res.At = at
+	atStart := time.Now()
+	pods.reset(when, n)
+	logf("N=%d: creating %d Ats due at %s", n, n, schedule)
+	if err := parallel(ctx, n, 16, func(ctx context.Context, i int) error {
+		return c.Create(ctx, benchutil.At(ns, i, schedule))
+	}); err != nil {
+		return res, fmt.Errorf("creating Ats: %w", err)
+	}
+	at.LeadSeconds = when.Sub(time.Now()).Seconds()
+	_, _, podsDone := pods.snapshot()
+	if err := waitFor(ctx, podsDone, time.Until(when)+o.timeout, func() string {
+		s, _, _ := pods.snapshot()
+		return fmt.Sprintf("%d of %d At pods", len(s), n)
+	}); err != nil {
+		return res, fmt.Errorf("At pods: %w", err)
+	}
+	podTimes, _, _ := pods.snapshot()
+	var watchDelays []float64
+	for _, d := range podTimes {
+		watchDelays = append(watchDelays, d.Seconds())
+	}
+	at.WatchP99Seconds = benchutil.Percentile(watchDelays, 99)
+	if err := sleep(ctx, o.settle); err != nil {
+		return res, err
+	}
+	atEnd := time.Now()
+	if res.AfterAt, err = readProc(mgr.pid()); err != nil {
+		return res, err
+	}
+	logf("N=%d: At pods all created; peak RSS %.1f MiB, CPU %.1f s", n, res.AfterAt.PeakRSSMiB, res.AfterAt.CPUSeconds)
+
+	// Restarts: each new manager lists everything and reconciles every object once more.
+	type window struct{ from, to time.Time }
+	var restartWindows []window
+	for r := range o.restarts {
+		mgr.stop()
+		from := time.Now()
+		if err := start(); err != nil {
+			return res, err
+		}
+		want := map[string]float64{"myweb": float64(plan.MyWebs), "appservice": float64(plan.AppServices), "at": float64(n)}
+		if err := waitReconciled(ctx, mgr, want, o.timeout); err != nil {
+			return res, fmt.Errorf("restart %d: %w", r+1, err)
+		}
+		if err := sleep(ctx, o.settle); err != nil {
+			return res, err
+		}
+		restartWindows = append(restartWindows, window{from, time.Now()})
+		logf("N=%d: restart %d reconciled everything in %.1f s", n, r+1, time.Since(from).Seconds()-o.settle.Seconds())
+	}
+	if res.AfterRestart, err = readProc(mgr.pid()); err != nil {
+		return res, err
+	}
+	mgr.stop()
+
+	// The API server's view.
+	time.Sleep(time.Second) // the audit log is written as responses complete
+	f, err := os.Open(srv.auditLog)
+	if err != nil {
+		return res, err
+	}
+	events, err := benchutil.ParseAudit(f)
+	f.Close()
+	if err != nil {
+		return res, err
+	}
+	settled := t1.Add(o.settle)
+	res.CreationWrites = writes(events, benchutil.Filter{User: managerUser, From: t0, To: settled})
+	res.PerObject = float64(res.CreationWrites.Total) / float64(plan.Objects())
+	res.PerKind = map[string]float64{}
+	for _, e := range benchutil.Select(events, benchutil.Filter{User: managerUser, From: t0, To: settled}, nil) {
+		switch {
+		case strings.HasPrefix(e.Name(), "web-"):
+			res.PerKind["MyWeb"] += 1 / float64(plan.MyWebs)
+		case strings.HasPrefix(e.Name(), "app-"):
+			res.PerKind["AppService"] += 1 / float64(plan.AppServices)
+		default:
+			res.PerKind["unattributed"] += 1 / float64(plan.Objects())
+		}
+	}
+	status := 0
+	for k, v := range res.CreationWrites.ByKey {
+		if strings.HasSuffix(k, "mywebs/status") || strings.HasSuffix(k, "appservices/status") {
+			status += v
+		}
+	}
+	res.StatusWritesPer = float64(status) / float64(plan.Objects())
+	res.BenchWrites = benchutil.CountWrites(events, benchutil.Filter{User: benchUser, From: t0, To: settled})
+	res.AtRest = writes(events, benchutil.Filter{User: managerUser, From: settled, To: restEnd})
+	at.Writes = writes(events, benchutil.Filter{User: managerUser, From: atStart, To: atEnd})
+	for _, w := range restartWindows {
+		res.Restarts = append(res.Restarts, writes(events, benchutil.Filter{User: managerUser, From: w.from, To: w.to}))
+	}
+	var delays []float64
+	for _, e := range benchutil.Select(events, benchutil.Filter{User: managerUser, From: atStart, To: atEnd},
+		func(e *benchutil.AuditEvent) bool { return e.Key() == "create pods" && e.Code() == 201 }) {
+		delays = append(delays, e.RequestReceived.Sub(when).Seconds())
+	}
+	at.Pods = len(delays)
+	at.P50Seconds, at.P99Seconds, at.MaxSeconds = benchutil.Percentile(delays, 50), benchutil.Percentile(delays, 99), benchutil.Max(delays)
+	logf("N=%d: writes/object at creation %.2f (%s); at rest %d; restarts %v; At p50 %.3f p99 %.3f max %.3f s",
+		n, res.PerObject, benchutil.FormatCounts(res.CreationWrites.ByKey, plan.Objects()), res.AtRest.Total,
+		totals(res.Restarts), at.P50Seconds, at.P99Seconds, at.MaxSeconds)
+	return res, nil
+}
+
+func totals(ws []Writes) []int {
+	out := make([]int, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, w.Total)
+	}
+	return out
+}
+
+func writes(events []benchutil.AuditEvent, f benchutil.Filter) Writes {
+	by := benchutil.CountWrites(events, f)
+	return Writes{Seconds: f.To.Sub(f.From).Seconds(), Total: benchutil.Total(by), ByKey: by}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// waitFor waits for done, logging progress every 10 seconds.
+func waitFor(ctx context.Context, done <-chan struct{}, timeout time.Duration, progress func() string) error {
+	deadline := time.After(timeout)
+	tick := time.NewTicker(10 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return fmt.Errorf("timed out after %v: %s", timeout, progress())
+		case <-tick.C:
+			logf("%s", progress())
+		}
+	}
+}
+
+// waitReconciled waits until each controller has reconciled at least want[controller] times and every work
+// queue is empty.
+func waitReconciled(ctx context.Context, m *manager, want map[string]float64, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		b, err := httpGet("http://"+m.metrics+"/metrics", 10*time.Second)
+		if err == nil {
+			text := string(b)
+			got := benchutil.MetricSum(text, "controller_runtime_reconcile_total", "controller")
+			depth := benchutil.MetricSum(text, "workqueue_depth", "name")
+			ok := true
+			for c, w := range want {
+				if got[c] < w {
+					ok = false
+				}
+			}
+			for _, d := range depth {
+				if d > 0 {
+					ok = false
+				}
+			}
+			if ok {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("not reconciled within %v: %v, queues %v", timeout, got, depth)
+			}
+		} else if time.Now().After(deadline) {
+			return err
+		}
+		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// runLowerBound runs the lower-bound program once.
+func runLowerBound(ctx context.Context, bin, kubeconfig, ns string, n, workers int) (LowerBoundRun, error) {
+	var r LowerBoundRun
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "-kubeconfig", kubeconfig, "-namespace", ns, "-n", fmt.Sprint(n),
+		"-workers", fmt.Sprint(workers))
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Run(); err != nil {
+		return r, fmt.Errorf("lower bound (%d workers): %w: %s", workers, err, errb.String())
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return r, fmt.Errorf("lower bound output %q: %w", out.String(), err)
+	}
+	return r, nil
+}
+
+// cleanNamespace deletes what the lower bound created (no garbage collector runs): the node ports become free.
+func cleanNamespace(ctx context.Context, c client.Client, ns string) error {
+	for _, obj := range []client.Object{&operatorv1.MyWeb{}, &appv1.AppService{}, &appsv1.Deployment{}, &corev1.ConfigMap{}} {
+		if err := c.DeleteAllOf(ctx, obj, client.InNamespace(ns)); err != nil {
+			return fmt.Errorf("cleaning %s: %w", ns, err)
+		}
+	}
+	svcs := &corev1.ServiceList{}
+	if err := c.List(ctx, svcs, client.InNamespace(ns)); err != nil {
+		return err
+	}
+	return parallel(ctx, len(svcs.Items), 16, func(ctx context.Context, i int) error {
+		return client.IgnoreNotFound(c.Delete(ctx, &svcs.Items[i]))
+	})
+}

@@ -1,0 +1,264 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command lowerbound is the bench's lower bound: a plain client-go program that does, for every MyWeb and
+// AppService of a bench size, the API work that brings it to Available, with nothing in between: create the
+// object, server-side apply its children (the operator's own builders, so the same objects), mark the
+// Deployment available (what the bench's stand-in kubelet does in the operator's run) and write one
+// status-sized status patch. No cache, no watch, no client-side rate limit (QPS -1). It prints one JSON line.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/controllers/app"
+	"github.com/operator101/operator101/controllers/operator"
+	"github.com/operator101/operator101/controllers/operator/rollout"
+	"github.com/operator101/operator101/test/bench/benchutil"
+)
+
+// Result is what the program prints.
+type Result struct {
+	Workers  int     `json:"workers"`
+	Objects  int     `json:"objects"`
+	Requests int64   `json:"requests"`
+	Seconds  float64 `json:"seconds"`
+}
+
+var (
+	mywebsGVR = operatorv1.GroupVersion.WithResource("mywebs")
+	appsGVR   = appv1.GroupVersion.WithResource("appservices")
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "lowerbound: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type lb struct {
+	ns       string
+	plan     benchutil.Plan
+	cs       *kubernetes.Clientset
+	dyn      dynamic.Interface
+	requests atomic.Int64
+}
+
+func run() error {
+	// Its own flag set: controller-runtime, imported through the builders, registers -kubeconfig globally.
+	fs := flag.NewFlagSet("lowerbound", flag.ExitOnError)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the API server")
+	ns := fs.String("namespace", "lowerbound", "namespace (must exist)")
+	n := fs.Int("n", 1000, "bench size (see benchutil.PlanFor)")
+	workers := fs.Int("workers", 8, "objects worked on at once")
+	_ = fs.Parse(os.Args[1:])
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if err != nil {
+		return fmt.Errorf("loading %s: %w", *kubeconfig, err)
+	}
+	cfg.QPS, cfg.Burst = -1, 0 // no client-side rate limit
+	l := &lb{ns: *ns, plan: benchutil.PlanFor(*n)}
+	if l.cs, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if l.dyn, err = dynamic.NewForConfig(cfg); err != nil {
+		return err
+	}
+
+	jobs := make(chan func(context.Context) error)
+	errs := make(chan error, *workers)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range *workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range jobs {
+				if err := job(ctx); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					cancel()
+				}
+			}
+		}()
+	}
+	// MyWebs and AppServices interleaved, as the bench creates them for the operator.
+feed:
+	for i := range max(l.plan.MyWebs, l.plan.AppServices) {
+		for _, job := range []func(context.Context) error{
+			func(ctx context.Context) error { return l.myweb(ctx, i) },
+			func(ctx context.Context) error { return l.appService(ctx, i) },
+		} {
+			select {
+			case jobs <- job:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	elapsed := time.Since(start)
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	return json.NewEncoder(os.Stdout).Encode(Result{Workers: *workers, Objects: l.plan.Objects(),
+		Requests: l.requests.Load(), Seconds: elapsed.Seconds()})
+}
+
+var apply = metav1.ApplyOptions{FieldManager: "operator101", Force: true}
+
+// create creates obj (a typed API object) through the dynamic client and fills it with the answer.
+func (l *lb) create(ctx context.Context, gvr schema.GroupVersionResource, kind string, obj runtime.Object) error {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	u["apiVersion"], u["kind"] = gvr.GroupVersion().String(), kind
+	l.requests.Add(1)
+	got, err := l.dyn.Resource(gvr).Namespace(l.ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", gvr.Resource, err)
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(got.Object, obj)
+}
+
+// markAvailable does the stand-in kubelet's write.
+func (l *lb) markAvailable(ctx context.Context, dep *appsv1.Deployment) error {
+	l.requests.Add(1)
+	_, err := l.cs.AppsV1().Deployments(l.ns).Patch(ctx, dep.Name, types.MergePatchType,
+		benchutil.AvailableStatusPatch(dep, metav1.Now()), metav1.PatchOptions{}, "status")
+	if err != nil {
+		return fmt.Errorf("marking deployment %s available: %w", dep.Name, err)
+	}
+	return nil
+}
+
+// status writes the status of a MyWeb or AppService, as a merge patch of the status subresource.
+func (l *lb) status(ctx context.Context, gvr schema.GroupVersionResource, name string, status any) error {
+	b, err := json.Marshal(map[string]any{"status": status})
+	if err != nil {
+		return err
+	}
+	l.requests.Add(1)
+	if _, err := l.dyn.Resource(gvr).Namespace(l.ns).Patch(ctx, name, types.MergePatchType, b, metav1.PatchOptions{}, "status"); err != nil {
+		return fmt.Errorf("writing the status of %s %s: %w", gvr.Resource, name, err)
+	}
+	return nil
+}
+
+func (l *lb) myweb(ctx context.Context, i int) error {
+	if i >= l.plan.MyWebs {
+		return nil
+	}
+	w := l.plan.MyWeb(l.ns, i)
+	if err := l.create(ctx, mywebsGVR, "MyWeb", w); err != nil {
+		return err
+	}
+	l.requests.Add(3)
+	if _, err := l.cs.CoreV1().ConfigMaps(l.ns).Apply(ctx, operator.ConfigMap(w), apply); err != nil {
+		return fmt.Errorf("configmap %s: %w", w.Name, err)
+	}
+	dep, err := l.cs.AppsV1().Deployments(l.ns).Apply(ctx, operator.Deployment(w, nil), apply)
+	if err != nil {
+		return fmt.Errorf("deployment %s: %w", w.Name, err)
+	}
+	if _, err := l.cs.CoreV1().Services(l.ns).Apply(ctx, operator.Service(w), apply); err != nil {
+		return fmt.Errorf("service %s: %w", w.Name, err)
+	}
+	if err := l.markAvailable(ctx, dep); err != nil {
+		return err
+	}
+	avail := dep.DeepCopy()
+	avail.Status = appsv1.DeploymentStatus{}
+	_ = json.Unmarshal(benchutil.AvailableStatusPatch(dep, metav1.Now()), &struct {
+		Status *appsv1.DeploymentStatus `json:"status"`
+	}{&avail.Status})
+	now := metav1.Now()
+	return l.status(ctx, mywebsGVR, w.Name, operatorv1.MyWebStatus{
+		ObservedGeneration: w.Generation,
+		Conditions: rollout.Conditions(nil, rollout.Input{Generation: w.Generation, Desired: 1, Deployment: avail,
+			Where: "the page is served at " + operator.URL(w), Now: now}),
+		Replicas: 1, ReadyReplicas: 1, Ready: "1/1", URL: operator.URL(w), Completed: true,
+	})
+}
+
+func (l *lb) appService(ctx context.Context, i int) error {
+	if i >= l.plan.AppServices {
+		return nil
+	}
+	a := l.plan.AppService(l.ns, i)
+	if err := l.create(ctx, appsGVR, "AppService", a); err != nil {
+		return err
+	}
+	desired, err := app.Deployment(a, nil)
+	if err != nil {
+		return err
+	}
+	l.requests.Add(1)
+	dep, err := l.cs.AppsV1().Deployments(l.ns).Apply(ctx, desired, apply)
+	if err != nil {
+		return fmt.Errorf("deployment %s: %w", a.Name, err)
+	}
+	where := ""
+	if svc := app.Service(a); svc != nil {
+		l.requests.Add(1)
+		if _, err := l.cs.CoreV1().Services(l.ns).Apply(ctx, svc, apply); err != nil {
+			return fmt.Errorf("service %s: %w", a.Name, err)
+		}
+		where = "exposed by Service " + a.Name
+	}
+	if err := l.markAvailable(ctx, dep); err != nil {
+		return err
+	}
+	avail := dep.DeepCopy()
+	_ = json.Unmarshal(benchutil.AvailableStatusPatch(dep, metav1.Now()), &struct {
+		Status *appsv1.DeploymentStatus `json:"status"`
+	}{&avail.Status})
+	return l.status(ctx, appsGVR, a.Name, appv1.AppServiceStatus{
+		ObservedGeneration: a.Generation,
+		Conditions: rollout.Conditions(nil, rollout.Input{Generation: a.Generation, Desired: 1, Deployment: avail,
+			Where: where, Now: metav1.Now()}),
+		Replicas: 1, ReadyReplicas: 1, Ready: "1/1", Selector: app.Selector(a.Name),
+	})
+}
