@@ -49,14 +49,6 @@ func newApp(ns, name string, nodePort int32) *appv1.AppService {
 	}
 }
 
-func create(t *testing.T, a *appv1.AppService) types.NamespacedName {
-	t.Helper()
-	if err := env.Client.Create(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	return client.ObjectKeyFromObject(a)
-}
-
 func getDeployment(g gomega.Gomega, key types.NamespacedName) *appsv1.Deployment {
 	d := &appsv1.Deployment{}
 	g.Expect(env.Client.Get(ctx, key, d)).To(gomega.Succeed())
@@ -106,17 +98,6 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 	}
 }
 
-func expectControlledBy(t *testing.T, a *appv1.AppService, objs ...client.Object) {
-	t.Helper()
-	for _, o := range objs {
-		ref := metav1.GetControllerOf(o)
-		if ref == nil || ref.UID != a.UID || ref.Kind != "AppService" || ref.APIVersion != "app.example.com/v1" ||
-			ref.Name != a.Name || !ptr.Deref(ref.BlockOwnerDeletion, false) {
-			t.Errorf("%T %s: controller reference %+v, want the AppService %s (uid %s) blocking owner deletion", o, o.GetName(), ref, a.Name, a.UID)
-		}
-	}
-}
-
 // TestAppServiceCreateAndUpdate: the Deployment and the Service appear, owned by the AppService (so that
 // garbage collection deletes them with it), pass on the operator's proxy settings and follow every spec field.
 func TestAppServiceCreateAndUpdate(t *testing.T) {
@@ -125,7 +106,7 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "shop", 30210)
 	a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}}
-	key := create(t, a)
+	key := testenv.Create(t, env.Client, a)
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a = getApp(g, key)
 		expectFollows(g, a)
@@ -137,7 +118,7 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 	})
 	g := gomega.NewWithT(t)
 	dep, svc := getDeployment(g, key), getService(g, key)
-	expectControlledBy(t, a, dep, svc)
+	testenv.ExpectControlledBy(t, a, "AppService", "app.example.com/v1", dep, svc)
 	g.Expect(dep.Spec.Template.Spec.Containers[0].Env).To(gomega.ContainElements(
 		corev1.EnvVar{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"},
 		corev1.EnvVar{Name: "https_proxy", Value: "http://proxy.example:3128"}), "the operator's proxy settings are passed on")
@@ -175,7 +156,7 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 func TestAppServiceDriftReverted(t *testing.T) {
 	startOperator(t, nil)
 	ns := env.NewNamespace(t, "appservice")
-	key := create(t, newApp(ns, "drift", 30220))
+	key := testenv.Create(t, env.Client, newApp(ns, "drift", 30220))
 	var dep *appsv1.Deployment
 	var svc *corev1.Service
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { dep, svc = getDeployment(g, key), getService(g, key) })
@@ -201,7 +182,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	mgr, rec := startOperator(t, cfg)
 	ns := env.NewNamespace(t, "appservice")
-	key := create(t, newApp(ns, "quiet", 30230))
+	key := testenv.Create(t, env.Client, newApp(ns, "quiet", 30230))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
 	// The children's watch events reconcile the AppService a few more times: wait until one wrote nothing.
 	waitQuiet(t, rec, key, counter)
@@ -247,7 +228,7 @@ func TestAppServiceScaleSubresource(t *testing.T) {
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "scaled", 30240)
 	a.Spec.Size = ptr.To[int32](1)
-	key := create(t, a)
+	key := testenv.Create(t, env.Client, a)
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
 
 	scale := &autoscalingv1.Scale{}
@@ -331,7 +312,7 @@ func TestAppServiceSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Namespace = env.NewNamespace(t, "appservice")
-	key := create(t, a)
+	key := testenv.Create(t, env.Client, a)
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
 		expectFollows(g, a)
@@ -353,7 +334,7 @@ func TestAppServiceSample(t *testing.T) {
 func TestAppServiceRolloutStuck(t *testing.T) {
 	startOperator(t, nil)
 	ns := env.NewNamespace(t, "appservice")
-	key := create(t, newApp(ns, "stuck", 30260))
+	key := testenv.Create(t, env.Client, newApp(ns, "stuck", 30260))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { getDeployment(g, key) })
 	testenv.SetDeploymentStatus(t, env.Client, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
 		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 2, UnavailableReplicas: 2,
@@ -364,11 +345,8 @@ func TestAppServiceRolloutStuck(t *testing.T) {
 			}}
 	})
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		d := meta.FindStatusCondition(getApp(g, key).Status.Conditions, appv1.ConditionDegraded)
-		g.Expect(d).NotTo(gomega.BeNil())
-		g.Expect(d.Status).To(gomega.Equal(metav1.ConditionTrue))
-		g.Expect(d.Reason).To(gomega.Equal("ProgressDeadlineExceeded"))
-		g.Expect(d.Message).To(gomega.ContainSubstring("timed out progressing"))
+		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, appv1.ConditionDegraded, metav1.ConditionTrue,
+			"ProgressDeadlineExceeded", "timed out progressing")
 		g.Expect(events(g, ns, "stuck")).To(gomega.ContainElement("Warning ProgressDeadlineExceeded"))
 	})
 }
@@ -380,21 +358,11 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	startOperator(t, cfg)
 	ns := env.NewNamespace(t, "appservice")
-	squatter := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "squatter"},
-		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80, NodePort: 30270}}},
-	}
-	if err := env.Client.Create(ctx, squatter); err != nil {
-		t.Fatal(err)
-	}
-	key := create(t, newApp(ns, "late", 30270))
+	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30270)
+	key := testenv.Create(t, env.Client, newApp(ns, "late", 30270))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		a := getApp(g, key)
-		d := meta.FindStatusCondition(a.Status.Conditions, appv1.ConditionDegraded)
-		g.Expect(d).NotTo(gomega.BeNil())
-		g.Expect(d.Status).To(gomega.Equal(metav1.ConditionTrue))
-		g.Expect(d.Reason).To(gomega.Equal("NodePortInUse"))
-		g.Expect(d.Message).To(gomega.ContainSubstring("provided port is already allocated"))
+		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, appv1.ConditionDegraded, metav1.ConditionTrue,
+			"NodePortInUse", "provided port is already allocated")
 		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
 		getDeployment(g, key) // the rest of the AppService is applied
 	})

@@ -54,8 +54,7 @@ func TestLifecycle(t *testing.T) {
 	dbu := newDBU(ns, "app", user, "app-db", "password")
 	dbu.Spec.MaxUserConnections = ptr.To[int32](4)
 	dbu.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "shop_db", Privileges: []mygroupv1alpha1.Privilege{"SELECT", "INSERT"}}}
-	create(t, dbu)
-	key := client.ObjectKeyFromObject(dbu)
+	key := testenv.Create(t, env.Client, dbu)
 
 	got := waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
 	if got.Status.Target != "default" || got.Status.LastCheckedTime == nil || !controllerutil.ContainsFinalizer(got, mygroupv1alpha1.Finalizer) {
@@ -143,11 +142,7 @@ func TestZeroWritesAtRest(t *testing.T) {
 	o := startOperator(t, cfg, randomPassword("badadmin"))
 	ns := env.NewNamespace(t, "dbu")
 	user := uniqueUser("rest")
-	mkSecret(t, ns, "s", map[string]string{"pw": randomPassword("rest")})
-	dbu := newDBU(ns, "rest", user, "s", "pw")
-	create(t, dbu)
-	key := client.ObjectKeyFromObject(dbu)
-	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	_, key := readyUser(t, ns, "rest", user, randomPassword("rest"))
 	before := o.count(key)
 	counter.Reset()
 	poll(t, timeout, "three resyncs", func() error {
@@ -172,12 +167,9 @@ func TestCleanupPolicySkip(t *testing.T) {
 	ns := env.NewNamespace(t, "dbu")
 	user := uniqueUser("skip")
 	pw := randomPassword("skip")
-	mkSecret(t, ns, "s", map[string]string{"pw": pw})
-	dbu := newDBU(ns, "keep", user, "s", "pw")
-	dbu.Spec.CleanupPolicy = mygroupv1alpha1.CleanupSkip
-	create(t, dbu)
-	key := client.ObjectKeyFromObject(dbu)
-	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	dbu, key := readyUser(t, ns, "keep", user, pw, func(d *mygroupv1alpha1.DatabaseUser) {
+		d.Spec.CleanupPolicy = mygroupv1alpha1.CleanupSkip
+	})
 	if err := env.Client.Delete(ctx, dbu); err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +203,7 @@ func TestNotReadyReasons(t *testing.T) {
 			mkSecret(t, ns, "s-"+tc.name, map[string]string{"pw": userPw})
 			dbu := newDBU(ns, tc.name, uniqueUser(tc.name), "s-"+tc.name, "pw")
 			dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: tc.target}
-			create(t, dbu)
-			key := client.ObjectKeyFromObject(dbu)
+			key := testenv.Create(t, env.Client, dbu)
 			got := waitReady(t, key, metav1.ConditionFalse, tc.reason)
 			c := got.Status.Conditions[0]
 			if !strings.Contains(c.Message, tc.message) {
@@ -249,8 +240,7 @@ func TestNotReadyReasons(t *testing.T) {
 	// Missing Secret, then missing key, then fixed: recovers by itself.
 	user := uniqueUser("secret")
 	dbu := newDBU(ns, "secretless", user, "later", "pw")
-	create(t, dbu)
-	key := client.ObjectKeyFromObject(dbu)
+	key := testenv.Create(t, env.Client, dbu)
 	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonSecretNotFound)
 	mkSecret(t, ns, "later", map[string]string{"other": "x"})
 	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonKeyNotFound)
@@ -262,7 +252,7 @@ func TestNotReadyReasons(t *testing.T) {
 
 	// A name the database cannot store (the schema cannot see it: the privilege tables are utf8mb3).
 	bad := newDBU(ns, "emoji", "key🔑", "later", "pw")
-	create(t, bad)
+	testenv.Create(t, env.Client, bad)
 	waitReady(t, client.ObjectKeyFromObject(bad), metav1.ConditionFalse, mygroupv1alpha1.ReasonInvalidUser)
 	// Such an account cannot exist, so deleting it does not wait for the database.
 	if err := env.Client.Delete(ctx, bad); err != nil {
@@ -311,11 +301,7 @@ func TestDatabaseDownThenUp(t *testing.T) {
 	ns := env.NewNamespace(t, "dbu")
 	user, other := uniqueUser("down"), uniqueUser("down2")
 	pw := randomPassword("down")
-	mkSecret(t, ns, "s", map[string]string{"pw": pw})
-	dbu := newDBU(ns, "down", user, "s", "pw")
-	create(t, dbu)
-	key := client.ObjectKeyFromObject(dbu)
-	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	dbu, key := readyUser(t, ns, "down", user, pw)
 
 	if err := server.Halt(); err != nil {
 		t.Fatal(err)
@@ -328,8 +314,7 @@ func TestDatabaseDownThenUp(t *testing.T) {
 	})
 	// A second DatabaseUser created while the database is down.
 	dbu2 := newDBU(ns, "down2", other, "s", "pw")
-	create(t, dbu2)
-	key2 := client.ObjectKeyFromObject(dbu2)
+	key2 := testenv.Create(t, env.Client, dbu2)
 	got := waitReady(t, key2, metav1.ConditionFalse, mygroupv1alpha1.ReasonDatabaseUnreachable)
 	t.Logf("message: %s", got.Status.Conditions[0].Message)
 	// The first one notices at its next resync.
@@ -412,7 +397,7 @@ func TestSchema(t *testing.T) {
 		}
 	}
 	d := newDBU(ns, "defaults", strings.Repeat("用", 80), "s", "k")
-	create(t, d)
+	testenv.Create(t, env.Client, d)
 	if d.Spec.Host != "%" || d.Spec.CleanupPolicy != mygroupv1alpha1.CleanupDelete {
 		t.Errorf("defaults: host %q, cleanupPolicy %q", d.Spec.Host, d.Spec.CleanupPolicy)
 	}
@@ -482,11 +467,7 @@ func TestTargetMove(t *testing.T) {
 	startOperatorWith(t, nil, randomPassword("badadmin"), map[string]sqlx.Target{"second": second.Admin}, resync)
 	ns := env.NewNamespace(t, "dbu")
 	user, pw := uniqueUser("move"), randomPassword("move")
-	mkSecret(t, ns, "s", map[string]string{"pw": pw})
-	dbu := newDBU(ns, "move", user, "s", "pw")
-	create(t, dbu)
-	key := client.ObjectKeyFromObject(dbu)
-	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	dbu, key := readyUser(t, ns, "move", user, pw)
 
 	if err := env.Client.Get(ctx, key, dbu); err != nil {
 		t.Fatal(err)
@@ -524,11 +505,7 @@ func TestRotateNow(t *testing.T) {
 	o := startOperatorWith(t, nil, randomPassword("badadmin"), nil, time.Hour)
 	ns := env.NewNamespace(t, "dbu")
 	user, pw1, pw2 := uniqueUser("now"), randomPassword("now1"), randomPassword("now2")
-	mkSecret(t, ns, "s", map[string]string{"pw": pw1})
-	dbu := newDBU(ns, "now", user, "s", "pw")
-	create(t, dbu)
-	key := client.ObjectKeyFromObject(dbu)
-	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	dbu, key := readyUser(t, ns, "now", user, pw1)
 	setSecret(t, ns, "s", map[string]string{"pw": pw2})
 	testenv.Patch(t, env.Client, key, dbu, func(d *mygroupv1alpha1.DatabaseUser) { d.Annotations = map[string]string{"rotate": "1"} })
 	poll(t, 20*time.Second, "new password works without waiting for the resync", func() error { return login(user, pw2) })

@@ -25,10 +25,9 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/test/testenv"
 )
 
 // TestLeastPrivilege runs the controller as a user bound only to the generated ClusterRole
@@ -50,8 +49,8 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 	}
 	role.ObjectMeta = metav1.ObjectMeta{Name: "dbu-least-privilege"}
-	create(t, role)
-	create(t, &rbacv1.ClusterRoleBinding{
+	testenv.Create(t, env.Client, role)
+	testenv.Create(t, env.Client, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "dbu-least-privilege"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "dbu-operator"}},
@@ -63,11 +62,7 @@ func TestLeastPrivilege(t *testing.T) {
 	o := startOperator(t, cfg, randomPassword("badadmin"))
 	ns := env.NewNamespace(t, "dbu")
 	user, pw := uniqueUser("rbac"), randomPassword("rbac")
-	mkSecret(t, ns, "s", map[string]string{"pw": pw})
-	dbu := newDBU(ns, "rbac", user, "s", "pw")
-	create(t, dbu)
-	key := client.ObjectKeyFromObject(dbu)
-	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	dbu, key := readyUser(t, ns, "rbac", user, pw)
 	if err := login(user, pw); err != nil {
 		t.Fatal(err)
 	}

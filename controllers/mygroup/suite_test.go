@@ -184,11 +184,19 @@ func newDBU(ns, name, user, secret, key string) *mygroupv1alpha1.DatabaseUser {
 	}
 }
 
-func create(t *testing.T, obj client.Object) {
+// readyUser creates the Secret "s" holding password under "pw" and the DatabaseUser name for user that
+// reads it (changed by mutate), and waits until it is Ready.
+func readyUser(t *testing.T, ns, name, user, password string,
+	mutate ...func(*mygroupv1alpha1.DatabaseUser)) (*mygroupv1alpha1.DatabaseUser, types.NamespacedName) {
 	t.Helper()
-	if err := env.Client.Create(context.Background(), obj); err != nil {
-		t.Fatal(err)
+	mkSecret(t, ns, "s", map[string]string{"pw": password})
+	dbu := newDBU(ns, name, user, "s", "pw")
+	for _, m := range mutate {
+		m(dbu)
 	}
+	key := testenv.Create(t, env.Client, dbu)
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	return dbu, key
 }
 
 // poll calls f until it returns nil or the timeout passes.

@@ -84,27 +84,13 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 	g.Expect(c.svc.Spec.Ports[0].TargetPort).To(gomega.Equal(intstr.FromString("http")))
 }
 
-func expectControlledBy(t *testing.T, w *operatorv1.MyWeb, objs ...client.Object) {
-	t.Helper()
-	for _, o := range objs {
-		ref := metav1.GetControllerOf(o)
-		if ref == nil || ref.UID != w.UID || ref.Kind != "MyWeb" || ref.APIVersion != "operator.k8s-summit.org/v1" ||
-			ref.Name != w.Name || !ptr.Deref(ref.BlockOwnerDeletion, false) {
-			t.Errorf("%T %s: controller reference %+v, want the MyWeb %s (uid %s) blocking owner deletion", o, o.GetName(), ref, w.Name, w.UID)
-		}
-	}
-}
-
 // TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
 func TestMyWebCreateAndUpdate(t *testing.T) {
 	t.Setenv("HTTP_PROXY", "http://proxy.example:3128")
 	startOperator(t, nil)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "site", 30110)
-	if err := env.Client.Create(ctx, w); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKeyFromObject(w)
+	key := testenv.Create(t, env.Client, w)
 	var c *children
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w = getWeb(g, key)
@@ -118,7 +104,7 @@ func TestMyWebCreateAndUpdate(t *testing.T) {
 		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, operatorv1.ConditionProgressing)).To(gomega.BeTrue())
 		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
 	})
-	expectControlledBy(t, w, &c.cm, &c.dep, &c.svc)
+	testenv.ExpectControlledBy(t, w, "MyWeb", "operator.k8s-summit.org/v1", &c.cm, &c.dep, &c.svc)
 	env := c.dep.Spec.Template.Spec.Containers[0].Env
 	if !containsEnv(env, "HTTP_PROXY", "http://proxy.example:3128") || !containsEnv(env, "http_proxy", "http://proxy.example:3128") {
 		t.Errorf("the operator's proxy settings are not passed on: %v", env)
@@ -161,10 +147,7 @@ func TestMyWebDriftReverted(t *testing.T) {
 	startOperator(t, nil)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "drift", 30120)
-	if err := env.Client.Create(ctx, w); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKeyFromObject(w)
+	key := testenv.Create(t, env.Client, w)
 	var c *children
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { c = getChildren(g, key) })
 
@@ -195,10 +178,7 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	mgr, rec := startOperator(t, cfg)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "quiet", 30130)
-	if err := env.Client.Create(ctx, w); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKeyFromObject(w)
+	key := testenv.Create(t, env.Client, w)
 	converged := func(g gomega.Gomega) {
 		w := getWeb(g, key)
 		expectFollows(g, w, getChildren(g, key))
@@ -295,10 +275,7 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "avail", 30150)
 	w.Spec.Replicas = ptr.To[int32](2)
-	if err := env.Client.Create(ctx, w); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKeyFromObject(w)
+	key := testenv.Create(t, env.Client, w)
 	var dep appsv1.Deployment
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(env.Client.Get(ctx, key, &dep)).To(gomega.Succeed()) })
 
@@ -325,11 +302,8 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
 		g.Expect(w.Status.Completed).To(gomega.BeFalse())
-		d := meta.FindStatusCondition(w.Status.Conditions, operatorv1.ConditionDegraded)
-		g.Expect(d).NotTo(gomega.BeNil())
-		g.Expect(d.Status).To(gomega.Equal(metav1.ConditionTrue))
-		g.Expect(d.Reason).To(gomega.Equal("ProgressDeadlineExceeded"))
-		g.Expect(d.Message).To(gomega.ContainSubstring("timed out progressing"))
+		testenv.ExpectCondition(g, w.Status.Conditions, operatorv1.ConditionDegraded, metav1.ConditionTrue,
+			"ProgressDeadlineExceeded", "timed out progressing")
 		g.Expect(events(g, ns, "avail")).To(gomega.ContainElements("Warning ProgressDeadlineExceeded", "Warning MinimumReplicasUnavailable"))
 	})
 }
@@ -346,26 +320,12 @@ func TestMyWebNodePortTaken(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	startOperator(t, cfg)
 	ns := env.NewNamespace(t, "web")
-	squatter := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "squatter"},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort,
-			Ports: []corev1.ServicePort{{Port: 80, NodePort: 30160}}},
-	}
-	if err := env.Client.Create(ctx, squatter); err != nil {
-		t.Fatal(err)
-	}
+	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30160)
 	w := newWeb(ns, "late", 30160)
-	if err := env.Client.Create(ctx, w); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKeyFromObject(w)
+	key := testenv.Create(t, env.Client, w)
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		d := meta.FindStatusCondition(w.Status.Conditions, operatorv1.ConditionDegraded)
-		g.Expect(d).NotTo(gomega.BeNil())
-		g.Expect(d.Status).To(gomega.Equal(metav1.ConditionTrue))
-		g.Expect(d.Reason).To(gomega.Equal("NodePortInUse"))
-		g.Expect(d.Message).To(gomega.ContainSubstring("provided port is already allocated"))
+		testenv.ExpectCondition(g, getWeb(g, key).Status.Conditions, operatorv1.ConditionDegraded, metav1.ConditionTrue,
+			"NodePortInUse", "provided port is already allocated")
 		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
 	})
 	// Backoff, not a hot loop: over 3 seconds, a handful of attempts to create the Service.

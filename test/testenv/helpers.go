@@ -30,8 +30,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -52,6 +54,15 @@ func (e *Env) NewNamespace(t testing.TB, prefix string) string {
 func Eventually(t testing.TB, within time.Duration, f func(g gomega.Gomega), description ...any) {
 	t.Helper()
 	gomega.NewWithT(t).Eventually(f).WithTimeout(within).WithPolling(Polling).Should(gomega.Succeed(), description...)
+}
+
+// Create creates obj and returns its key.
+func Create(t testing.TB, c client.Client, obj client.Object) types.NamespacedName {
+	t.Helper()
+	if err := c.Create(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
+	return client.ObjectKeyFromObject(obj)
 }
 
 // Patch reads the object at key into obj, lets mutate change it, and writes the change as a merge patch.
@@ -99,6 +110,44 @@ func ExpectInvalid(t testing.TB, c client.Client, obj client.Object, want string
 		t.Fatalf("got %v, want an Invalid error containing %q", err, want)
 	}
 	t.Logf("%s", err)
+}
+
+// ExpectControlledBy fails the test unless each of objs has owner (of that kind and apiVersion) as its
+// controller, blocking owner deletion, so that garbage collection deletes it with its owner.
+func ExpectControlledBy(t testing.TB, owner client.Object, kind, apiVersion string, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		ref := metav1.GetControllerOf(o)
+		if ref == nil || ref.UID != owner.GetUID() || ref.Kind != kind || ref.APIVersion != apiVersion ||
+			ref.Name != owner.GetName() || !ptr.Deref(ref.BlockOwnerDeletion, false) {
+			t.Errorf("%T %s: controller reference %+v, want the %s %s (uid %s) blocking owner deletion",
+				o, o.GetName(), ref, kind, owner.GetName(), owner.GetUID())
+		}
+	}
+}
+
+// ExpectCondition checks that conds hold the condition typ with status and reason, and a message that
+// contains message.
+func ExpectCondition(g gomega.Gomega, conds []metav1.Condition, typ string, status metav1.ConditionStatus, reason, message string) {
+	c := meta.FindStatusCondition(conds, typ)
+	g.Expect(c).NotTo(gomega.BeNil())
+	g.Expect(c.Status).To(gomega.Equal(status))
+	g.Expect(c.Reason).To(gomega.Equal(reason))
+	g.Expect(c.Message).To(gomega.ContainSubstring(message))
+}
+
+// NodePortSquatter creates a NodePort Service named "squatter" in ns that holds nodePort, so that an
+// operator's Service cannot have it.
+func NodePortSquatter(t testing.TB, c client.Client, ns string, nodePort int32) *corev1.Service {
+	t.Helper()
+	s := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "squatter"},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80, NodePort: nodePort}}},
+	}
+	if err := c.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // SetDeploymentStatus plays the Deployment controller, which envtest does not run: f sets the status of the
