@@ -227,6 +227,14 @@ cluster-smoke: ## Check the local cluster: a busybox pod Completes, a pod reache
 cluster-images: ## Build the local cluster's images (pause, busybox, web) offline and push them to its registry.
 	hack/cluster/images.sh
 
+.PHONY: olm-install
+olm-install: ## Install OLM v0.41.0 on the local cluster from its released manifests, with locally built images.
+	hack/cluster/olm.sh
+
+.PHONY: test-e2e
+test-e2e: ## End to end on the local cluster with real OLM: Subscription install, samples, upgrade, scorecard, uninstall, run bundle.
+	hack/cluster/e2e.sh
+
 .PHONY: cluster-tools
 cluster-tools: ## Build the local cluster's binaries (kubelet, kube-proxy, controller-manager, scheduler, CoreDNS, grpc_health_probe).
 	@$(TOOLS) etcd kube-apiserver kubectl cluster

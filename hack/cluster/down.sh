@@ -99,6 +99,7 @@ if [[ -d $CLUSTER_DIR ]]; then
 	[[ $left -eq 0 ]] || die "$left mounts remain under $CLUSTER_DIR; not removing it"
 	rm -rf "$CLUSTER_DIR"
 fi
+[[ "$(cat "$OWNER_FILE" 2>/dev/null)" != "$CLUSTER_DIR" ]] || rm -f "$OWNER_FILE"
 # What the node leaves at fixed host paths: the kubelet's /var/log/containers links into our pod logs and its
 # device-plugin socket, the CNI result cache entries of our network, the runc shims' socket dir (containerd 1.6).
 # Directories go only when nothing else is left in them.

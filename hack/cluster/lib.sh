@@ -34,6 +34,9 @@ CLUSTER_DOMAIN=cluster.local
 FORWARD_CHAIN=O101-FORWARD
 
 CONTAINERD_SOCK=$CLUSTER_DIR/containerd/containerd.sock
+# One cluster per machine: the addresses, bridges and ports above are machine-wide. The state directory of the
+# cluster that holds them is recorded here while it exists.
+OWNER_FILE=/run/operator101-cluster.owner
 
 say() { printf '==> %s\n' "$*"; }
 die() {

@@ -25,7 +25,12 @@ say "toolchain (Debian packages, then the Go-built binaries; cached after the fi
 "$root/hack/cluster/install-deps.sh"
 LOCALBIN=$BIN nice -n 10 "$root/hack/tools/install.sh" etcd kube-apiserver kubectl cluster
 
+owner=$(cat "$OWNER_FILE" 2>/dev/null || true)
+if [[ -n $owner && $owner != "$CLUSTER_DIR" && -d $owner ]]; then
+	die "another local cluster ($owner) holds this machine's cluster addresses; stop it first: make -C ${owner%/bin/cluster} cluster-down"
+fi
 mkdir -p "$CLUSTER_DIR" "$PKI" "$PIDS" "$LOGS"
+echo "$CLUSTER_DIR" >"$OWNER_FILE"
 
 # ---------------------------------------------------------------------------------------------------------------
 say "network: $NODE_BRIDGE ($NODE_IP/32), $POD_BRIDGE ($POD_GATEWAY, pods $POD_CIDR), services $SERVICE_CIDR"

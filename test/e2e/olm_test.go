@@ -1,0 +1,714 @@
+//go:build e2e
+
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/controllers/cnat"
+)
+
+const (
+	opNS       = "operator101-e2e"         // where the Subscription installs the operator
+	samplesNS  = "operator101-e2e-samples" // the samples without a namespace of their own
+	scoreNS    = "operator101-e2e-scorecard"
+	sdkNS      = "operator101-e2e-sdk" // operator-sdk run bundle
+	oldCSV     = "operator101.v0.1.0"
+	newCSV     = "operator101.v0.2.0"
+	deployment = "operator101-controller-manager"
+	identity   = "operator101-controller-manager" // the ServiceAccount OLM creates from the CSV
+	targetEnv  = "default=mariadb-target,that-database=mariadb-target"
+)
+
+// TestOLM is the life of operator101 installed from its catalog, in the order a platform team lives it: install
+// at 0.1.0, the samples, the upgrade to 0.2.0 (held while an At runs), scorecard against the installed operator,
+// uninstall. Each step needs the previous one, so they are subtests of one test and the first failure stops it.
+func TestOLM(t *testing.T) {
+	t.Cleanup(func() { uninstall(t, opNS) })
+	for _, step := range []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"InstallFromCatalog", installFromCatalog},
+		{"Samples", samples},
+		{"UpgradeHeldWhileAtRuns", upgrade},
+		{"Scorecard", scorecard},
+		{"Uninstall", uninstallKeepsWorkloads},
+	} {
+		if !t.Run(step.name, step.fn) {
+			t.FailNow()
+		}
+	}
+}
+
+// 1. CatalogSource from the catalog image, Subscription to stable at 0.1.0.
+func installFromCatalog(t *testing.T) {
+	ctx := context.Background()
+	uninstall(t, opNS)
+	freshNamespace(t, opNS)
+	create(t, targetSecret(opNS))
+	create(t, &operatorsv1alpha1.CatalogSource{
+		ObjectMeta: metav1.ObjectMeta{Name: "operator101-catalog", Namespace: opNS},
+		Spec: operatorsv1alpha1.CatalogSourceSpec{
+			SourceType:  operatorsv1alpha1.SourceTypeGrpc,
+			Image:       f.catalogImg,
+			DisplayName: "operator101 (local)",
+			Publisher:   "operator101",
+			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{
+				SecurityContextConfig: operatorsv1alpha1.Restricted,
+			},
+		},
+	})
+	create(t, &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "operator101", Namespace: opNS}})
+	create(t, &operatorsv1alpha1.Subscription{
+		ObjectMeta: metav1.ObjectMeta{Name: "operator101", Namespace: opNS},
+		Spec: &operatorsv1alpha1.SubscriptionSpec{
+			CatalogSource:          "operator101-catalog",
+			CatalogSourceNamespace: opNS,
+			Package:                "operator101",
+			Channel:                "stable",
+			StartingCSV:            oldCSV,
+			// Manual: the test decides when the upgrade to 0.2.0 may start.
+			InstallPlanApproval: operatorsv1alpha1.ApprovalManual,
+			// The DatabaseUser targets, as a platform team configures them.
+			Config: &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{{Name: "DATABASE_TARGETS", Value: targetEnv}}},
+		},
+	})
+	approve(t, opNS, oldCSV)
+	waitCSV(t, opNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
+
+	pod := operatorPod(t, opNS, "v0.1.0")
+	if pod.Spec.ServiceAccountName != identity {
+		t.Errorf("operator pod runs as ServiceAccount %q, want %q", pod.Spec.ServiceAccountName, identity)
+	}
+	var sa corev1.ServiceAccount
+	if err := get(&sa, opNS, identity); err != nil {
+		t.Fatalf("the ServiceAccount OLM creates: %v", err)
+	}
+	if !ownedBy(sa.OwnerReferences, "ClusterServiceVersion", oldCSV) {
+		t.Errorf("ServiceAccount %s is not owned by the CSV: %+v", identity, sa.OwnerReferences)
+	}
+
+	// The CRDs belong to OLM.
+	var csv operatorsv1alpha1.ClusterServiceVersion
+	if err := get(&csv, opNS, oldCSV); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(csv.Spec.CustomResourceDefinitions.Owned); n != 4 {
+		t.Errorf("the CSV owns %d CRDs, want 4", n)
+	}
+	for _, owned := range csv.Spec.CustomResourceDefinitions.Owned {
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := get(&crd, "", owned.Name); err != nil {
+			t.Fatalf("CRD %s: %v", owned.Name, err)
+		}
+		if crd.Labels["olm.managed"] != "true" {
+			t.Errorf("CRD %s is not managed by OLM: labels %v", owned.Name, crd.Labels)
+		}
+	}
+	checkLeastPrivilege(t, ctx, opNS)
+}
+
+// checkLeastPrivilege reads the operator's RBAC back from the cluster: what OLM bound to its ServiceAccount, and
+// what the API server's authorizer answers for it.
+func checkLeastPrivilege(t *testing.T, ctx context.Context, ns string) {
+	user := "system:serviceaccount:" + ns + ":" + identity
+	forbidden := []authorizationv1.ResourceAttributes{}
+	for _, verb := range []string{"create", "update", "patch", "delete"} {
+		forbidden = append(forbidden,
+			authorizationv1.ResourceAttributes{Verb: verb, Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"},
+			authorizationv1.ResourceAttributes{Verb: verb, Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"},
+			authorizationv1.ResourceAttributes{Verb: verb, Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"},
+			authorizationv1.ResourceAttributes{Verb: verb, Group: "rbac.authorization.k8s.io", Resource: "clusterroles"},
+		)
+	}
+	forbidden = append(forbidden,
+		authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets"},
+		authorizationv1.ResourceAttributes{Verb: "watch", Resource: "secrets"},
+		authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: samplesNS + "-not-the-operators"},
+	)
+	allowed := []authorizationv1.ResourceAttributes{
+		{Verb: "get", Resource: "secrets", Namespace: ns}, // its database targets
+		{Verb: "watch", Group: "operator.k8s-summit.org", Resource: "mywebs"},
+		{Verb: "create", Resource: "pods", Namespace: samplesNS},
+	}
+	can := func(ra authorizationv1.ResourceAttributes) bool {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user,
+			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}, ResourceAttributes: &ra}}
+		if err := c.Create(ctx, sar); err != nil {
+			t.Fatalf("SubjectAccessReview: %v", err)
+		}
+		return sar.Status.Allowed
+	}
+	for _, ra := range forbidden {
+		if can(ra) {
+			t.Errorf("the operator may %s %s.%s (namespace %q)", ra.Verb, ra.Resource, ra.Group, ra.Namespace)
+		}
+	}
+	for _, ra := range allowed {
+		if !can(ra) {
+			t.Errorf("the operator may not %s %s.%s in %q: the check itself is broken", ra.Verb, ra.Resource, ra.Group, ra.Namespace)
+		}
+	}
+
+	// The rules themselves, from every binding that names the ServiceAccount.
+	var rules []rbacv1.PolicyRule
+	var crbs rbacv1.ClusterRoleBindingList
+	if err := c.List(ctx, &crbs); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range crbs.Items {
+		if names(b.Subjects, ns) {
+			var r rbacv1.ClusterRole
+			if err := get(&r, "", b.RoleRef.Name); err != nil {
+				t.Fatal(err)
+			}
+			rules = append(rules, r.Rules...)
+		}
+	}
+	var rbs rbacv1.RoleBindingList
+	if err := c.List(ctx, &rbs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range rbs.Items {
+		if names(b.Subjects, ns) && b.RoleRef.Kind == "Role" {
+			var r rbacv1.Role
+			if err := get(&r, ns, b.RoleRef.Name); err != nil {
+				t.Fatal(err)
+			}
+			rules = append(rules, r.Rules...)
+		}
+	}
+	if len(rules) == 0 {
+		t.Fatal("no RBAC bound to the operator's ServiceAccount")
+	}
+	for _, r := range rules {
+		for _, g := range r.APIGroups {
+			if g == "*" || g == "apiextensions.k8s.io" || g == "admissionregistration.k8s.io" || g == "rbac.authorization.k8s.io" {
+				if slices.ContainsFunc(r.Verbs, func(v string) bool { return v != "get" && v != "list" && v != "watch" }) {
+					t.Errorf("rule grants writes in group %q: %+v", g, r)
+				}
+			}
+		}
+	}
+	t.Logf("operator RBAC read back: %d rules, %d forbidden and %d allowed requests checked", len(rules), len(forbidden), len(allowed))
+}
+
+func names(subjects []rbacv1.Subject, ns string) bool {
+	return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
+		return s.Kind == "ServiceAccount" && s.Name == identity && s.Namespace == ns
+	})
+}
+
+// 2. Every seed sample, as written, against the installed operator.
+func samples(t *testing.T) {
+	freshNamespace(t, samplesNS)
+	t.Cleanup(func() { deleteSamples(t) })
+
+	// MyWeb: the seed names the default namespace itself. Its page answers on the NodePort.
+	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
+	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", operatorv1.ConditionAvailable)
+	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "<h1>Hello, World!</h1>")
+
+	// AppService: two replicas, then three with kubectl scale (the scale subresource).
+	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/app_v1_appservice.yaml")
+	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", appv1.ConditionAvailable)
+	kubectl(t, "scale", "-n", samplesNS, "appservice/nginx-app", "--replicas", "3")
+	eventually(t, 3*time.Minute, "AppService scaled to 3 ready replicas", func() (bool, string) {
+		var a appv1.AppService
+		if err := get(&a, samplesNS, "nginx-app"); err != nil {
+			return false, err.Error()
+		}
+		return a.Spec.Size != nil && *a.Spec.Size == 3 && a.Status.ReadyReplicas == 3, fmt.Sprintf("ready %s", a.Status.Ready)
+	})
+	waitHTTP(t, fmt.Sprintf("http://%s:30002/", f.nodeIP), "")
+
+	// At: the book's example fires at once (its schedule is in the past) and its pod runs `echo YAY` in busybox.
+	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/cnat_v1alpha1_at.yaml")
+	waitAtPhase(t, samplesNS, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
+	if logs := kubectl(t, "logs", "-n", samplesNS, cnat.PodName("example-at")); strings.TrimSpace(logs) != "YAY" {
+		t.Errorf("the At pod's log is %q, want YAY", logs)
+	}
+
+	// DatabaseUser: the account exists in the project's MariaDB, and logs in with the Secret's password.
+	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/mygroup_v1alpha1_databaseuser.yaml")
+	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
+		t.Errorf("logged in as %q, want cnhandsomeguy@%%", who)
+	}
+}
+
+// 3. The upgrade to 0.2.0 through the channel, held while an At runs.
+func upgrade(t *testing.T) {
+	uids := sampleUIDs(t)
+	kubectlIn(t, fmt.Sprintf(`apiVersion: cnat.programming-kubernetes.info/v1alpha1
+kind: At
+metadata: {name: holds-the-upgrade}
+spec:
+  schedule: %q
+  command: "sleep 45; echo finished"
+`, time.Now().UTC().Format(cnatv1alpha1.ScheduleLayout)), "apply", "-n", samplesNS, "-f", "-")
+	waitAtPhase(t, samplesNS, "holds-the-upgrade", cnatv1alpha1.PhaseRunning, 2*time.Minute)
+	eventually(t, time.Minute, "OperatorCondition Upgradeable=False", func() (bool, string) {
+		var oc operatorsv2.OperatorCondition
+		if err := get(&oc, opNS, oldCSV); err != nil {
+			return false, err.Error()
+		}
+		cond := meta.FindStatusCondition(oc.Spec.Conditions, operatorsv2.Upgradeable)
+		return cond != nil && cond.Status == metav1.ConditionFalse, fmt.Sprintf("%+v", cond)
+	})
+
+	approve(t, opNS, newCSV)
+	eventually(t, 3*time.Minute, "0.2.0 held back: OperatorConditionNotUpgradeable", func() (bool, string) {
+		var csv operatorsv1alpha1.ClusterServiceVersion
+		if err := get(&csv, opNS, newCSV); err != nil {
+			return false, err.Error()
+		}
+		held := slices.ContainsFunc(csv.Status.Conditions, func(c operatorsv1alpha1.ClusterServiceVersionCondition) bool {
+			return c.Reason == operatorsv1alpha1.CSVReasonOperatorConditionNotUpgradeable
+		})
+		return held, fmt.Sprintf("%s %s", csv.Status.Phase, csv.Status.Reason)
+	})
+	var at cnatv1alpha1.At
+	if err := get(&at, samplesNS, "holds-the-upgrade"); err != nil || at.Status.Phase != cnatv1alpha1.PhaseRunning {
+		t.Fatalf("the upgrade was held but the At is no longer running (%v, %q): the test proves nothing", err, at.Status.Phase)
+	}
+	if pod := operatorPod(t, opNS, "v0.1.0"); pod.Status.Phase != corev1.PodRunning {
+		t.Errorf("the 0.1.0 operator is not running while the upgrade is held: %s", pod.Status.Phase)
+	}
+
+	waitAtPhase(t, samplesNS, "holds-the-upgrade", cnatv1alpha1.PhaseDone, 3*time.Minute)
+	waitCSV(t, opNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
+	eventually(t, 2*time.Minute, "0.1.0's CSV replaced", func() (bool, string) {
+		err := get(&operatorsv1alpha1.ClusterServiceVersion{}, opNS, oldCSV)
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	operatorPod(t, opNS, "v0.2.0")
+
+	// The CRs were kept (same objects), and the new operator keeps them converged: a change is served.
+	if after := sampleUIDs(t); !maps(uids, after) {
+		t.Errorf("samples changed identity across the upgrade: before %v, after %v", uids, after)
+	}
+	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", operatorv1.ConditionAvailable)
+	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", appv1.ConditionAvailable)
+	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+	kubectl(t, "patch", "-n", "default", "myweb/myweb", "--type", "merge", "-p",
+		`{"spec":{"pageContentHtml":"<h1>served by 0.2.0</h1>\n"}}`)
+	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "served by 0.2.0")
+	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
+		t.Errorf("after the upgrade, logged in as %q", who)
+	}
+}
+
+// 5. operator-sdk scorecard against the installed operator: every test a real pod, every one passes. The
+// samples leave first (the examples use the same node ports and account), and the finalizer of the
+// DatabaseUser drops its account on the way out.
+func scorecard(t *testing.T) {
+	deleteSamples(t)
+	if n := accounts(t, "cnhandsomeguy"); n != 0 {
+		t.Fatalf("the DatabaseUser was deleted but its account is still in the database (%d rows)", n)
+	}
+	freshNamespace(t, scoreNS)
+	// The operator101 suite creates the examples: its pods run as a ServiceAccount allowed to (admin in the
+	// namespace, which OLM's aggregated roles extend to the four kinds).
+	create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scorecard", Namespace: scoreNS}})
+	create(t, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "scorecard-admin", Namespace: scoreNS},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "scorecard", Namespace: scoreNS}},
+	})
+	out := run(t, nil, f.operatorSDK, "scorecard", "bundle", "--namespace", scoreNS, "--service-account", "scorecard",
+		"--untar-image", f.helperImg, "--storage-image", f.helperImg, "--wait-time", "300s", "--output", "json")
+	var list scapiv1alpha3.TestList
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &list); err != nil {
+		t.Fatalf("scorecard output: %v\n%s", err, out)
+	}
+	passed := 0
+	for _, test := range list.Items {
+		for _, r := range test.Status.Results {
+			if r.State != scapiv1alpha3.PassState {
+				t.Errorf("scorecard %s (%s): %s %v %v", r.Name, test.Spec.Image, r.State, r.Errors, r.Suggestions)
+			} else {
+				passed++
+			}
+		}
+	}
+	if len(list.Items) != 7 || passed != 7 {
+		t.Errorf("scorecard ran %d tests, %d passed; want 7 of 7", len(list.Items), passed)
+	}
+	t.Logf("scorecard: %d/%d passed, each as a pod in %s", passed, len(list.Items), scoreNS)
+}
+
+// 6. Uninstall: the Subscription and the CSV go, the operator with them; as docs/olm.md says, OLM leaves the
+// CRDs and the CRs, so workloads keep running unmanaged, and deleting a CR afterwards still removes its
+// children (the garbage collector follows the owner references).
+func uninstallKeepsWorkloads(t *testing.T) {
+	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
+	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", operatorv1.ConditionAvailable)
+	uninstall(t, opNS)
+	eventually(t, 2*time.Minute, "the operator Deployment gone", func() (bool, string) {
+		err := get(&appsv1.Deployment{}, opNS, deployment)
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := get(&crd, "", "mywebs.operator.k8s-summit.org"); err != nil {
+		t.Fatalf("the CRD is gone after uninstall: %v", err)
+	}
+	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "<h1>Hello, World!</h1>")
+	kubectl(t, "delete", "-n", "default", "myweb/myweb", "--wait=true", "--timeout=120s")
+	eventually(t, 2*time.Minute, "the MyWeb's children collected", func() (bool, string) {
+		errD := get(&appsv1.Deployment{}, "default", "myweb")
+		errS := get(&corev1.Service{}, "default", "myweb")
+		return apierrors.IsNotFound(errD) && apierrors.IsNotFound(errS), fmt.Sprint(errD, errS)
+	})
+}
+
+// TestOperatorSDKRunBundle is the operator developer's path (4.): run bundle at 0.1.0 from the local
+// registry, run bundle-upgrade to 0.2.0, cleanup.
+func TestOperatorSDKRunBundle(t *testing.T) {
+	freshNamespace(t, sdkNS)
+	// The CLI pulls the bundle itself over TLS from the node address: trust the cluster CA for this process.
+	certs, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
+	if err != nil {
+		certs = nil
+	}
+	ca, err := os.ReadFile(f.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundleCA := t.TempDir() + "/ca.crt"
+	if err := os.WriteFile(bundleCA, append(append(certs, '\n'), ca...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"SSL_CERT_FILE=" + bundleCA}
+	t.Cleanup(func() { _, _ = tryRun(env, f.operatorSDK, "cleanup", "operator101", "-n", sdkNS, "--timeout", "3m") })
+
+	run(t, env, f.operatorSDK, "run", "bundle", f.bundleImgs+":v0.1.0", "-n", sdkNS, "--index-image", f.opmImg,
+		"--skip-tls-verify", "--timeout", "5m")
+	waitCSV(t, sdkNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
+	operatorPod(t, sdkNS, "v0.1.0")
+
+	run(t, env, f.operatorSDK, "run", "bundle-upgrade", f.bundleImgs+":v0.2.0", "-n", sdkNS, "--skip-tls-verify", "--timeout", "5m")
+	waitCSV(t, sdkNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
+	operatorPod(t, sdkNS, "v0.2.0")
+
+	run(t, env, f.operatorSDK, "cleanup", "operator101", "-n", sdkNS, "--timeout", "3m")
+	eventually(t, 2*time.Minute, "run bundle's install cleaned up", func() (bool, string) {
+		var csvs operatorsv1alpha1.ClusterServiceVersionList
+		var subs operatorsv1alpha1.SubscriptionList
+		var deps appsv1.DeploymentList
+		_ = c.List(context.Background(), &csvs, client.InNamespace(sdkNS))
+		_ = c.List(context.Background(), &subs, client.InNamespace(sdkNS))
+		_ = c.List(context.Background(), &deps, client.InNamespace(sdkNS))
+		left := len(csvs.Items) + len(subs.Items) + len(deps.Items)
+		return left == 0, fmt.Sprintf("%d CSVs, %d Subscriptions, %d Deployments left", len(csvs.Items), len(subs.Items), len(deps.Items))
+	})
+}
+
+// --- helpers ----------------------------------------------------------------------------------------------
+
+func create(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := c.Create(context.Background(), obj); err != nil {
+		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// targetSecret is the database target the operator reads: the project's MariaDB, at the node address.
+func targetSecret(ns string) *corev1.Secret {
+	env := mariadb()
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "mariadb-target", Namespace: ns},
+		StringData: map[string]string{"host": env["MARIADB_HOST"], "port": env["MARIADB_PORT"],
+			"username": env["MARIADB_ADMIN_USER"], "password": env["MARIADB_ADMIN_PASSWORD"]},
+	}
+}
+
+func mariadb() map[string]string {
+	raw, err := os.ReadFile(f.mariadbEnv)
+	if err != nil {
+		panic(err)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// login connects as user and returns CURRENT_USER().
+func login(t *testing.T, user, password string) string {
+	t.Helper()
+	env := mariadb()
+	db, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s:%s)/", user, password, env["MARIADB_HOST"], env["MARIADB_PORT"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var who string
+	if err := db.QueryRow("SELECT CURRENT_USER()").Scan(&who); err != nil {
+		t.Fatalf("login as %s: %v", user, err)
+	}
+	return who
+}
+
+// accounts counts the database accounts named user (as the admin).
+func accounts(t *testing.T, user string) int {
+	t.Helper()
+	env := mariadb()
+	db, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s:%s)/", env["MARIADB_ADMIN_USER"], env["MARIADB_ADMIN_PASSWORD"],
+		env["MARIADB_HOST"], env["MARIADB_PORT"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM mysql.user WHERE User = ?", user).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// approve approves the InstallPlan that installs csv, once OLM made it.
+func approve(t *testing.T, ns, csv string) {
+	t.Helper()
+	eventually(t, 5*time.Minute, "InstallPlan for "+csv+" approved", func() (bool, string) {
+		var plans operatorsv1alpha1.InstallPlanList
+		if err := c.List(context.Background(), &plans, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		for i := range plans.Items {
+			p := &plans.Items[i]
+			if !slices.Contains(p.Spec.ClusterServiceVersionNames, csv) {
+				continue
+			}
+			if !p.Spec.Approved {
+				patch := client.MergeFrom(p.DeepCopy())
+				p.Spec.Approved = true
+				if err := c.Patch(context.Background(), p, patch); err != nil {
+					return false, err.Error()
+				}
+			}
+			return true, ""
+		}
+		return false, fmt.Sprintf("%d InstallPlans, none for %s", len(plans.Items), csv)
+	})
+}
+
+func waitCSV(t *testing.T, ns, name string, phase operatorsv1alpha1.ClusterServiceVersionPhase, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, "CSV "+name+" "+string(phase), func() (bool, string) {
+		var csv operatorsv1alpha1.ClusterServiceVersion
+		if err := get(&csv, ns, name); err != nil {
+			return false, err.Error()
+		}
+		return csv.Status.Phase == phase, fmt.Sprintf("%s %s: %s", csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
+	})
+}
+
+// operatorPod waits for the operator's pod running the image of version (tag), and returns it.
+func operatorPod(t *testing.T, ns, tag string) corev1.Pod {
+	t.Helper()
+	var found corev1.Pod
+	eventually(t, 3*time.Minute, "operator pod "+tag+" Running and ready", func() (bool, string) {
+		var pods corev1.PodList
+		if err := c.List(context.Background(), &pods, client.InNamespace(ns),
+			client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+			return false, err.Error()
+		}
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil && strings.HasSuffix(p.Spec.Containers[0].Image, ":"+tag) &&
+				p.Status.Phase == corev1.PodRunning && podReady(&p) {
+				found = p
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d operator pods", len(pods.Items))
+	})
+	return found
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func waitCondition(t *testing.T, obj client.Object, ns, name, condType string) {
+	t.Helper()
+	eventually(t, 4*time.Minute, fmt.Sprintf("%T %s/%s %s", obj, ns, name, condType), func() (bool, string) {
+		if err := get(obj, ns, name); err != nil {
+			return false, err.Error()
+		}
+		conds := conditionsOf(obj)
+		cond := meta.FindStatusCondition(conds, condType)
+		if cond == nil {
+			return false, "no condition yet"
+		}
+		return cond.Status == metav1.ConditionTrue && cond.ObservedGeneration == obj.GetGeneration(),
+			fmt.Sprintf("%s %s: %s", cond.Status, cond.Reason, cond.Message)
+	})
+}
+
+func conditionsOf(obj client.Object) []metav1.Condition {
+	switch o := obj.(type) {
+	case *operatorv1.MyWeb:
+		return o.Status.Conditions
+	case *appv1.AppService:
+		return o.Status.Conditions
+	case *mygroupv1alpha1.DatabaseUser:
+		return o.Status.Conditions
+	case *cnatv1alpha1.At:
+		return o.Status.Conditions
+	}
+	panic(fmt.Sprintf("no conditions on %T", obj))
+}
+
+func waitAtPhase(t *testing.T, ns, name, phase string, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, "At "+name+" "+phase, func() (bool, string) {
+		var at cnatv1alpha1.At
+		if err := get(&at, ns, name); err != nil {
+			return false, err.Error()
+		}
+		if at.Status.Phase == cnatv1alpha1.PhaseFailed {
+			t.Fatalf("At %s FAILED: %s", name, at.Status.Message)
+		}
+		return at.Status.Phase == phase, at.Status.Phase + " " + at.Status.Message
+	})
+}
+
+// waitHTTP polls url until it answers 200 with a body containing want.
+func waitHTTP(t *testing.T, url, want string) {
+	t.Helper()
+	hc := &http.Client{Timeout: 5 * time.Second}
+	eventually(t, 3*time.Minute, "GET "+url, func() (bool, string) {
+		resp, err := hc.Get(url)
+		if err != nil {
+			return false, err.Error()
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode == http.StatusOK && strings.Contains(string(body), want),
+			fmt.Sprintf("%d %q", resp.StatusCode, strings.TrimSpace(string(body)))
+	})
+}
+
+// sampleUIDs identifies the samples' objects.
+func sampleUIDs(t *testing.T) map[string]types.UID {
+	t.Helper()
+	out := map[string]types.UID{}
+	for _, o := range []struct {
+		obj      client.Object
+		ns, name string
+	}{
+		{&operatorv1.MyWeb{}, "default", "myweb"},
+		{&appv1.AppService{}, samplesNS, "nginx-app"},
+		{&cnatv1alpha1.At{}, samplesNS, "example-at"},
+		{&mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy"},
+	} {
+		if err := get(o.obj, o.ns, o.name); err != nil {
+			t.Fatalf("%T %s: %v", o.obj, o.name, err)
+		}
+		out[fmt.Sprintf("%T", o.obj)] = o.obj.GetUID()
+	}
+	return out
+}
+
+func maps(a, b map[string]types.UID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// deleteSamples deletes the samples while the operator runs (the DatabaseUser's finalizer drops the account).
+func deleteSamples(t *testing.T) {
+	t.Helper()
+	_, _ = tryRun(nil, f.kubectl, "delete", "--ignore-not-found", "--wait=true", "--timeout=120s", "-n", "default", "myweb/myweb")
+	_, _ = tryRun(nil, f.kubectl, "delete", "--ignore-not-found", "--wait=true", "--timeout=120s", "-n", samplesNS,
+		"appservices.app.example.com,ats.cnat.programming-kubernetes.info,databaseusers.mygroup.handsomeguy.cn", "--all")
+}
+
+// uninstall removes an install the way the docs say: the Subscription, then the CSV, waiting until both are gone.
+func uninstall(t *testing.T, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	var subs operatorsv1alpha1.SubscriptionList
+	if err := c.List(ctx, &subs, client.InNamespace(ns)); err == nil {
+		for i := range subs.Items {
+			_ = c.Delete(ctx, &subs.Items[i])
+		}
+	}
+	var csvs operatorsv1alpha1.ClusterServiceVersionList
+	if err := c.List(ctx, &csvs, client.InNamespace(ns)); err == nil {
+		for i := range csvs.Items {
+			_ = c.Delete(ctx, &csvs.Items[i])
+		}
+	}
+	eventually(t, 3*time.Minute, "Subscription and CSVs gone from "+ns, func() (bool, string) {
+		_ = c.List(ctx, &subs, client.InNamespace(ns))
+		_ = c.List(ctx, &csvs, client.InNamespace(ns))
+		return len(subs.Items)+len(csvs.Items) == 0, fmt.Sprintf("%d Subscriptions, %d CSVs", len(subs.Items), len(csvs.Items))
+	})
+}
+
+func ownedBy(refs []metav1.OwnerReference, kind, name string) bool {
+	return slices.ContainsFunc(refs, func(r metav1.OwnerReference) bool { return r.Kind == kind && r.Name == name })
+}
