@@ -70,3 +70,33 @@ func labelValue(labels, key string) string {
 	}
 	return ""
 }
+
+// MemStats reads the "# Name = value" lines of Go's /debug/pprof/heap?debug=1 page (runtime.MemStats) and
+// returns the first number of each, in MiB for the byte counts named in memStatBytes.
+func MemStats(text string) map[string]float64 {
+	out := map[string]float64{}
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(line, "# ")
+		if !ok {
+			continue
+		}
+		name, val, ok := strings.Cut(rest, " = ")
+		if !ok || !memStatBytes[name] {
+			continue
+		}
+		f := strings.Fields(val)
+		if len(f) == 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			continue
+		}
+		out[name] = v / (1 << 20)
+	}
+	return out
+}
+
+var memStatBytes = map[string]bool{"Sys": true, "HeapAlloc": true, "HeapSys": true, "HeapIdle": true,
+	"HeapInuse": true, "HeapReleased": true, "Stack": true, "MSpan": true, "GCSys": true, "OtherSys": true,
+	"NextGC": true}

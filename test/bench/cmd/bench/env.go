@@ -81,6 +81,8 @@ func startAPIServer(assets, crds, dir string) (*apiServer, error) {
 	args.Set("audit-log-path", s.auditLog)
 	args.Set("audit-log-format", "json")
 	// Every bench Service asks for an explicit port from the CRDs' range (see benchutil.Plan).
+	// envtest's default Service range is a /24: 254 cluster IPs.
+	args.Set("service-cluster-ip-range", "10.96.0.0/16")
 	args.Set("service-node-port-range", fmt.Sprintf("%d-%d", benchutil.FirstNodePort, benchutil.LastNodePort))
 	cfg, err := s.env.Start()
 	if err != nil {

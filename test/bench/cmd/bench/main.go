@@ -34,6 +34,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 type options struct {
@@ -109,6 +112,7 @@ func run() error {
 	}
 	o.managerArgs = strings.Fields(*margs)
 
+	ctrllog.SetLogger(logr.Discard()) // the bench's cache logs nothing worth reading
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
 

@@ -29,6 +29,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/operator101/operator101/test/bench/benchutil"
 )
 
 // manager is one run of the operator101 manager binary.
@@ -126,6 +128,12 @@ type procStats struct {
 	PeakRSSMiB float64 `json:"peakRSSMiB"`
 	RSSMiB     float64 `json:"rssMiB"`
 	CPUSeconds float64 `json:"cpuSeconds"`
+	// AnonMiB and FileMiB split the current RSS (smaps_rollup): the heap and stacks, and mapped files (the
+	// binary's code and data).
+	AnonMiB float64 `json:"anonMiB"`
+	FileMiB float64 `json:"fileMiB"`
+	// GoMiB is runtime.MemStats (HeapInuse, HeapIdle, HeapReleased, Sys, ...) from the pprof endpoint.
+	GoMiB map[string]float64 `json:"goMiB,omitempty"`
 }
 
 func readProc(pid int) (procStats, error) {
@@ -158,6 +166,35 @@ func readProc(pid int) (procStats, error) {
 		ut, _ := strconv.ParseFloat(f[11], 64)
 		stm, _ := strconv.ParseFloat(f[12], 64)
 		s.CPUSeconds = (ut + stm) / 100
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid)); err == nil {
+		var rss, anon float64
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			switch f[0] {
+			case "Rss:":
+				rss = kb
+			case "Anonymous:":
+				anon = kb
+			}
+		}
+		s.AnonMiB, s.FileMiB = anon/1024, (rss-anon)/1024
+	}
+	return s, nil
+}
+
+// stats reads /proc and the Go runtime's memory statistics of the manager.
+func (m *manager) stats() (procStats, error) {
+	s, err := readProc(m.pid())
+	if err != nil {
+		return s, err
+	}
+	if b, err := httpGet("http://"+m.pprof+"/debug/pprof/heap?debug=1", 30*time.Second); err == nil {
+		s.GoMiB = benchutil.MemStats(string(b))
 	}
 	return s, nil
 }

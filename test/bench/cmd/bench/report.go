@@ -86,20 +86,23 @@ type SizeResult struct {
 	Ratio              float64 `json:"ratio"`
 	SteadyRate         float64 `json:"steadyObjectsPerSecond"`
 	// CreationWrites are the manager's writes from the first create to convergence + settle.
-	CreationWrites   Writes             `json:"creationWrites"`
-	PerObject        float64            `json:"writesPerObject"`
-	PerKind          map[string]float64 `json:"writesPerObjectByKind"`
-	StatusWritesPer  float64            `json:"statusWritesPerObject"`
-	BenchWrites      map[string]int     `json:"benchWrites"`
-	AtRest           Writes             `json:"atRest"`
-	Restarts         []Writes           `json:"restarts"`
-	At               *AtResult          `json:"at,omitempty"`
-	AfterConvergence procStats          `json:"managerAfterConvergence"`
-	AfterAt          procStats          `json:"managerAfterAt"`
-	AfterRestart     procStats          `json:"managerAfterRestart"`
-	HeapProfileTop   string             `json:"heapProfileTop,omitempty"`
-	CPUProfileTop    string             `json:"cpuProfileTop,omitempty"`
-	Errors           []string           `json:"errors,omitempty"`
+	CreationWrites  Writes             `json:"creationWrites"`
+	PerObject       float64            `json:"writesPerObject"`
+	PerKind         map[string]float64 `json:"writesPerObjectByKind"`
+	StatusWritesPer float64            `json:"statusWritesPerObject"`
+	BenchWrites     map[string]int     `json:"benchWrites"`
+	// TrailingWrites: after convergence + settle, until the manager's last write (queued Events).
+	TrailingWrites   Writes    `json:"trailingWrites"`
+	TrailingSeconds  float64   `json:"trailingSeconds"`
+	AtRest           Writes    `json:"atRest"`
+	Restarts         []Writes  `json:"restarts"`
+	At               *AtResult `json:"at,omitempty"`
+	AfterConvergence procStats `json:"managerAfterConvergence"`
+	AfterAt          procStats `json:"managerAfterAt"`
+	AfterRestart     procStats `json:"managerAfterRestart"`
+	HeapProfileTop   string    `json:"heapProfileTop,omitempty"`
+	CPUProfileTop    string    `json:"cpuProfileTop,omitempty"`
+	Errors           []string  `json:"errors,omitempty"`
 }
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
@@ -109,7 +112,7 @@ func (r Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "bench %s %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q\n\n", r.Date, r.Label,
 		r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, strings.Join(r.ManagerArgs, " "))
-	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s (workers) | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) |\n")
+	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s (workers) | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes after convergence: queued (s) / at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
 		lb := "-"
@@ -129,9 +132,9 @@ func (r Report) Markdown() string {
 			atN = fmt.Sprint(s.At.N)
 			at = fmt.Sprintf("%.2f / %.2f / %.2f", s.At.P50Seconds, s.At.P99Seconds, s.At.MaxSeconds)
 		}
-		fmt.Fprintf(&b, "| %d | %d+%d | %s | %s | %s | %.0f | %.2f | %.2f | %d in %.0fs | %s | %s | %s | %s / %s | %s / %s |\n",
+		fmt.Fprintf(&b, "| %d | %d+%d | %s | %s | %s | %.0f | %.2f | %.2f | %d (%.0fs) / %d in %.0fs | %s | %s | %s | %s / %s | %s / %s |\n",
 			s.Plan.N, s.Plan.MyWebs, s.Plan.AppServices, f1(s.ConvergenceSeconds), lb, ratio, s.SteadyRate,
-			s.PerObject, s.StatusWritesPer, s.AtRest.Total, s.AtRest.Seconds, strings.Join(restarts, ", "), atN, at,
+			s.PerObject, s.StatusWritesPer, s.TrailingWrites.Total, s.TrailingSeconds, s.AtRest.Total, s.AtRest.Seconds, strings.Join(restarts, ", "), atN, at,
 			f1(s.AfterConvergence.PeakRSSMiB), f1(s.AfterAt.PeakRSSMiB), f1(s.AfterConvergence.CPUSeconds), f1(s.AfterAt.CPUSeconds))
 	}
 	b.WriteString("\nManager writes per object at creation, by verb and resource:\n\n")

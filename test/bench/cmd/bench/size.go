@@ -332,17 +332,29 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		times = append(times, d)
 	}
 	res.SteadyRate = benchutil.SteadyRate(times)
-	logf("N=%d: converged in %.2f s (lower bound %.2f s); at rest for %v", n, res.ConvergenceSeconds, res.LowerBoundBest, o.settle+o.quiet)
+	logf("N=%d: converged in %.2f s (lower bound %.2f s)", n, res.ConvergenceSeconds, res.LowerBoundBest)
 
-	// At rest, the manager running.
-	if err := sleep(ctx, o.settle+o.quiet); err != nil {
+	// At rest, the manager running: first it finishes what it queued (Events are sent in the background),
+	// then nothing should happen.
+	tail := &auditTail{path: srv.auditLog, user: managerUser}
+	lastWrite, err := tail.waitIdle(ctx, t1, o.settle, o.timeout)
+	if err != nil {
+		return res, fmt.Errorf("waiting for the manager to finish its writes: %w", err)
+	}
+	res.TrailingSeconds = lastWrite.Sub(t1).Seconds()
+	restStart := time.Now()
+	logf("N=%d: last write %.1f s after convergence; at rest for %v", n, res.TrailingSeconds, o.quiet)
+	if err := sleep(ctx, o.quiet); err != nil {
 		return res, err
 	}
 	restEnd := time.Now()
 	profWG.Wait()
-	if res.AfterConvergence, err = readProc(mgr.pid()); err != nil {
+	if res.AfterConvergence, err = mgr.stats(); err != nil {
 		return res, err
 	}
+	logf("N=%d: after convergence: peak RSS %.1f MiB (now %.1f: anon %.1f, files %.1f), Go %v", n,
+		res.AfterConvergence.PeakRSSMiB, res.AfterConvergence.RSSMiB, res.AfterConvergence.AnonMiB,
+		res.AfterConvergence.FileMiB, res.AfterConvergence.GoMiB)
 	if n == o.profileSize {
 		top, err := mgr.profile("heap", dir, "heap", o.managerBin)
 		if err != nil {
@@ -380,11 +392,11 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		watchDelays = append(watchDelays, d.Seconds())
 	}
 	at.WatchP99Seconds = benchutil.Percentile(watchDelays, 99)
-	if err := sleep(ctx, o.settle); err != nil {
-		return res, err
+	if _, err := tail.waitIdle(ctx, time.Now(), o.settle, o.timeout); err != nil {
+		return res, fmt.Errorf("At: %w", err)
 	}
 	atEnd := time.Now()
-	if res.AfterAt, err = readProc(mgr.pid()); err != nil {
+	if res.AfterAt, err = mgr.stats(); err != nil {
 		return res, err
 	}
 	logf("N=%d: At pods all created; peak RSS %.1f MiB, CPU %.1f s", n, res.AfterAt.PeakRSSMiB, res.AfterAt.CPUSeconds)
@@ -408,7 +420,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		restartWindows = append(restartWindows, window{from, time.Now()})
 		logf("N=%d: restart %d reconciled everything in %.1f s", n, r+1, time.Since(from).Seconds()-o.settle.Seconds())
 	}
-	if res.AfterRestart, err = readProc(mgr.pid()); err != nil {
+	if res.AfterRestart, err = mgr.stats(); err != nil {
 		return res, err
 	}
 	mgr.stop()
@@ -426,6 +438,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	}
 	settled := t1.Add(o.settle)
 	res.CreationWrites = writes(events, benchutil.Filter{User: managerUser, From: t0, To: settled})
+	res.TrailingWrites = writes(events, benchutil.Filter{User: managerUser, From: settled, To: restStart})
 	res.PerObject = float64(res.CreationWrites.Total) / float64(plan.Objects())
 	res.PerKind = map[string]float64{}
 	for _, e := range benchutil.Select(events, benchutil.Filter{User: managerUser, From: t0, To: settled}, nil) {
@@ -446,7 +459,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	}
 	res.StatusWritesPer = float64(status) / float64(plan.Objects())
 	res.BenchWrites = benchutil.CountWrites(events, benchutil.Filter{User: benchUser, From: t0, To: settled})
-	res.AtRest = writes(events, benchutil.Filter{User: managerUser, From: settled, To: restEnd})
+	res.AtRest = writes(events, benchutil.Filter{User: managerUser, From: restStart, To: restEnd})
 	at.Writes = writes(events, benchutil.Filter{User: managerUser, From: atStart, To: atEnd})
 	for _, w := range restartWindows {
 		res.Restarts = append(res.Restarts, writes(events, benchutil.Filter{User: managerUser, From: w.from, To: w.to}))

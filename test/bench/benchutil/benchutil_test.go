@@ -1,0 +1,200 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package benchutil
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+func TestPercentile(t *testing.T) {
+	xs := []float64{5, 1, 4, 2, 3, 10, 9, 8, 7, 6}
+	for _, tc := range []struct {
+		p    float64
+		want float64
+	}{{50, 5}, {90, 9}, {99, 10}, {100, 10}, {1, 1}, {10, 1}, {11, 2}} {
+		if got := Percentile(xs, tc.p); got != tc.want {
+			t.Errorf("Percentile(p%v) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+	if xs[0] != 5 {
+		t.Errorf("Percentile sorted its input in place: %v", xs)
+	}
+	if Percentile(nil, 99) != 0 || Max(nil) != 0 {
+		t.Error("no values must give 0")
+	}
+	if got := Max([]float64{-3, -1, -2}); got != -1 {
+		t.Errorf("Max = %v, want -1", got)
+	}
+}
+
+func TestSteadyRate(t *testing.T) {
+	// 100 objects, one every 10 ms, after a slow start and a long tail: the rate in between is 100/s.
+	var done []time.Duration
+	done = append(done, 5*time.Second)
+	for i := range 98 {
+		done = append(done, 10*time.Second+time.Duration(i)*10*time.Millisecond)
+	}
+	done = append(done, time.Minute)
+	if got := SteadyRate(done); got < 99 || got > 101 {
+		t.Errorf("SteadyRate = %v, want about 100", got)
+	}
+	if SteadyRate(done[:9]) != 0 {
+		t.Error("fewer than 10 values must give 0")
+	}
+}
+
+const auditLog = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","verb":"patch","user":{"username":"operator101-manager","groups":["system:masters"]},"objectRef":{"resource":"mywebs","namespace":"bench","name":"web-00001","apiGroup":"operator.k8s-summit.org","apiVersion":"v1","subresource":"status"},"responseStatus":{"metadata":{},"code":200},"requestReceivedTimestamp":"2026-11-23T10:00:01.123456Z","stageTimestamp":"2026-11-23T10:00:01.130000Z"}
+{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","verb":"create","user":{"username":"operator101-manager"},"objectRef":{"resource":"pods","namespace":"bench","name":"at-00001-pod","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":201},"requestReceivedTimestamp":"2026-11-23T10:00:05.000250Z"}
+
+{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"Panic","verb":"create","user":{"username":"operator101-manager"},"requestReceivedTimestamp":"2026-11-23T10:00:05.5Z"}
+{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","verb":"create","user":{"username":"bench"},"objectRef":{"resource":"mywebs","namespace":"bench","name":"web-00002","apiGroup":"operator.k8s-summit.org","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":201},"requestReceivedTimestamp":"2026-11-23T10:00:06Z"}
+{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","verb":"patch","user":{"username":"operator101-manager"},"objectRef":{"resource":"mywebs","namespace":"bench","name":"web-00002","subresource":"status"},"responseStatus":{"metadata":{},"code":409},"requestReceivedTimestamp":"2026-11-23T10:00:07Z"}
+`
+
+func TestParseAuditAndCount(t *testing.T) {
+	events, err := ParseAudit(strings.NewReader(auditLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 4 {
+		t.Fatalf("got %d ResponseComplete events, want 4 (the Panic stage and the blank line are skipped)", len(events))
+	}
+	pod := events[1]
+	if pod.Key() != "create pods" || pod.Code() != 201 || pod.Name() != "at-00001-pod" {
+		t.Errorf("pod event: key %q code %d name %q", pod.Key(), pod.Code(), pod.Name())
+	}
+	// Microseconds survive: the At delay is measured from them.
+	if got := pod.RequestReceived.Nanosecond(); got != 250000 {
+		t.Errorf("requestReceivedTimestamp nanoseconds = %d, want 250000", got)
+	}
+
+	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	all := CountWrites(events, Filter{User: "operator101-manager"})
+	if all["patch mywebs/status"] != 2 || all["create pods"] != 1 || Total(all) != 3 {
+		t.Errorf("manager writes = %v", all)
+	}
+	// [From, To): the status patch at 10:00:01.123 is in, the pod at 10:00:05.00025 is out.
+	window := CountWrites(events, Filter{User: "operator101-manager", From: t0, To: t0.Add(5 * time.Second)})
+	if Total(window) != 1 || window["patch mywebs/status"] != 1 {
+		t.Errorf("window writes = %v", window)
+	}
+	if got := CountWrites(events, Filter{User: "bench"}); got["create mywebs"] != 1 || Total(got) != 1 {
+		t.Errorf("bench writes = %v", got)
+	}
+	failed := Select(events, Filter{}, func(e *AuditEvent) bool { return e.Code() >= 400 })
+	if len(failed) != 1 || failed[0].Name() != "web-00002" {
+		t.Errorf("failed writes = %v", failed)
+	}
+	if got := FormatCounts(all, 2); got != "create pods 0.50, patch mywebs/status 1.00" {
+		t.Errorf("FormatCounts = %q", got)
+	}
+	if got := FormatCounts(nil, 0); got != "none" {
+		t.Errorf("FormatCounts(nil) = %q", got)
+	}
+
+	if _, err := ParseAudit(strings.NewReader("{not json\n")); err == nil {
+		t.Error("a broken line must be an error")
+	}
+}
+
+func TestPlanFor(t *testing.T) {
+	for _, tc := range []struct {
+		n                     int
+		webs, apps, withPorts int
+	}{{100, 100, 100, 100}, {1000, 1000, 1000, 1000}, {1384, 1384, 1384, 1384}, {2000, 2000, 2000, 768},
+		{3000, 2768, 3000, 0}} {
+		p := PlanFor(tc.n)
+		if p.MyWebs != tc.webs || p.AppServices != tc.apps || p.AppServicesWithPort != tc.withPorts {
+			t.Errorf("PlanFor(%d) = %+v", tc.n, p)
+		}
+		// Every node port is used once and lies in the CRDs' range.
+		used := map[int32]bool{}
+		for i := range p.MyWebs {
+			port := p.MyWeb("ns", i).Spec.NodePortNumber
+			if port < FirstNodePort || port > LastNodePort || used[port] {
+				t.Fatalf("N=%d: MyWeb %d node port %d reused or out of range", tc.n, i, port)
+			}
+			used[port] = true
+		}
+		for i := range p.AppServices {
+			a := p.AppService("ns", i)
+			if (len(a.Spec.Ports) == 1) != (i < p.AppServicesWithPort) {
+				t.Fatalf("N=%d: AppService %d has %d ports", tc.n, i, len(a.Spec.Ports))
+			}
+			for _, sp := range a.Spec.Ports {
+				if sp.NodePort < FirstNodePort || sp.NodePort > LastNodePort || used[sp.NodePort] {
+					t.Fatalf("N=%d: AppService %d node port %d reused or out of range", tc.n, i, sp.NodePort)
+				}
+				used[sp.NodePort] = true
+			}
+		}
+	}
+}
+
+func TestDeploymentAvailable(t *testing.T) {
+	dep := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2)}}
+	dep.Generation = 3
+	if DeploymentAvailable(dep) {
+		t.Fatal("a new Deployment is not available")
+	}
+	// Apply the patch the bench writes, as the API server would.
+	var patched struct {
+		Status appsv1.DeploymentStatus `json:"status"`
+	}
+	if err := jsonUnmarshal(AvailableStatusPatch(dep, metav1.Now()), &patched); err != nil {
+		t.Fatal(err)
+	}
+	dep.Status = patched.Status
+	if !DeploymentAvailable(dep) {
+		t.Fatalf("after the patch the Deployment must be available: %+v", dep.Status)
+	}
+	dep.Generation = 4 // a new spec: not rolled out yet
+	if DeploymentAvailable(dep) {
+		t.Fatal("a Deployment whose generation is not observed is not available")
+	}
+}
+
+func TestMetricSumAndMemStats(t *testing.T) {
+	text := `# HELP controller_runtime_reconcile_total Total number of reconciliations per controller
+controller_runtime_reconcile_total{controller="myweb",result="success"} 1000
+controller_runtime_reconcile_total{controller="myweb",result="error"} 2
+controller_runtime_reconcile_total{controller="at",result="success"} 5
+controller_runtime_reconcile_total_extra{controller="myweb"} 7
+workqueue_depth{controller="myweb",name="myweb"} 0
+workqueue_depth{controller="at",name="at"} 3
+`
+	got := MetricSum(text, "controller_runtime_reconcile_total", "controller")
+	if got["myweb"] != 1002 || got["at"] != 5 || len(got) != 2 {
+		t.Errorf("reconcile totals = %v", got)
+	}
+	if d := MetricSum(text, "workqueue_depth", "name"); d["at"] != 3 || d["myweb"] != 0 {
+		t.Errorf("depths = %v", d)
+	}
+	ms := MemStats("# runtime.MemStats\n# Alloc = 1048576\n# HeapInuse = 2097152\n# Stack = 524288 / 524288\n# NumGC = 12\n")
+	if ms["HeapInuse"] != 2 || ms["Stack"] != 0.5 || len(ms) != 2 {
+		t.Errorf("MemStats = %v", ms)
+	}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
