@@ -108,11 +108,11 @@ dev-apiserver-down: ## Stop the local API server.
 	hack/dev-apiserver.sh stop
 
 .PHONY: demo
-demo: ## The main job: start a local API server, install the CRDs, run the operator and the samples; print what to look at.
+demo: ## The main job: a local cluster with OLM, operator101 installed from its catalog by a Subscription, the samples; prints what to type next.
 	hack/demo.sh
 
 .PHONY: demo-down
-demo-down: ## Stop everything make demo started.
+demo-down: ## Stop everything make demo started (the cluster and the MariaDB).
 	hack/demo.sh down
 
 ##@ Build

@@ -1,78 +1,117 @@
 #!/usr/bin/env bash
-# make demo: run operator101 with its samples on a local API server and show what it did.
-#   hack/demo.sh        start (idempotent)
-#   hack/demo.sh down   stop everything the demo started
+# make demo: operator101 as a platform team meets it. A real single-node cluster on this machine (hack/cluster),
+# real OLM, operator101's catalog image in the cluster's registry, a Subscription, then the seeds' samples — and a
+# summary of what runs and what to type next.
+#
+#   hack/demo.sh        start (idempotent: a second run reuses what runs and re-checks it)
+#   hack/demo.sh down   stop everything the demo started (the cluster and the MariaDB)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-state=$root/bin/demo
-mkdir -p "$state"
-export KUBECONFIG=$root/bin/dev-apiserver/kubeconfig
-kubectl=$root/bin/kubectl
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+# shellcheck source=cluster/lib.sh
+source hack/cluster/lib.sh
+t0=$SECONDS
+NS=operator101-system   # where OLM runs the operator
+SAMPLES=demo            # the samples without a namespace of their own
+export MARIADB_DIR=$root/bin/demo/mariadb
+export KUBECONFIG=$KUBECONFIG_ADMIN
+k() { "$BIN/kubectl" "$@"; }
+step() { printf '\n\033[1m==> %s\033[0m (%ss)\n' "$*" "$((SECONDS - t0))"; }
+until_ok() { # until_ok SECONDS DESCRIPTION COMMAND...: polls, prints the last output on timeout
+	local limit=$1 what=$2 start=$SECONDS out
+	shift 2
+	until out=$("$@" 2>&1); do
+		((SECONDS - start < limit)) || { echo "demo: timed out waiting for $what: $out" >&2; exit 1; }
+		sleep 1
+	done
+}
 
 if [[ ${1:-} == down ]]; then
-	if [[ -f $state/manager.pid ]] && kill -0 "$(cat "$state/manager.pid")" 2>/dev/null; then
-		kill "$(cat "$state/manager.pid")" && echo "operator stopped"
-	fi
-	rm -f "$state/manager.pid"
-	hack/mariadb.sh stop >/dev/null 2>&1 || true
-	hack/dev-apiserver.sh stop
+	hack/mariadb.sh stop 2>/dev/null || true
+	hack/cluster/down.sh
 	exit 0
 fi
 
-step "Building the tools (cached after the first run)"
-make --no-print-directory envtest kubectl kustomize controller-gen
+step "Toolchain, cluster, registry (make cluster-up; the first run builds everything, later runs take seconds)"
+hack/tools/install.sh controller-gen kustomize kubectl operator-sdk opm olm
+hack/cluster/up.sh
 
-step "Starting a local API server (etcd + kube-apiserver) with the operator101 CRDs"
-hack/dev-apiserver.sh start
+step "OLM v0.41.0 (make olm-install)"
+hack/cluster/olm.sh
 
-step "Building and starting the operator (log: bin/demo/manager.log)"
-go build -o "$state/manager" .
-if [[ -f $state/manager.pid ]] && kill -0 "$(cat "$state/manager.pid")" 2>/dev/null; then
-	kill "$(cat "$state/manager.pid")"; sleep 1
-fi
-$kubectl create namespace operator101-system --dry-run=client -o yaml | $kubectl apply -f - >/dev/null
-step "Starting a private MariaDB on 127.0.0.1 for the DatabaseUser sample (installed with apt-get if missing)"
-# shellcheck disable=SC1090
-source <(hack/mariadb.sh start --env)
-# The operator, not the team, holds the database's admin account: a target Secret in the operator's namespace.
-hack/mariadb.sh secret operator101-system mariadb-target | $kubectl apply -f - >/dev/null
-POD_NAMESPACE=operator101-system nohup "$state/manager" --leader-elect=false --zap-devel \
-	--metrics-bind-address=127.0.0.1:18443 --health-probe-bind-address=127.0.0.1:18081 >"$state/manager.log" 2>&1 &
-echo $! >"$state/manager.pid"
-for _ in $(seq 1 60); do
-	curl -fs http://127.0.0.1:18081/readyz >/dev/null 2>&1 && break
-	kill -0 "$(cat "$state/manager.pid")" 2>/dev/null || { tail -n 20 "$state/manager.log"; exit 1; }
-	sleep 0.5
+step "operator101's images: operator, bundles, catalog (make docker-build bundle-build catalog-build, pushed to localhost:5000)"
+hack/cluster/release-images.sh
+version=$(sed -n 's/^  version: //p' bundle/manifests/operator101.clusterserviceversion.yaml)
+
+step "A MariaDB for the DatabaseUser sample, on the node address $NODE_IP (installed with apt-get if missing)"
+MARIADB_BIND=$NODE_IP hack/mariadb.sh start
+# shellcheck disable=SC1091
+source "$MARIADB_DIR/env"
+
+step "Installing operator101 from its catalog: CatalogSource, OperatorGroup, Subscription to channel stable"
+k create namespace "$NS" --dry-run=client -o yaml | k apply -f - >/dev/null
+# The operator, not the application teams, holds the database's admin account: a target Secret in its namespace.
+hack/mariadb.sh secret "$NS" mariadb-target | k apply -f - >/dev/null
+k apply -f - >/dev/null <<YAML
+apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata: {name: operator101-catalog, namespace: $NS}
+spec:
+  sourceType: grpc
+  image: localhost:5000/operator101/operator101-catalog:v$version
+  displayName: operator101 (local)
+  publisher: operator101
+  grpcPodConfig: {securityContextConfig: restricted}
+---
+apiVersion: operators.coreos.com/v1
+kind: OperatorGroup
+metadata: {name: operator101, namespace: $NS}
+spec: {}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: operator101, namespace: $NS}
+spec:
+  channel: stable
+  name: operator101
+  source: operator101-catalog
+  sourceNamespace: $NS
+  installPlanApproval: Automatic
+  config:
+    env:
+    - {name: DATABASE_TARGETS, value: "default=mariadb-target,that-database=mariadb-target"}
+YAML
+csv_phase() { k -n "$NS" get csv "operator101.v$version" -o jsonpath='{.status.phase}' | grep -qx Succeeded; }
+until_ok 300 "CSV operator101.v$version Succeeded" csv_phase
+k -n "$NS" rollout status deployment/operator101-controller-manager --timeout 120s >/dev/null
+k -n "$NS" get csv
+
+step "The samples (config/samples): MyWeb in default, the others in namespace $SAMPLES"
+k create namespace "$SAMPLES" --dry-run=client -o yaml | k apply -f - >/dev/null
+k apply -f config/samples/operator_v1_myweb.yaml
+for f in app_v1_appservice cnat_v1alpha1_at mygroup_v1alpha1_databaseuser; do
+	k apply -n "$SAMPLES" -f "config/samples/$f.yaml"
 done
-echo "operator ready (pid $(cat "$state/manager.pid"))"
+until_ok 180 "MyWeb Available" k wait --for condition=Available --timeout 5s -n default myweb/myweb
+until_ok 180 "AppService Available" k wait --for condition=Available --timeout 5s -n "$SAMPLES" appservice/nginx-app
+until_ok 180 "At DONE" k wait --for jsonpath='{.status.phase}'=DONE --timeout 5s -n "$SAMPLES" at/example-at
+until_ok 180 "DatabaseUser Ready" k wait --for condition=Ready --timeout 5s -n "$SAMPLES" databaseuser/cnhandsomeguy
+until_ok 60 "the MyWeb page" curl -fsS -m 3 "http://$NODE_IP:30100/"
 
-step "Applying the samples (config/samples)"
-$kubectl apply -k config/samples
-
-step "What the operator made of them"
-# Wait (bounded) for each sample to report its state; a kind whose sample has not settled is shown anyway.
-for kind in mywebs appservices ats databaseusers; do
-	$kubectl get "$kind" -A >/dev/null 2>&1 || continue
-	$kubectl wait "$kind" --all -A --for=jsonpath='{.status.observedGeneration}' --timeout=60s >/dev/null 2>&1 || true
-done
-$kubectl get mywebs,appservices,ats,databaseusers -A -o wide || true
 echo
-$kubectl get deployments,services,configmaps,pods -A -l app.kubernetes.io/managed-by=operator101 2>/dev/null || true
-
+k get web -A
+k -n "$SAMPLES" get appservice,at,databaseuser
 cat <<MSG
 
-This local API server runs no kubelet, so Deployments create no pods here: the operator's work is the objects
-above and their status. Try:
-  export KUBECONFIG=$KUBECONFIG
-  bin/kubectl get web -o wide            # MyWeb: image, ready/desired, node port, Available
-  bin/kubectl explain web.spec           # the API, documented
-  bin/kubectl describe web               # conditions and Events
-  bin/kubectl scale appservice --all --replicas=3
-  bin/kubectl get dbu -o wide            # DatabaseUser: the account exists in the private MariaDB
-  source <(hack/mariadb.sh env); mariadb -h127.0.0.1 -P\$MARIADB_PORT -ucnhandsomeguy -pchangeit -e 'select current_user()'
+$(printf '\033[1m')operator101 $version runs on a local cluster, installed by OLM from its catalog, in $((SECONDS - t0))s.$(printf '\033[0m')
 
-  tail -f bin/demo/manager.log           # what the operator does
-  make demo-down                         # stop everything
+  export KUBECONFIG=$KUBECONFIG_ADMIN
+  kubectl -n $NS get subscription,csv,pods        # what OLM installed
+  kubectl get web,appservice,at,dbu -A               # the samples and their state
+  curl http://$NODE_IP:30100/                    # the MyWeb page (edit spec.pageContentHtml and GET again)
+  curl http://$NODE_IP:30002/                    # the AppService (kubectl -n $SAMPLES scale appservice/nginx-app --replicas 3)
+  kubectl -n $SAMPLES logs example-at-pod              # what the At ran
+  mariadb -h $MARIADB_HOST -P $MARIADB_PORT -u cnhandsomeguy -pchangeit   # the DatabaseUser's account
+
+  make demo-down                                     # stop the cluster and the MariaDB
 MSG

@@ -70,6 +70,9 @@ opm)
 FROM scratch
 COPY busybox /bin/busybox
 COPY opm grpc_health_probe /bin/
+# A shell and its utilities: `operator-sdk run bundle`'s registry pod runs `sh -c '... cp ...; opm registry add ...'`.
+RUN ["/bin/busybox", "--install", "-s", "/bin"]
+ENV PATH=/bin
 # opm serve writes its cache under /tmp as a non-root user.
 RUN ["/bin/busybox", "mkdir", "-p", "-m", "1777", "/tmp"]
 USER 1001

@@ -17,6 +17,9 @@ started_cluster=true
 if [[ -s $KUBECONFIG_ADMIN ]] && kc get --raw /readyz >/dev/null 2>&1; then
 	started_cluster=false
 fi
+if ! $started_cluster && kc -n operator101-system get subscription operator101 >/dev/null 2>&1; then
+	die "make demo's operator101 runs on this cluster (one install per cluster): make demo-down first"
+fi
 db_dir=$(mktemp -d "${TMPDIR:-/tmp}/operator101-e2e-mariadb.XXXXXX")
 cleanup() {
 	local rc=$?

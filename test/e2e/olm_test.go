@@ -70,6 +70,12 @@ const (
 // at 0.1.0, the samples, the upgrade to 0.2.0 (held while an At runs), scorecard against the installed operator,
 // uninstall. Each step needs the previous one, so they are subtests of one test and the first failure stops it.
 func TestOLM(t *testing.T) {
+	// Cleanups run last-registered first: uninstall before the namespaces go (OLM's own advice: a namespace
+	// deleted under an install confuses the next Subscription to the package).
+	uninstall(t, opNS)
+	freshNamespace(t, opNS)
+	freshNamespace(t, samplesNS)
+	t.Cleanup(func() { deleteSamples(t) })
 	t.Cleanup(func() { uninstall(t, opNS) })
 	for _, step := range []struct {
 		name string
@@ -90,8 +96,6 @@ func TestOLM(t *testing.T) {
 // 1. CatalogSource from the catalog image, Subscription to stable at 0.1.0.
 func installFromCatalog(t *testing.T) {
 	ctx := context.Background()
-	uninstall(t, opNS)
-	freshNamespace(t, opNS)
 	create(t, targetSecret(opNS))
 	create(t, &operatorsv1alpha1.CatalogSource{
 		ObjectMeta: metav1.ObjectMeta{Name: "operator101-catalog", Namespace: opNS},
@@ -171,10 +175,13 @@ func checkLeastPrivilege(t *testing.T, ctx context.Context, ns string) {
 	forbidden = append(forbidden,
 		authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets"},
 		authorizationv1.ResourceAttributes{Verb: "watch", Resource: "secrets"},
-		authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets", Namespace: samplesNS + "-not-the-operators"},
+		authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets", Namespace: samplesNS},
+		authorizationv1.ResourceAttributes{Verb: "watch", Resource: "secrets", Namespace: samplesNS},
 	)
+	// get (never list or watch) on Secrets: the database targets in its own namespace, and the password Secret a
+	// DatabaseUser names in the DatabaseUser's namespace (docs/security.md).
 	allowed := []authorizationv1.ResourceAttributes{
-		{Verb: "get", Resource: "secrets", Namespace: ns}, // its database targets
+		{Verb: "get", Resource: "secrets", Namespace: ns},
 		{Verb: "watch", Group: "operator.k8s-summit.org", Resource: "mywebs"},
 		{Verb: "create", Resource: "pods", Namespace: samplesNS},
 	}
@@ -248,9 +255,6 @@ func names(subjects []rbacv1.Subject, ns string) bool {
 
 // 2. Every seed sample, as written, against the installed operator.
 func samples(t *testing.T) {
-	freshNamespace(t, samplesNS)
-	t.Cleanup(func() { deleteSamples(t) })
-
 	// MyWeb: the seed names the default namespace itself. Its page answers on the NodePort.
 	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
 	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", operatorv1.ConditionAvailable)
