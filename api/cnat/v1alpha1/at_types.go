@@ -46,6 +46,7 @@ type AtSpec struct {
 	// +kubebuilder:validation:MaxLength=20
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`
 	// +kubebuilder:validation:Format=date-time
+	// +kubebuilder:validation:XValidation:rule="self == self",message="schedule must be a string: a UTC time such as 2019-04-12T10:12:00Z"
 	Schedule string `json:"schedule"`
 
 	// command runs in a shell, as `/bin/sh -c "<command>"`, so quoting, pipes and redirections work.

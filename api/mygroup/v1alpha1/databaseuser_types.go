@@ -95,6 +95,8 @@ type DatabaseUserSpec struct {
 	// password selects the key of a Secret, in the DatabaseUser's namespace, that holds the password.
 	// Changing the Secret rotates the password within one resync period.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="!has(self.name) || self.name.size() <= 253",message="password.name must be a Secret name of at most 253 characters"
+	// +kubebuilder:validation:XValidation:rule="self.key.size() <= 253",message="password.key must be a Secret key of at most 253 characters"
 	Password corev1.SecretKeySelector `json:"password"`
 
 	// host is the host part of the account ('%' is any host).
