@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// TestDevAPIServerScript runs hack/dev-apiserver.sh as make run and make demo do: the local API server starts,
+// TestDevAPIServerScript runs hack/dev-apiserver.sh as make run does: the local API server starts,
 // its kubeconfig works, the CRDs are installed, and stop stops it.
 func TestDevAPIServerScript(t *testing.T) {
 	dir := t.TempDir()
