@@ -12,6 +12,7 @@ mkdir -p "$out"
 pidfile=$out/pids
 : >"$pidfile"
 manager_args=${BENCH_MANAGER_ARGS-"--kube-api-qps=1000 --kube-api-burst=2000 --max-concurrent-reconciles=8"}
+manager_env=${BENCH_MANAGER_ENV-}
 
 bench_pid=
 cleanup() {
@@ -43,6 +44,6 @@ nice -n 10 go build -o "$out/bench" ./test/bench/cmd/bench
 nice -n 10 go build -o "$out/lowerbound" ./test/bench/cmd/lowerbound
 
 nice -n 10 "$out/bench" -assets bin/k8s -crds config/crd/bases -manager "$out/manager" \
-	-lowerbound "$out/lowerbound" -out "$out" -pidfile "$pidfile" -manager-args "$manager_args" "$@" &
+	-lowerbound "$out/lowerbound" -out "$out" -pidfile "$pidfile" -manager-args "$manager_args" -manager-env "$manager_env" "$@" &
 bench_pid=$!
 wait "$bench_pid"

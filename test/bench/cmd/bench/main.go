@@ -47,6 +47,7 @@ type options struct {
 	out            string
 	workers        []int
 	managerArgs    []string
+	managerEnv     []string
 	label          string
 	settle, quiet  time.Duration
 	restarts       int
@@ -84,6 +85,7 @@ func run() error {
 	sizes := flag.String("sizes", "100,1000,3000", "bench sizes N, comma separated")
 	n := flag.Int("n", 0, "one size N (overrides -sizes)")
 	workers := flag.String("workers", "4,8,16", "worker counts of the lower bound (the best is reported)")
+	menv := flag.String("manager-env", "", "extra environment of the manager, space separated (e.g. \"GOMEMLIMIT=40MiB\")")
 	margs := flag.String("manager-args", "", "extra manager flags, space separated (e.g. \"--kube-api-qps=500\")")
 	flag.StringVar(&o.assets, "assets", "bin/k8s", "directory with etcd and kube-apiserver")
 	flag.StringVar(&o.crds, "crds", "config/crd/bases", "CRD directory")
@@ -111,6 +113,7 @@ func run() error {
 		return fmt.Errorf("-workers: %w", err)
 	}
 	o.managerArgs = strings.Fields(*margs)
+	o.managerEnv = strings.Fields(*menv)
 
 	ctrllog.SetLogger(logr.Discard()) // the bench's cache logs nothing worth reading
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -118,7 +121,7 @@ func run() error {
 
 	stamp := time.Now().UTC().Format("20060102-150405")
 	report := Report{Date: time.Now().UTC().Format(time.RFC3339), Label: o.label, Machine: machine(),
-		ManagerArgs: o.managerArgs, Sizes: []SizeResult{}}
+		ManagerArgs: o.managerArgs, ManagerEnv: o.managerEnv, Sizes: []SizeResult{}}
 	jsonPath := filepath.Join(o.out, "bench-"+stamp+".json")
 	save := func() {
 		b, _ := json.MarshalIndent(report, "", "  ")

@@ -53,7 +53,7 @@ func freeAddr() (string, error) {
 
 // startManager runs the manager against the bench's API server, watching namespace ns, and waits until it is
 // ready.
-func startManager(ctx context.Context, bin, kubeconfig, ns, logPath string, extra []string) (*manager, error) {
+func startManager(ctx context.Context, bin, kubeconfig, ns, logPath string, extra, env []string) (*manager, error) {
 	m := &manager{done: make(chan struct{}), log: logPath}
 	var err error
 	for _, a := range []*string{&m.metrics, &m.probe, &m.pprof} {
@@ -70,6 +70,7 @@ func startManager(ctx context.Context, bin, kubeconfig, ns, logPath string, extr
 	}
 	m.cmd = exec.Command(bin, args...)
 	m.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "WATCH_NAMESPACE="+ns, "POD_NAMESPACE="+ns)
+	m.cmd.Env = append(m.cmd.Env, env...)
 	m.cmd.Stdout, m.cmd.Stderr = logf, logf
 	// The manager dies with the bench, even if the bench is killed.
 	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

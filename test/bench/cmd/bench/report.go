@@ -29,6 +29,7 @@ type Report struct {
 	Label       string       `json:"label,omitempty"`
 	Machine     Machine      `json:"machine"`
 	ManagerArgs []string     `json:"managerArgs"`
+	ManagerEnv  []string     `json:"managerEnv,omitempty"`
 	Sizes       []SizeResult `json:"sizes"`
 }
 
@@ -100,9 +101,11 @@ type SizeResult struct {
 	AfterConvergence procStats `json:"managerAfterConvergence"`
 	AfterAt          procStats `json:"managerAfterAt"`
 	AfterRestart     procStats `json:"managerAfterRestart"`
-	HeapProfileTop   string    `json:"heapProfileTop,omitempty"`
-	CPUProfileTop    string    `json:"cpuProfileTop,omitempty"`
-	Errors           []string  `json:"errors,omitempty"`
+	// LiveHeapMiB is the Go heap at rest after a forced collection: what the caches really hold.
+	LiveHeapMiB    float64  `json:"liveHeapMiB"`
+	HeapProfileTop string   `json:"heapProfileTop,omitempty"`
+	CPUProfileTop  string   `json:"cpuProfileTop,omitempty"`
+	Errors         []string `json:"errors,omitempty"`
 }
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
@@ -110,8 +113,9 @@ func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 // Markdown is the results table.
 func (r Report) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "bench %s %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q\n\n", r.Date, r.Label,
-		r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, strings.Join(r.ManagerArgs, " "))
+	fmt.Fprintf(&b, "bench %s %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q, env: %q\n\n", r.Date, r.Label,
+		r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, strings.Join(r.ManagerArgs, " "),
+		strings.Join(r.ManagerEnv, " "))
 	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s (workers) | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes after convergence: queued (s) / at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {

@@ -201,7 +201,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	mgrs := 0
 	var mgr *manager
 	start := func() error {
-		m, err := startManager(ctx, o.managerBin, srv.managerKC, ns, filepath.Join(dir, fmt.Sprintf("manager-%d.log", mgrs)), o.managerArgs)
+		m, err := startManager(ctx, o.managerBin, srv.managerKC, ns, filepath.Join(dir, fmt.Sprintf("manager-%d.log", mgrs)), o.managerArgs, o.managerEnv)
 		if err != nil {
 			return err
 		}
@@ -356,11 +356,18 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		res.AfterConvergence.PeakRSSMiB, res.AfterConvergence.RSSMiB, res.AfterConvergence.AnonMiB,
 		res.AfterConvergence.FileMiB, res.AfterConvergence.GoMiB)
 	if n == o.profileSize {
-		top, err := mgr.profile("heap", dir, "heap", o.managerBin)
+		// gc=1: the profile shows what is live now, not what was live at the last collection (an idle Go
+		// program does not collect).
+		top, err := mgr.profile("heap?gc=1", dir, "heap", o.managerBin)
 		if err != nil {
 			res.Errors = append(res.Errors, "heap profile: "+err.Error())
 		}
 		res.HeapProfileTop = top
+	}
+	// The live heap: memory statistics right after a forced collection.
+	if b, err := httpGet("http://"+mgr.pprof+"/debug/pprof/heap?gc=1&debug=1", time.Minute); err == nil {
+		res.LiveHeapMiB = benchutil.MemStats(string(b))["HeapAlloc"]
+		logf("N=%d: live heap after a forced GC: %.1f MiB", n, res.LiveHeapMiB)
 	}
 
 	// At: N Ats due at the same second.
