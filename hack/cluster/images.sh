@@ -34,6 +34,19 @@ declare -A IMAGES=(
 # up.sh builds these; olm (hack/cluster/olm.sh) and scorecard-test (the e2e tests) are built when asked for.
 ORDER="pause busybox web probe"
 
+# forget REPO:TAG...: after a push, the node's containerd drops the names it may hold for these images, so the
+# next pod that names one pulls the new content (pods use IfNotPresent for tags: a rebuilt image pushed under
+# the same tag would otherwise never reach a running cluster). Running containers are not affected.
+CONTAINERD_SOCK=${CLUSTER_DIR:-$root/bin/cluster}/containerd/containerd.sock
+forget() {
+	[[ -S $CONTAINERD_SOCK ]] || return 0
+	local ref names=()
+	for ref in "$@"; do
+		names+=("localhost:5000/$ref" "127.0.0.1:5000/$ref" "198.18.255.254:5000/$ref" "docker.io/$ref" "quay.io/$ref")
+	done
+	ctr --address "$CONTAINERD_SOCK" -n k8s.io images rm "${names[@]}" >/dev/null 2>&1 || true
+}
+
 static_go() { # static_go OUT PACKAGE
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" "$2"
 }
@@ -72,6 +85,7 @@ build_push() {
 		skopeo copy -q --dest-tls-verify=false "containers-storage:$local_tag" "docker://$REGISTRY/$ref" \
 			2> >(grep -v 'graphdriver' >&2)
 	done
+	forget ${IMAGES[$name]}
 	[[ -z ${PUSHED_DIR:-} ]] || { mkdir -p "$PUSHED_DIR" && echo "$id ${IMAGES[$name]}" >"$PUSHED_DIR/$name"; }
 	echo "    image $name -> ${IMAGES[$name]} ($((SECONDS - start))s)"
 }
@@ -85,6 +99,7 @@ if [[ ${1:-} == push ]]; then
 		[[ $repo != "$img" ]] || { echo "images.sh: push wants localhost:5000/REPO:TAG, not $img" >&2; exit 2; }
 		skopeo copy -q --dest-tls-verify=false "containers-storage:$img" "docker://$REGISTRY/$repo" \
 			2> >(grep -v 'graphdriver' >&2)
+		forget "$repo"
 		echo "    pushed $img"
 	done
 	exit 0

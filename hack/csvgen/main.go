@@ -100,6 +100,8 @@ func runFinalize(args []string) error {
 	image := fs.String("image", "", "the operator image")
 	related := fs.String("related", "", "more related images: name=image,name=image (default: keep the CSV's)")
 	scImage := fs.String("scorecard-image", "", "the image of the operator101 scorecard suite's tests")
+	catalog := fs.String("catalog", "config/catalog/operator101.yaml",
+		"the catalog template: the version's channel entry gives the CSV its replaces and olm.skipRange")
 	_ = fs.Parse(args)
 	if *version == "" || *image == "" {
 		return fmt.Errorf("finalize needs -version and -image")
@@ -116,6 +118,11 @@ func runFinalize(args []string) error {
 	if err := Finalize(csv, *version, *image, rel); err != nil {
 		return err
 	}
+	edge, err := UpgradeEdge(*catalog, "operator101.v"+*version)
+	if err != nil {
+		return err
+	}
+	SetUpgradeEdge(csv, edge)
 	if err := writeYAML(csvPath, csv); err != nil {
 		return err
 	}
@@ -131,6 +138,67 @@ func runFinalize(args []string) error {
 		return err
 	}
 	return writeYAML(scPath, sc)
+}
+
+// Edge is where a version sits in the upgrade graph: the CSV it replaces and the range it skips.
+type Edge struct {
+	Replaces  string `json:"replaces,omitempty"`
+	SkipRange string `json:"skipRange,omitempty"`
+}
+
+// UpgradeEdge reads the catalog template's channel entries for csvName. The catalog is the source of the upgrade
+// graph; the CSV carries the same edge so that installs without the catalog (operator-sdk run bundle-upgrade,
+// SQLite indexes built with opm's replaces mode) upgrade the same way. Channels must agree.
+func UpgradeEdge(catalogPath, csvName string) (Edge, error) {
+	raw, err := os.ReadFile(catalogPath)
+	if err != nil {
+		return Edge{}, err
+	}
+	var edge *Edge
+	for _, doc := range strings.Split(string(raw), "\n---") {
+		var ch struct {
+			Schema  string `json:"schema"`
+			Name    string `json:"name"`
+			Entries []struct {
+				Name string `json:"name"`
+				Edge `json:",inline"`
+			} `json:"entries"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &ch); err != nil {
+			return Edge{}, fmt.Errorf("%s: %w", catalogPath, err)
+		}
+		if ch.Schema != "olm.channel" {
+			continue
+		}
+		for _, e := range ch.Entries {
+			if e.Name != csvName {
+				continue
+			}
+			if edge != nil && *edge != e.Edge {
+				return Edge{}, fmt.Errorf("%s: channels disagree on the upgrade edge of %s", catalogPath, csvName)
+			}
+			found := e.Edge
+			edge = &found
+		}
+	}
+	if edge == nil {
+		return Edge{}, nil // not in the catalog (yet): no edge
+	}
+	return *edge, nil
+}
+
+// SetUpgradeEdge writes spec.replaces and the olm.skipRange annotation, removing them when the edge has none.
+func SetUpgradeEdge(csv map[string]any, e Edge) {
+	spec := mapAt(csv, "spec")
+	ann := mapAt(mapAt(csv, "metadata"), "annotations")
+	delete(spec, "replaces")
+	delete(ann, "olm.skipRange")
+	if e.Replaces != "" {
+		spec["replaces"] = e.Replaces
+	}
+	if e.SkipRange != "" {
+		ann["olm.skipRange"] = e.SkipRange
+	}
 }
 
 // SetScorecardImage sets the image of every scorecard test labelled suite=SUITE.

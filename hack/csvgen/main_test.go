@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"os"
 	"reflect"
 	"testing"
 
@@ -149,5 +150,37 @@ spec:
 `
 	if string(out) != want {
 		t.Errorf("finalized CSV:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestUpgradeEdge(t *testing.T) {
+	for _, tc := range []struct {
+		csv  string
+		want Edge
+	}{
+		{"operator101.v0.1.0", Edge{}},
+		{"operator101.v0.2.0", Edge{Replaces: "operator101.v0.1.0", SkipRange: ">=0.1.0 <0.2.0"}},
+		{"operator101.v9.9.9", Edge{}},
+	} {
+		got, err := UpgradeEdge("../../config/catalog/operator101.yaml", tc.csv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: edge %+v, want %+v", tc.csv, got, tc.want)
+		}
+		csv := map[string]any{"spec": map[string]any{"replaces": "stale"}, "metadata": map[string]any{}}
+		SetUpgradeEdge(csv, got)
+		if r, ok := csv["spec"].(map[string]any)["replaces"]; (tc.want.Replaces == "") == ok || (ok && r != tc.want.Replaces) {
+			t.Errorf("%s: spec.replaces %v", tc.csv, r)
+		}
+	}
+	bad := t.TempDir() + "/catalog.yaml"
+	if err := os.WriteFile(bad, []byte("schema: olm.channel\nname: a\nentries:\n- name: x.v2\n  replaces: x.v1\n---\n"+
+		"schema: olm.channel\nname: b\nentries:\n- name: x.v2\n  replaces: x.v0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := UpgradeEdge(bad, "x.v2"); err == nil {
+		t.Error("channels that disagree were accepted")
 	}
 }
