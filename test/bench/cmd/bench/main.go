@@ -82,7 +82,7 @@ func parseInts(s string) ([]int, error) {
 
 func run() error {
 	var o options
-	sizes := flag.String("sizes", "100,1000,3000", "bench sizes N, comma separated")
+	sizes := flag.String("sizes", "1000", "bench sizes N, comma separated (the full scaling set: 100,1000,3000)")
 	n := flag.Int("n", 0, "one size N (overrides -sizes)")
 	workers := flag.String("workers", "4,8,16", "worker counts of the lower bound (the best is reported)")
 	menv := flag.String("manager-env", "", "extra environment of the manager, space separated (e.g. \"GOMEMLIMIT=40MiB\")")
@@ -130,8 +130,10 @@ func run() error {
 	var runErr error
 	for _, size := range o.sizes {
 		dir := filepath.Join(o.out, "run-"+stamp, fmt.Sprintf("n%d", size))
+		load := loadAverage()
 		res, err := runSize(ctx, o, size, dir)
 		if res != nil {
+			res.LoadAverage = [2]float64{load, loadAverage()}
 			report.Sizes = append(report.Sizes, *res)
 			save()
 		}
@@ -145,6 +147,14 @@ func run() error {
 	_ = os.WriteFile(filepath.Join(o.out, "bench-"+stamp+".md"), []byte(table), 0o644)
 	fmt.Printf("\nresults: %s\n\n%s", jsonPath, table)
 	return runErr
+}
+
+func loadAverage() float64 {
+	var l float64
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Sscanf(string(b), "%f", &l)
+	}
+	return l
 }
 
 // machine describes where the bench ran.

@@ -69,6 +69,9 @@ type AtResult struct {
 	P99Seconds float64 `json:"p99Seconds"`
 	MaxSeconds float64 `json:"maxSeconds"`
 	// Watch-based: schedule to the bench seeing the pod (includes watch delivery), for comparison.
+	// FloorSeconds is N pod creates at the lower bound's request rate in this run: no operator gets the
+	// last pod out sooner than this after the schedule on this API server.
+	FloorSeconds    float64 `json:"floorSeconds"`
 	WatchP99Seconds float64 `json:"watchP99Seconds"`
 	Writes          Writes  `json:"writes"`
 }
@@ -102,10 +105,13 @@ type SizeResult struct {
 	AfterAt          procStats `json:"managerAfterAt"`
 	AfterRestart     procStats `json:"managerAfterRestart"`
 	// LiveHeapMiB is the Go heap at rest after a forced collection: what the caches really hold.
-	LiveHeapMiB    float64  `json:"liveHeapMiB"`
-	HeapProfileTop string   `json:"heapProfileTop,omitempty"`
-	CPUProfileTop  string   `json:"cpuProfileTop,omitempty"`
-	Errors         []string `json:"errors,omitempty"`
+	LiveHeapMiB    float64 `json:"liveHeapMiB"`
+	HeapProfileTop string  `json:"heapProfileTop,omitempty"`
+	CPUProfileTop  string  `json:"cpuProfileTop,omitempty"`
+	// LoadAverage is /proc/loadavg's 1-minute figure at the start and at the end of the size: the machine
+	// is shared, and the numbers are only as good as it was quiet.
+	LoadAverage [2]float64 `json:"loadAverage"`
+	Errors      []string   `json:"errors,omitempty"`
 }
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
@@ -116,8 +122,8 @@ func (r Report) Markdown() string {
 	fmt.Fprintf(&b, "bench %s %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q, env: %q\n\n", r.Date, r.Label,
 		r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, strings.Join(r.ManagerArgs, " "),
 		strings.Join(r.ManagerEnv, " "))
-	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s (workers) | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes after convergence: queued (s) / at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s (workers) | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes after convergence: queued (s) / at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) | load avg (start/end) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
 		lb := "-"
 		if s.LowerBoundBest > 0 {
@@ -134,12 +140,13 @@ func (r Report) Markdown() string {
 		at, atN := "-", "-"
 		if s.At != nil {
 			atN = fmt.Sprint(s.At.N)
-			at = fmt.Sprintf("%.2f / %.2f / %.2f", s.At.P50Seconds, s.At.P99Seconds, s.At.MaxSeconds)
+			at = fmt.Sprintf("%.2f / %.2f / %.2f (floor %.1f)", s.At.P50Seconds, s.At.P99Seconds, s.At.MaxSeconds, s.At.FloorSeconds)
 		}
-		fmt.Fprintf(&b, "| %d | %d+%d | %s | %s | %s | %.0f | %.2f | %.2f | %d (%.0fs) / %d in %.0fs | %s | %s | %s | %s / %s | %s / %s |\n",
+		fmt.Fprintf(&b, "| %d | %d+%d | %s | %s | %s | %.0f | %.2f | %.2f | %d (%.0fs) / %d in %.0fs | %s | %s | %s | %s / %s | %s / %s | %.1f / %.1f |\n",
 			s.Plan.N, s.Plan.MyWebs, s.Plan.AppServices, f1(s.ConvergenceSeconds), lb, ratio, s.SteadyRate,
 			s.PerObject, s.StatusWritesPer, s.TrailingWrites.Total, s.TrailingSeconds, s.AtRest.Total, s.AtRest.Seconds, strings.Join(restarts, ", "), atN, at,
-			f1(s.AfterConvergence.PeakRSSMiB), f1(s.AfterAt.PeakRSSMiB), f1(s.AfterConvergence.CPUSeconds), f1(s.AfterAt.CPUSeconds))
+			f1(s.AfterConvergence.PeakRSSMiB), f1(s.AfterAt.PeakRSSMiB), f1(s.AfterConvergence.CPUSeconds), f1(s.AfterAt.CPUSeconds),
+			s.LoadAverage[0], s.LoadAverage[1])
 	}
 	b.WriteString("\nManager writes per object at creation, by verb and resource:\n\n")
 	for _, s := range r.Sizes {

@@ -376,6 +376,11 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	when := time.Now().Add(lead).Truncate(time.Second).Add(time.Second).UTC()
 	schedule := when.Format(cnatv1alpha1.ScheduleLayout)
 	at := &AtResult{N: n, Schedule: schedule}
+	for _, r := range res.LowerBound {
+		if r.Workers == res.LowerBoundW && r.Requests > 0 {
+			at.FloorSeconds = float64(n) / (float64(r.Requests) / r.Seconds)
+		}
+	}
 	res.At = at
 	atStart := time.Now()
 	pods.reset(when, n)
