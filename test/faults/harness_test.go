@@ -1,0 +1,274 @@
+//go:build faults
+
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package faults
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// cluster is an API server of the test's own: a fixed certificate directory (so that it can be stopped and
+// started again with the same certificates and port) and an audit log of every pod creation.
+type cluster struct {
+	te         *envtest.Environment
+	cfg        *rest.Config
+	client     client.Client
+	kubeconfig string // an administrator's kubeconfig file, for the manager binary
+	auditLog   string
+}
+
+// auditPolicy records the request of every pod creation, at the end of the request (with its status code).
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived", "ResponseStarted"]
+rules:
+- level: Request
+  verbs: ["create"]
+  resources: [{group: "", resources: ["pods"]}]
+- level: None
+`
+
+// startCluster starts etcd and kube-apiserver with operator101's CRDs and stops them when the test ends.
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
+	dir := t.TempDir()
+	c := &cluster{auditLog: filepath.Join(dir, "audit.log")}
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	must(t, os.WriteFile(policy, []byte(auditPolicy), 0o600))
+	certs := filepath.Join(dir, "certs")
+	must(t, os.MkdirAll(certs, 0o700))
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		assets = filepath.Join(env.Root, "bin", "k8s")
+	}
+	c.te = &envtest.Environment{
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     []string{filepath.Join(env.Root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                env.Scheme,
+		// kube-apiserver drains its requests on SIGTERM; give it time rather than SIGKILL it.
+		ControlPlaneStopTimeout: 2 * time.Minute,
+	}
+	api := c.te.ControlPlane.GetAPIServer()
+	api.CertDir = certs
+	api.Configure().Set("audit-policy-file", policy).Set("audit-log-path", c.auditLog).Set("audit-log-mode", "blocking").
+		// On SIGTERM, end the watches after 2 s instead of serving them until the 60 s shutdown timeout.
+		Set("shutdown-watch-termination-grace-period", "2s")
+	cfg, err := c.te.Start()
+	if err != nil {
+		t.Fatalf("starting the API server: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.te.Stop(); err != nil {
+			t.Errorf("stopping the API server: %v", err)
+		}
+	})
+	c.cfg = cfg
+	c.client, err = client.New(cfg, client.Options{Scheme: env.Scheme})
+	must(t, err)
+	user, err := c.te.AddUser(envtest.User{Name: "operator", Groups: []string{"system:masters"}}, cfg)
+	must(t, err)
+	kc, err := user.KubeConfig()
+	must(t, err)
+	c.kubeconfig = filepath.Join(dir, "kubeconfig")
+	must(t, os.WriteFile(c.kubeconfig, kc, 0o600))
+	return c
+}
+
+// podCreations counts, from the API server's audit log, the pods created (201) per namespace/name.
+func (c *cluster) podCreations(t *testing.T) map[string]int {
+	t.Helper()
+	f, err := os.Open(c.auditLog)
+	must(t, err)
+	defer func() { _ = f.Close() }()
+	n := map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct {
+			Verb      string `json:"verb"`
+			Stage     string `json:"stage"`
+			ObjectRef struct {
+				Resource  string `json:"resource"`
+				Namespace string `json:"namespace"`
+			} `json:"objectRef"`
+			ResponseStatus struct {
+				Code int `json:"code"`
+			} `json:"responseStatus"`
+			RequestObject struct {
+				Metadata metav1.ObjectMeta `json:"metadata"`
+			} `json:"requestObject"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("audit log: %v", err)
+		}
+		if ev.Verb == "create" && ev.ObjectRef.Resource == "pods" && ev.Stage == "ResponseComplete" && ev.ResponseStatus.Code == 201 {
+			n[ev.ObjectRef.Namespace+"/"+ev.RequestObject.Metadata.Name]++
+		}
+	}
+	must(t, sc.Err())
+	return n
+}
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+)
+
+// managerBinary builds the manager (once per test binary) into a temporary directory.
+func managerBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "operator101-faults")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "manager")
+		cmd := exec.Command("go", "build", "-o", binary, ".")
+		cmd.Dir = env.Root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building the manager: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binary
+}
+
+// process is a running manager binary with its output captured.
+type process struct {
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+	err  error
+}
+
+func (p *process) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Write(b)
+}
+
+func (p *process) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// startManager runs the manager binary against c with the given environment (added to the test's) and
+// kills it when the test ends.
+func startManager(t *testing.T, c *cluster, extraEnv []string, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(managerBinary(t), args...), done: make(chan struct{})}
+	p.cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.kubeconfig, "WATCH_NAMESPACE="), extraEnv...)
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	must(t, p.cmd.Start())
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() { p.kill(t) })
+	return p
+}
+
+// kill sends SIGKILL and waits until the process is gone.
+func (p *process) kill(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		t.Errorf("manager %d did not exit after SIGKILL", p.cmd.Process.Pid)
+	}
+}
+
+// exited says whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// eventually polls ok every 100 ms until it is true or within has passed.
+func eventually(t *testing.T, within time.Duration, what string, ok func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var last string
+	for {
+		done, detail := ok()
+		if done {
+			return
+		}
+		last = detail
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s: %s", what, within, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// completePods plays the kubelet, which envtest does not have: every operator101 pod in ns that has not
+// finished succeeds. It returns how many it moved.
+func completePods(ctx context.Context, c client.Client, ns string) (int, error) {
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"app.kubernetes.io/managed-by": "operator101"}); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Status.Phase == corev1.PodSucceeded || p.DeletionTimestamp != nil {
+			continue
+		}
+		now := metav1.Now()
+		p.Status.Phase = corev1.PodSucceeded
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: p.Spec.Containers[0].Name, Image: p.Spec.Containers[0].Image,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed",
+				StartedAt: now, FinishedAt: now}}}}
+		if err := c.Status().Update(ctx, p); err != nil {
+			if strings.Contains(err.Error(), "the object has been modified") || strings.Contains(err.Error(), "not found") {
+				continue // the next round sees the newer pod
+			}
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

@@ -1,0 +1,277 @@
+//go:build faults
+
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package faults
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/controllers/mygroup/mariadbtest"
+	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+)
+
+// TestKillTheOperatorAtRandomPoints runs the real manager binary against an API server and a private MariaDB
+// and kills it with SIGKILL at random points (FAULTS_KILLS times, 100 by default) while At objects fire and
+// DatabaseUsers are created, changed and deleted. Then a last manager runs to the end, and:
+//   - no At ran twice: the API server's audit log shows exactly one pod created per At;
+//   - no database account is lost or orphaned: mysql.user holds exactly the accounts of the DatabaseUsers that
+//     exist, each with its current password;
+//   - every object converges: Ats DONE, DatabaseUsers Ready for their generation, deleted ones gone.
+func TestKillTheOperatorAtRandomPoints(t *testing.T) {
+	began := time.Now()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(seedFromEnv(t, "FAULTS_SEED", 101), 1))
+	kills := 100
+	if v := os.Getenv("FAULTS_KILLS"); v != "" {
+		n, err := strconv.Atoi(v)
+		must(t, err)
+		kills = n
+	}
+
+	db, err := mariadbtest.Start()
+	must(t, err)
+	t.Cleanup(func() {
+		if err := db.Stop(); err != nil {
+			t.Errorf("stopping MariaDB: %v", err)
+		}
+	})
+	admin, err := sqlx.Open(ctx, db.Admin, 5*time.Second)
+	must(t, err)
+	t.Cleanup(func() { _ = admin.Close() })
+
+	c := startCluster(t)
+	k := c.client
+	const opNS, ns = "operator", "work"
+	for _, n := range []string{opNS, ns} {
+		must(t, k.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}))
+	}
+	must(t, k.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "mariadb-target"},
+		StringData: map[string]string{"host": db.Admin.Host, "port": strconv.Itoa(db.Admin.Port),
+			"username": db.Admin.User, "password": db.Admin.Password}}))
+	managerEnv := []string{"POD_NAMESPACE=" + opNS, "DATABASE_TARGETS=default=mariadb-target", "DATABASE_RESYNC_PERIOD=2s"}
+	args := []string{"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--max-concurrent-reconciles=2"}
+
+	// The kubelet: every pod the operator creates succeeds soon after.
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if _, err := completePods(ctx, k, ns); err != nil {
+				t.Errorf("completing pods: %v", err)
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-stopped })
+
+	// The workload, driven by rng. passwords holds the DatabaseUsers that exist, with their current password.
+	var ats []string
+	passwords := map[string]string{}
+	var deleted []string
+	var created, changed, rotated int
+	next := 0
+	existing := func() string {
+		names := make([]string, 0, len(passwords))
+		for n := range passwords {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return names[rng.IntN(len(names))]
+	}
+	step := func() {
+		next++
+		switch r := rng.IntN(100); {
+		case r < 35 || len(passwords) == 0 && r >= 60:
+			name := fmt.Sprintf("at-%d", next)
+			at := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: cnatv1alpha1.AtSpec{Schedule: time.Now().UTC().Add(time.Duration(rng.IntN(3000)) * time.Millisecond).
+					Format(cnatv1alpha1.ScheduleLayout), Command: fmt.Sprintf("echo %d", next)}}
+			if rng.IntN(2) == 0 {
+				at.Spec.TTLSecondsAfterFinished = ptr.To(int32(rng.IntN(2)))
+			}
+			must(t, k.Create(ctx, at))
+			ats = append(ats, name)
+		case r < 60:
+			name := fmt.Sprintf("fz-%d", next)
+			pw := fmt.Sprintf("pw-%d-%d", next, rng.Uint64())
+			must(t, k.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				StringData: map[string]string{"password": pw}}))
+			must(t, k.Create(ctx, &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: mygroupv1alpha1.DatabaseUserSpec{User: strings.ReplaceAll(name, "-", "_"),
+					Password:           corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "password"},
+					Grants:             []mygroupv1alpha1.Grant{{Database: "db_" + strconv.Itoa(next), Privileges: []mygroupv1alpha1.Privilege{"SELECT"}}},
+					MaxUserConnections: ptr.To(int32(rng.IntN(10))), CleanupPolicy: mygroupv1alpha1.CleanupDelete}}))
+			passwords[name] = pw
+			created++
+		case r < 75:
+			name := existing()
+			maxConn, privs := int32(rng.IntN(10)), []mygroupv1alpha1.Privilege{"SELECT", "INSERT"}[:1+rng.IntN(2)]
+			must(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				var d mygroupv1alpha1.DatabaseUser
+				if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &d); err != nil {
+					return err
+				}
+				d.Spec.MaxUserConnections = ptr.To(maxConn)
+				d.Spec.Grants[0].Privileges = privs
+				return k.Update(ctx, &d)
+			}))
+			changed++
+		case r < 85:
+			name := existing()
+			pw := fmt.Sprintf("pw-%d-%d", next, rng.Uint64())
+			must(t, k.Update(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				StringData: map[string]string{"password": pw}}))
+			passwords[name] = pw
+			rotated++
+		default:
+			name := existing()
+			must(t, k.Delete(ctx, &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}))
+			delete(passwords, name)
+			deleted = append(deleted, name)
+		}
+	}
+
+	for i := range kills {
+		p := startManager(t, c, managerEnv, args...)
+		for range 1 + rng.IntN(4) {
+			step()
+		}
+		// The fault: SIGKILL at a random point, from the manager's start-up to well into its reconciles.
+		time.Sleep(time.Duration(rng.IntN(2500)) * time.Millisecond)
+		if p.exited() {
+			t.Fatalf("kill %d: the manager exited by itself: %v\n%s", i, p.err, p.log())
+		}
+		p.kill(t)
+	}
+	killed := time.Since(began)
+
+	final := startManager(t, c, managerEnv, args...)
+	eventually(t, 5*time.Minute, "convergence after the last kill", func() (bool, string) {
+		var list cnatv1alpha1.AtList
+		if err := k.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		for _, a := range list.Items {
+			if a.Status.Phase != cnatv1alpha1.PhaseDone {
+				return false, fmt.Sprintf("At %s is %q", a.Name, a.Status.Phase)
+			}
+		}
+		var dbus mygroupv1alpha1.DatabaseUserList
+		if err := k.List(ctx, &dbus, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		if len(dbus.Items) != len(passwords) {
+			return false, fmt.Sprintf("%d DatabaseUsers, want %d (deletions pending)", len(dbus.Items), len(passwords))
+		}
+		for _, d := range dbus.Items {
+			r := meta.FindStatusCondition(d.Status.Conditions, mygroupv1alpha1.ConditionReady)
+			if r == nil || r.Status != metav1.ConditionTrue || d.Status.ObservedGeneration != d.Generation {
+				return false, fmt.Sprintf("DatabaseUser %s: %+v (generation %d)", d.Name, r, d.Generation)
+			}
+			if err := sqlx.CanLogin(ctx, sqlx.Target{Host: db.Admin.Host, Port: db.Admin.Port, User: d.Spec.User,
+				Password: passwords[d.Name]}, 5*time.Second); err != nil {
+				return false, fmt.Sprintf("DatabaseUser %s cannot log in with its current password: %v", d.Name, err)
+			}
+		}
+		return true, ""
+	})
+	converged := time.Since(began) - killed
+	if final.exited() {
+		t.Fatalf("the last manager exited: %v\n%s", final.err, final.log())
+	}
+
+	// Accounts: exactly those of the DatabaseUsers that exist.
+	rows, err := admin.DB().QueryContext(ctx, "SELECT User FROM mysql.user WHERE User LIKE 'fz\\_%' AND Host = '%'")
+	must(t, err)
+	accounts := map[string]bool{}
+	for rows.Next() {
+		var u string
+		must(t, rows.Scan(&u))
+		accounts[u] = true
+	}
+	must(t, rows.Err())
+	must(t, rows.Close())
+	var lost, orphans []string
+	for name := range passwords {
+		if u := strings.ReplaceAll(name, "-", "_"); !accounts[u] {
+			lost = append(lost, u)
+		}
+	}
+	for _, name := range deleted {
+		if u := strings.ReplaceAll(name, "-", "_"); accounts[u] {
+			orphans = append(orphans, u)
+		}
+		var d mygroupv1alpha1.DatabaseUser
+		if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &d); !apierrors.IsNotFound(err) {
+			t.Errorf("deleted DatabaseUser %s still there: %v", name, err)
+		}
+	}
+	if len(accounts) != len(passwords) {
+		t.Errorf("%d accounts in mysql.user, want %d", len(accounts), len(passwords))
+	}
+
+	// Pods: exactly one created per At, none for anything else.
+	creations := c.podCreations(t)
+	duplicates, pods := 0, 0
+	for _, name := range ats {
+		n := creations[ns+"/"+name+"-pod"]
+		pods += n
+		if n != 1 {
+			t.Errorf("At %s: %d pods created, want 1", name, n)
+		}
+		if n > 1 {
+			duplicates += n - 1
+		}
+		delete(creations, ns+"/"+name+"-pod")
+	}
+	if len(creations) > 0 {
+		t.Errorf("pods created for no At: %v", creations)
+	}
+	if len(lost) > 0 || len(orphans) > 0 {
+		t.Errorf("lost accounts %v, orphaned accounts %v", lost, orphans)
+	}
+	t.Logf("%d manager runs, %d SIGKILLs at random points; %d Ats (%d pods created, %d duplicates); DatabaseUsers: "+
+		"%d created, %d changed, %d passwords rotated, %d deleted; accounts at the end: %d (lost %d, orphaned %d); "+
+		"kills took %s, convergence after the last one %s, total %s",
+		kills+1, kills, len(ats), pods, duplicates, created, changed, rotated, len(deleted), len(accounts), len(lost),
+		len(orphans), killed.Round(time.Second), converged.Round(100*time.Millisecond), time.Since(began).Round(time.Second))
+}
