@@ -27,13 +27,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -263,7 +263,7 @@ func completePods(ctx context.Context, c client.Client, ns string) (int, error) 
 			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed",
 				StartedAt: now, FinishedAt: now}}}}
 		if err := c.Status().Update(ctx, p); err != nil {
-			if strings.Contains(err.Error(), "the object has been modified") || strings.Contains(err.Error(), "not found") {
+			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 				continue // the next round sees the newer pod
 			}
 			return n, err
