@@ -179,3 +179,63 @@ func tail(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestAPIServerOutageLongerThanTheRenewDeadline: with leader election (the default, and how the operator is
+// deployed), a replica that cannot renew its Lease within the renew deadline (10 s) must stop acting: the
+// manager exits with one clear line instead of reconciling without the Lease, and the replica started in its
+// place converges. (TestAPIServerRestartDuringReconcile shows the reconnect without leader election.)
+func TestAPIServerOutageLongerThanTheRenewDeadline(t *testing.T) {
+	ctx := context.Background()
+	c := startCluster(t)
+	k := c.client
+	const ns = "work"
+	must(t, k.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	args := []string{"--leader-elect=true", "--leader-election-namespace=default", "--metrics-bind-address=0",
+		"--health-probe-bind-address=0"}
+	p := startManager(t, c, []string{"POD_NAMESPACE=default"}, args...)
+	app := &appv1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
+		Spec: appv1.AppServiceSpec{Size: ptr.To(int32(1)), Image: "nginx:1.27"}}
+	must(t, k.Create(ctx, app))
+	eventually(t, 60*time.Second, "the first reconcile", func() (bool, string) {
+		var d appsv1.Deployment
+		err := k.Get(ctx, client.ObjectKeyFromObject(app), &d)
+		return err == nil, fmt.Sprint(err)
+	})
+
+	api := c.te.ControlPlane.GetAPIServer()
+	must(t, api.Stop())
+	stopped := time.Now()
+	select {
+	case <-p.done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the manager still runs 60 s after it lost the API server, without a renewed Lease\n%s", tail(p.log()))
+	}
+	exited := time.Since(stopped)
+	if last := lastLine(p.log()); p.err == nil || last != "operator101: running manager: leader election lost" {
+		t.Fatalf("exit %v, last line %q, want an error exit with one line saying the leader election was lost", p.err, last)
+	}
+	must(t, api.Start())
+	restarted := time.Now()
+	must(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k.Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
+			return err
+		}
+		app.Spec.Size = ptr.To(int32(2))
+		return k.Update(ctx, app)
+	}))
+	startManager(t, c, []string{"POD_NAMESPACE=default"}, args...) // what the kubelet does
+	eventually(t, 2*time.Minute, "convergence by the new replica", func() (bool, string) {
+		var d appsv1.Deployment
+		err := k.Get(ctx, client.ObjectKeyFromObject(app), &d)
+		return err == nil && ptr.Deref(d.Spec.Replicas, 0) == 2, fmt.Sprint(err)
+	})
+	t.Logf("with leader election the manager exited %s after the API server stopped (renew deadline 10 s): %q; "+
+		"the replica started in its place converged %s after the API server came back",
+		exited.Round(100*time.Millisecond), lastLine(p.log()), time.Since(restarted).Round(100*time.Millisecond))
+}
+
+// lastLine is the last non-empty line of a log.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
