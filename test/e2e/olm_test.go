@@ -72,7 +72,7 @@ const (
 func TestOLM(t *testing.T) {
 	// Cleanups run last-registered first: uninstall before the namespaces go (OLM's own advice: a namespace
 	// deleted under an install confuses the next Subscription to the package).
-	uninstall(t, opNS)
+	clearInstalls(t)
 	freshNamespace(t, opNS)
 	freshNamespace(t, samplesNS)
 	t.Cleanup(func() { deleteSamples(t) })
@@ -416,6 +416,7 @@ func uninstallKeepsWorkloads(t *testing.T) {
 // TestOperatorSDKRunBundle is the operator developer's path (4.): run bundle at 0.1.0 from the local
 // registry, run bundle-upgrade to 0.2.0, cleanup.
 func TestOperatorSDKRunBundle(t *testing.T) {
+	clearInstalls(t)
 	freshNamespace(t, sdkNS)
 	// The CLI pulls the bundle itself over TLS from the node address: trust the cluster CA for this process.
 	certs, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
@@ -554,7 +555,9 @@ func waitCSV(t *testing.T, ns, name string, phase operatorsv1alpha1.ClusterServi
 		if err := get(&csv, ns, name); err != nil {
 			return false, err.Error()
 		}
-		return csv.Status.Phase == phase, fmt.Sprintf("%s %s: %s", csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
+		// An AllNamespaces install shows a copy of its CSV in every namespace: only the original counts.
+		original := csv.Status.Reason != operatorsv1alpha1.CSVReasonCopied
+		return original && csv.Status.Phase == phase, fmt.Sprintf("%s %s: %s", csv.Status.Phase, csv.Status.Reason, csv.Status.Message)
 	})
 }
 
@@ -700,17 +703,32 @@ func uninstall(t *testing.T, ns string) {
 			_ = c.Delete(ctx, &subs.Items[i])
 		}
 	}
-	var csvs operatorsv1alpha1.ClusterServiceVersionList
-	if err := c.List(ctx, &csvs, client.InNamespace(ns)); err == nil {
-		for i := range csvs.Items {
-			_ = c.Delete(ctx, &csvs.Items[i])
-		}
+	// Copies of another namespace's AllNamespaces install are not this install's: OLM owns them.
+	originals := func() []operatorsv1alpha1.ClusterServiceVersion {
+		var csvs operatorsv1alpha1.ClusterServiceVersionList
+		_ = c.List(ctx, &csvs, client.InNamespace(ns))
+		return slices.DeleteFunc(csvs.Items, func(csv operatorsv1alpha1.ClusterServiceVersion) bool {
+			return csv.Status.Reason == operatorsv1alpha1.CSVReasonCopied
+		})
+	}
+	for _, csv := range originals() {
+		_ = c.Delete(ctx, &csv)
 	}
 	eventually(t, 3*time.Minute, "Subscription and CSVs gone from "+ns, func() (bool, string) {
 		_ = c.List(ctx, &subs, client.InNamespace(ns))
-		_ = c.List(ctx, &csvs, client.InNamespace(ns))
-		return len(subs.Items)+len(csvs.Items) == 0, fmt.Sprintf("%d Subscriptions, %d CSVs", len(subs.Items), len(csvs.Items))
+		n := len(originals())
+		return len(subs.Items)+n == 0, fmt.Sprintf("%d Subscriptions, %d CSVs", len(subs.Items), n)
 	})
+}
+
+// clearInstalls removes what an interrupted earlier run may have left: one install of the package per cluster,
+// else OLM finds two CSVs owning the same CRDs.
+func clearInstalls(t *testing.T) {
+	t.Helper()
+	for _, ns := range []string{opNS, sdkNS} {
+		uninstall(t, ns)
+		deleteNamespace(t, ns)
+	}
 }
 
 func ownedBy(refs []metav1.OwnerReference, kind, name string) bool {
