@@ -105,13 +105,20 @@ cat <<MSG
 
 $(printf '\033[1m')operator101 $version runs on a local cluster, installed by OLM from its catalog, in $((SECONDS - t0))s.$(printf '\033[0m')
 
-  export KUBECONFIG=$KUBECONFIG_ADMIN
-  kubectl -n $NS get subscription,csv,pods        # what OLM installed
-  kubectl get web,appservice,at,dbu -A               # the samples and their state
-  curl http://$NODE_IP:30100/                    # the MyWeb page (edit spec.pageContentHtml and GET again)
-  curl http://$NODE_IP:30002/                    # the AppService (kubectl -n $SAMPLES scale appservice/nginx-app --replicas 3)
-  kubectl -n $SAMPLES logs example-at-pod              # what the At ran
-  mariadb -h $MARIADB_HOST -P $MARIADB_PORT -u cnhandsomeguy -pchangeit   # the DatabaseUser's account
+  export KUBECONFIG=$KUBECONFIG_ADMIN PATH=$BIN:\$PATH
 
-  make demo-down                                     # stop the cluster and the MariaDB
+  kubectl -n $NS get subscription,csv,pods
+      what OLM installed
+  kubectl get web,appservice,at,dbu -A
+      the samples and their state
+  curl http://$NODE_IP:30100/
+      the MyWeb page (kubectl edit web myweb, change spec.pageContentHtml, GET again)
+  kubectl -n $SAMPLES scale appservice/nginx-app --replicas 3; curl http://$NODE_IP:30002/
+      the AppService
+  kubectl -n $SAMPLES logs example-at-pod
+      what the At ran
+  mariadb -h $MARIADB_HOST -P $MARIADB_PORT -u cnhandsomeguy -pchangeit
+      the DatabaseUser's account (its password is in Secret $SAMPLES/my-secret)
+
+  Upgrades, configuration, uninstall: docs/olm.md.   make demo-down stops the cluster and the MariaDB.
 MSG
