@@ -73,7 +73,7 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: test
-test: tools verify-generated fmt-check vet test-go ## Everything CI runs: generated files current, fmt, vet, unit and envtest integration tests.
+test: tools verify-generated fmt-check vet test-go test-faults test-e2e ## Everything CI runs: generated files current, fmt, vet, unit and envtest tests, fault injection, OLM end to end on the local cluster.
 
 .PHONY: test-go
 test-go: envtest operator-sdk opm image-deps ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
