@@ -170,15 +170,21 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 		}
 	}
 
+	midWork := 0 // kills while an At or a DatabaseUser had not converged
 	for i := range kills {
 		p := startManager(t, c, managerEnv, args...)
+		// The work arrives at random moments of the run, and the fault, SIGKILL, at a random point after it:
+		// during the manager's start-up, in the middle of its reconciles, or once it is idle.
 		for range 1 + rng.IntN(4) {
+			time.Sleep(time.Duration(rng.IntN(500)) * time.Millisecond)
 			step()
 		}
-		// The fault: SIGKILL at a random point, from the manager's start-up to well into its reconciles.
-		time.Sleep(time.Duration(rng.IntN(2500)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.IntN(1000)) * time.Millisecond)
 		if p.exited() {
 			t.Fatalf("kill %d: the manager exited by itself: %v\n%s", i, p.err, p.log())
+		}
+		if unfinished(ctx, k, ns) {
+			midWork++
 		}
 		p.kill(t)
 	}
@@ -269,9 +275,31 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 	if len(lost) > 0 || len(orphans) > 0 {
 		t.Errorf("lost accounts %v, orphaned accounts %v", lost, orphans)
 	}
-	t.Logf("%d manager runs, %d SIGKILLs at random points; %d Ats (%d pods created, %d duplicates); DatabaseUsers: "+
+	t.Logf("%d manager runs, %d SIGKILLs at random points (%d of them with work unfinished); %d Ats (%d pods created, %d duplicates); DatabaseUsers: "+
 		"%d created, %d changed, %d passwords rotated, %d deleted; accounts at the end: %d (lost %d, orphaned %d); "+
 		"kills took %s, convergence after the last one %s, total %s",
-		kills+1, kills, len(ats), pods, duplicates, created, changed, rotated, len(deleted), len(accounts), len(lost),
+		kills+1, kills, midWork, len(ats), pods, duplicates, created, changed, rotated, len(deleted), len(accounts), len(lost),
 		len(orphans), killed.Round(time.Second), converged.Round(100*time.Millisecond), time.Since(began).Round(time.Second))
+}
+
+// unfinished says whether an At in ns has not finished or a DatabaseUser is not Ready for its generation or is
+// being deleted.
+func unfinished(ctx context.Context, k client.Client, ns string) bool {
+	var ats cnatv1alpha1.AtList
+	var dbus mygroupv1alpha1.DatabaseUserList
+	if k.List(ctx, &ats, client.InNamespace(ns)) != nil || k.List(ctx, &dbus, client.InNamespace(ns)) != nil {
+		return false
+	}
+	for _, a := range ats.Items {
+		if a.Status.Phase != cnatv1alpha1.PhaseDone {
+			return true
+		}
+	}
+	for _, d := range dbus.Items {
+		if !d.DeletionTimestamp.IsZero() || d.Status.ObservedGeneration != d.Generation ||
+			!meta.IsStatusConditionTrue(d.Status.Conditions, mygroupv1alpha1.ConditionReady) {
+			return true
+		}
+	}
+	return false
 }
