@@ -80,6 +80,8 @@ func startAPIServer(assets, crds, dir string) (*apiServer, error) {
 	args.Set("audit-policy-file", policy)
 	args.Set("audit-log-path", s.auditLog)
 	args.Set("audit-log-format", "json")
+	// No rotation (the default rotates at 100 MB, about 80,000 writes); parseAudit reads rotated files too.
+	args.Set("audit-log-maxsize", "100000")
 	// Every bench Service asks for an explicit port from the CRDs' range (see benchutil.Plan).
 	// envtest's default Service range is a /24: 254 cluster IPs.
 	args.Set("service-cluster-ip-range", "10.96.0.0/16")

@@ -439,12 +439,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 
 	// The API server's view.
 	time.Sleep(time.Second) // the audit log is written as responses complete
-	f, err := os.Open(srv.auditLog)
-	if err != nil {
-		return res, err
-	}
-	events, err := benchutil.ParseAudit(f)
-	f.Close()
+	events, err := readAudit(srv.auditLog)
 	if err != nil {
 		return res, err
 	}
@@ -597,4 +592,23 @@ func cleanNamespace(ctx context.Context, c client.Client, ns string) error {
 	return parallel(ctx, len(svcs.Items), 16, func(ctx context.Context, i int) error {
 		return client.IgnoreNotFound(c.Delete(ctx, &svcs.Items[i]))
 	})
+}
+
+// readAudit parses the audit log and any rotated parts of it (audit-<time>.log next to it).
+func readAudit(path string) ([]benchutil.AuditEvent, error) {
+	rotated, _ := filepath.Glob(strings.TrimSuffix(path, ".log") + "-*.log")
+	var all []benchutil.AuditEvent
+	for _, p := range append(rotated, path) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		events, err := benchutil.ParseAudit(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		all = append(all, events...)
+	}
+	return all, nil
 }
