@@ -17,14 +17,12 @@ limitations under the License.
 package mygroup_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -75,29 +73,12 @@ const (
 // operator is one running manager with the DatabaseUser controller, its captured log and its attempts.
 type operator struct {
 	ns       string // the operator's namespace, holding the target Secrets
-	log      *syncBuffer
+	log      *testenv.SyncBuffer
 	attempts *testenv.Reconciles // the reconciles started, per DatabaseUser
 	mgr      *testenv.Manager
 }
 
 func (o *operator) count(key types.NamespacedName) int { return o.attempts.Get(key) }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startOperator creates the operator's namespace with the target Secrets and starts a manager on cfg
 // (env.Config when nil) that logs everything, at every level, to a buffer.
@@ -113,7 +94,7 @@ func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *ope
 func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]sqlx.Target,
 	resyncPeriod time.Duration) *operator {
 	t.Helper()
-	o := &operator{ns: env.NewNamespace(t, "dbu"), log: &syncBuffer{}, attempts: testenv.NewReconciles()}
+	o := &operator{ns: env.NewNamespace(t, "dbu"), log: &testenv.SyncBuffer{}, attempts: testenv.NewReconciles()}
 	a := server.Admin
 	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
 	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)

@@ -29,7 +29,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +43,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/operator101/operator101/controllers"
+	"github.com/operator101/operator101/test/testenv"
 )
 
 // perKind is how many objects of each kind TestRandomSpecs sends.
@@ -337,7 +337,7 @@ func TestRandomSpecs(t *testing.T) {
 	opts := controllers.Options{MaxConcurrentReconciles: 2, ClientQPS: 50, ClientBurst: 100, OperatorNamespace: opNS,
 		DatabaseTargets: "default=target,that-database=target"}
 	must(t, opts.Complete(func(string) string { return "" }))
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return controllers.SetupWithManager(mgr, opts) },
 		func(o *ctrl.Options) {
 			o.Cache = opts.CacheOptions()
@@ -505,23 +505,6 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestWrongTypeWithAFormatIsRejected: the API server does not check the type of a field that has a format
