@@ -28,7 +28,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -115,14 +114,12 @@ func TestAPIServerRestartDuringReconcile(t *testing.T) {
 		newAt(ats[i])
 	}
 	for _, name := range apps {
-		must(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			var a appv1.AppService
-			if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &a); err != nil {
-				return err
-			}
-			a.Spec.Size, a.Spec.Image = ptr.To(int32(3)), "nginx:1.28"
-			return k.Update(ctx, &a)
-		}))
+		// A merge patch: no conflict with the operator's concurrent status writes.
+		var a appv1.AppService
+		must(t, k.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &a))
+		patch := client.MergeFrom(a.DeepCopy())
+		a.Spec.Size, a.Spec.Image = ptr.To(int32(3)), "nginx:1.28"
+		must(t, k.Patch(ctx, &a, patch))
 	}
 	eventually(t, 3*time.Minute, "convergence after the API server restart", func() (bool, string) {
 		for _, name := range apps {
@@ -216,13 +213,10 @@ func TestAPIServerOutageLongerThanTheRenewDeadline(t *testing.T) {
 	}
 	must(t, api.Start())
 	restarted := time.Now()
-	must(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := k.Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
-			return err
-		}
-		app.Spec.Size = ptr.To(int32(2))
-		return k.Update(ctx, app)
-	}))
+	must(t, k.Get(ctx, client.ObjectKeyFromObject(app), app))
+	patch := client.MergeFrom(app.DeepCopy())
+	app.Spec.Size = ptr.To(int32(2))
+	must(t, k.Patch(ctx, app, patch))
 	startManager(t, c, []string{"POD_NAMESPACE=default"}, args...) // what the kubelet does
 	eventually(t, 2*time.Minute, "convergence by the new replica", func() (bool, string) {
 		var d appsv1.Deployment
