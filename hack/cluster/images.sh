@@ -90,17 +90,25 @@ build_push() {
 	echo "    image $name -> ${IMAGES[$name]} ($((SECONDS - start))s)"
 }
 
-# push IMG...: localhost:5000/REPO:TAG (or 127.0.0.1:5000/...) in containers-storage -> REGISTRY/REPO:TAG.
+# push IMG...: localhost:5000/REPO:TAG (or 127.0.0.1:5000/...) in containers-storage -> REGISTRY/REPO:TAG. With
+# PUSHED_DIR set, an image whose ID was pushed under that name before is not copied again.
 if [[ ${1:-} == push ]]; then
 	shift
 	for img in "$@"; do
 		repo=${img#localhost:5000/}
 		repo=${repo#127.0.0.1:5000/}
 		[[ $repo != "$img" ]] || { echo "images.sh: push wants localhost:5000/REPO:TAG, not $img" >&2; exit 2; }
+		id=$(podman image inspect --format '{{.Id}}' "$img")
+		mark=${PUSHED_DIR:-}/$(echo "$repo" | tr '/:' '__')
+		if [[ -n ${PUSHED_DIR:-} && "$(cat "$mark" 2>/dev/null)" == "$id" ]]; then
+			echo "    $img: unchanged"
+			continue
+		fi
 		skopeo copy -q --dest-tls-verify=false "containers-storage:$img" "docker://$REGISTRY/$repo" \
 			2> >(grep -v 'graphdriver' >&2)
 		forget "$repo"
-		echo "    pushed $img"
+		[[ -z ${PUSHED_DIR:-} ]] || { mkdir -p "$PUSHED_DIR" && echo "$id" >"$mark"; }
+		echo "    $img: pushed"
 	done
 	exit 0
 fi

@@ -48,13 +48,7 @@ dir=$(olm_module)
 "$(dirname "$0")/images.sh" olm
 # The opm image (bundle unpacking, catalogs): rebuilt from podman's layer cache, pushed when its ID changed.
 hack/images.sh opm "$OPM_IMAGE" >/dev/null
-opm_id=$(podman image inspect --format '{{.Id}}' "$OPM_IMAGE")
-if [[ "$(cat "$PUSHED_DIR/opm" 2>/dev/null)" != "$opm_id" ]]; then
-	"$(dirname "$0")/images.sh" push "$OPM_IMAGE"
-	mkdir -p "$PUSHED_DIR" && echo "$opm_id" >"$PUSHED_DIR/opm"
-else
-	echo "    image opm: unchanged, already pushed"
-fi
+"$(dirname "$0")/images.sh" push "$OPM_IMAGE"
 
 say "OLM CRDs (server-side apply)"
 k apply --server-side --force-conflicts -f "$dir/deploy/chart/crds" >/dev/null

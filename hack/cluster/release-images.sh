@@ -15,26 +15,14 @@ cd "$root"
 t0=$SECONDS
 BASE=${IMAGE_TAG_BASE:-localhost:5000/operator101/operator101}
 export OPM_IMG=localhost:5000/operator101/opm:v1.64.0
-PUSHED_DIR=$CLUSTER_DIR/registry/pushed
-mkdir -p "$PUSHED_DIR"
+export PUSHED_DIR=$CLUSTER_DIR/registry/pushed
 
 versions=$(sed -n 's/^name: operator101\.v//p' catalog/operator101/index.yaml)
 newest=$(sed -n 's/^  version: //p' bundle/manifests/operator101.clusterserviceversion.yaml)
 [[ -n $versions && -n $newest ]] || die "no versions in catalog/operator101/index.yaml or bundle/"
 say "operator101 images for $(echo $versions) (newest $newest)"
 
-push() { # push IMG: copies IMG to the registry unless that exact image was pushed already
-	local id key
-	id=$(podman image inspect --format '{{.Id}}' "$1")
-	key=$(echo "$1" | tr '/:' '__')
-	if [[ "$(cat "$PUSHED_DIR/$key" 2>/dev/null)" == "$id" ]]; then
-		echo "    $1: unchanged"
-		return 0
-	fi
-	"$(dirname "$0")/images.sh" push "$1" >/dev/null
-	echo "$id" >"$PUSHED_DIR/$key"
-	echo "    $1: pushed"
-}
+push() { "$(dirname "$0")/images.sh" push "$1"; } # skips an image pushed before (PUSHED_DIR)
 quiet() { # runs a build, shows its output only when it fails
 	local log
 	log=$(mktemp)

@@ -139,19 +139,6 @@ func kubectl(t *testing.T, args ...string) string {
 	return run(t, nil, f.kubectl, args...)
 }
 
-// kubectlIn pipes stdin into kubectl (apply -f -).
-func kubectlIn(t *testing.T, stdin string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(f.kubectl, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+f.kubeconfig)
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // eventually polls check every second until it reports done, failing the test after timeout with the last
 // state check described.
 func eventually(t *testing.T, timeout time.Duration, what string, check func() (bool, string)) {

@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -291,13 +292,13 @@ func samples(t *testing.T) {
 // 3. The upgrade to 0.2.0 through the channel, held while an At runs.
 func upgrade(t *testing.T) {
 	uids := sampleUIDs(t)
-	kubectlIn(t, fmt.Sprintf(`apiVersion: cnat.programming-kubernetes.info/v1alpha1
-kind: At
-metadata: {name: holds-the-upgrade}
-spec:
-  schedule: %q
-  command: "sleep 45; echo finished"
-`, time.Now().UTC().Format(cnatv1alpha1.ScheduleLayout)), "apply", "-n", samplesNS, "-f", "-")
+	create(t, &cnatv1alpha1.At{
+		ObjectMeta: metav1.ObjectMeta{Name: "holds-the-upgrade", Namespace: samplesNS},
+		Spec: cnatv1alpha1.AtSpec{
+			Schedule: time.Now().UTC().Format(cnatv1alpha1.ScheduleLayout),
+			Command:  "sleep 45; echo finished",
+		},
+	})
 	waitAtPhase(t, samplesNS, "holds-the-upgrade", cnatv1alpha1.PhaseRunning, 2*time.Minute)
 	eventually(t, time.Minute, "OperatorCondition Upgradeable=False", func() (bool, string) {
 		var oc operatorsv2.OperatorCondition
@@ -336,7 +337,7 @@ spec:
 	operatorPod(t, opNS, "v0.2.0")
 
 	// The CRs were kept (same objects), and the new operator keeps them converged: a change is served.
-	if after := sampleUIDs(t); !maps(uids, after) {
+	if after := sampleUIDs(t); !maps.Equal(uids, after) {
 		t.Errorf("samples changed identity across the upgrade: before %v, after %v", uids, after)
 	}
 	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", operatorv1.ConditionAvailable)
@@ -671,18 +672,6 @@ func sampleUIDs(t *testing.T) map[string]types.UID {
 		out[fmt.Sprintf("%T", o.obj)] = o.obj.GetUID()
 	}
 	return out
-}
-
-func maps(a, b map[string]types.UID) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // deleteSamples deletes the samples while the operator runs (the DatabaseUser's finalizer drops the account).
