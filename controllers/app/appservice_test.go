@@ -273,7 +273,7 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 		{"port above 65535", port(appv1.ServicePort{Port: 70000}), "spec.ports[0].port"},
 		{"target port above 65535", port(appv1.ServicePort{Port: 80, TargetPort: ptr.To[int32](65536)}), "spec.ports[0].targetPort"},
 		{"unknown protocol", port(appv1.ServicePort{Port: 80, Protocol: "HTTP"}), `spec.ports[0].protocol: Unsupported value: "HTTP"`},
-		{"node port outside the range", port(appv1.ServicePort{Port: 80, NodePort: 8080}), "spec.ports[0].nodePort"},
+		{"node port above 65535", port(appv1.ServicePort{Port: 80, NodePort: 65536}), "spec.ports[0].nodePort"},
 		{"unnamed ports", func(a *appv1.AppService) {
 			a.Spec.Ports = []appv1.ServicePort{{Port: 80}, {Port: 81}}
 		}, "every port needs a name when there is more than one"},

@@ -224,8 +224,8 @@ func TestMyWebInvalidRejected(t *testing.T) {
 		mutate func(*operatorv1.MyWeb)
 		want   string
 	}{
-		{"node port below the range", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 80 }, "spec.nodePortNumber"},
-		{"node port above the range", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 40000 }, "spec.nodePortNumber"},
+		{"node port 0", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 0 }, "spec.nodePortNumber"},
+		{"node port above 65535", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 65536 }, "spec.nodePortNumber"},
 		{"empty image", func(w *operatorv1.MyWeb) { w.Spec.Image = "" }, "spec.image"},
 		{"negative replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas"},
 		{"too many replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](101) }, "spec.replicas"},
@@ -350,4 +350,30 @@ func TestMyWebNodePortTaken(t *testing.T) {
 		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
 		expectFollows(g, w, getChildren(g, key))
 	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+}
+
+// TestMyWebNodePortOutOfRange: the schema accepts any port, because only the API server knows the cluster's
+// node-port range. A port outside it makes the MyWeb Degraded with the API server's message (which names the
+// range) and one Warning Event, with backoff; moving the port into the range heals it.
+func TestMyWebNodePortOutOfRange(t *testing.T) {
+	startOperator(t, env.Config)
+	ns := env.NewNamespace(t, "web")
+	key := testenv.Create(t, env.Client, newWeb(ns, "outside", 80))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		testenv.ExpectCondition(g, w.Status.Conditions, operatorv1.ConditionDegraded, metav1.ConditionTrue,
+			"NodePortOutOfRange", "The range of valid ports is 30000-32767")
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionAvailable)).To(gomega.BeTrue())
+		g.Expect(events(g, ns, "outside")).To(gomega.ContainElement("Warning NodePortOutOfRange"))
+	})
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 30166 })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
+		c := getChildren(g, key)
+		g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(int32(30166)))
+	})
+	if n := len(testenv.EventsOfReason(t, env.Client, ns, "outside", "NodePortOutOfRange")); n != 1 {
+		t.Errorf("%d NodePortOutOfRange Events, want 1 (Events on transitions only)", n)
+	}
 }

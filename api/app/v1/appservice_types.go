@@ -80,10 +80,11 @@ type ServicePort struct {
 	// +optional
 	TargetPort *int32 `json:"targetPort,omitempty"`
 
-	// nodePort is the port every node opens, from 30000 to 32767 (default: one chosen by the cluster).
-	// Two Services cannot share a node port: a port already in use shows as Degraded.
-	// +kubebuilder:validation:Minimum=30000
-	// +kubebuilder:validation:Maximum=32767
+	// nodePort is the port every node opens (default: one chosen by the cluster). It must lie in the
+	// cluster's node-port range (30000-32767 unless the cluster is set up otherwise), and two Services cannot
+	// share a node port: a port outside the range or already in use shows as Degraded.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
 	// +optional
 	NodePort int32 `json:"nodePort,omitempty"`
 }

@@ -38,10 +38,11 @@ type MyWebSpec struct {
 	// +required
 	Image string `json:"image"`
 
-	// nodePortNumber is the port every node opens for the site (a NodePort Service), from 30000 to 32767.
-	// Two Services cannot share a node port: a port already in use shows as Degraded.
-	// +kubebuilder:validation:Minimum=30000
-	// +kubebuilder:validation:Maximum=32767
+	// nodePortNumber is the port every node opens for the site (a NodePort Service). It must lie in the
+	// cluster's node-port range (30000-32767 unless the cluster is set up otherwise), and two Services cannot
+	// share a node port: a port outside the range or already in use shows as Degraded.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
 	// +required
 	NodePortNumber int32 `json:"nodePortNumber"`
 

@@ -52,13 +52,18 @@ const (
 	ReasonDeadlineExceeded = "ProgressDeadlineExceeded"
 	ReasonReplicaFailure   = "ReplicaFailure"
 	ReasonNodePortInUse    = "NodePortInUse"
+	ReasonNodePortInvalid  = "NodePortOutOfRange"
 	ReasonNotOwned         = "ChildNotOwned"
 	ReasonApplyFailed      = "ApplyFailed"
 	ReasonAsExpected       = "AsExpected"
 )
 
-// allocatedPort is how the API server says a node port belongs to another Service.
-const allocatedPort = "provided port is already allocated"
+// How the API server says a node port belongs to another Service, and that it lies outside the cluster's
+// node-port range (--service-node-port-range; the schema accepts any port, since it cannot know the range).
+const (
+	allocatedPort = "provided port is already allocated"
+	outOfRange    = "provided port is not in the valid range"
+)
 
 // ErrNotOwned: a child's name is taken by an object the custom resource does not control.
 var ErrNotOwned = errors.New("exists and is not controlled by this resource; rename or delete it")
@@ -70,6 +75,8 @@ func DegradedReason(err error) string {
 		return ReasonNotOwned
 	case apierrors.IsInvalid(err) && strings.Contains(err.Error(), allocatedPort):
 		return ReasonNodePortInUse
+	case apierrors.IsInvalid(err) && strings.Contains(err.Error(), outOfRange):
+		return ReasonNodePortInvalid
 	}
 	return ReasonApplyFailed
 }
@@ -77,8 +84,11 @@ func DegradedReason(err error) string {
 // DegradedMessage is the message of Degraded for a failed write: the API server's own words, with the advice
 // that fits.
 func DegradedMessage(err error) string {
-	if DegradedReason(err) == ReasonNodePortInUse {
-		return "a node port is already used by another Service; choose a free port from 30000 to 32767: " + err.Error()
+	switch DegradedReason(err) {
+	case ReasonNodePortInUse:
+		return "a node port is already used by another Service; choose a free one: " + err.Error()
+	case ReasonNodePortInvalid:
+		return "a node port is outside the cluster's node-port range; choose one inside it: " + err.Error()
 	}
 	return err.Error()
 }

@@ -18,6 +18,7 @@ package rollout
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,11 @@ func cond(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason, ms
 var nodePortTaken = apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", field.ErrorList{
 	field.Invalid(field.NewPath("spec", "ports").Index(0).Child("nodePort"), 30100, "provided port is already allocated")})
 
+// nodePortOutOfRange is the API server's answer to a node port outside --service-node-port-range.
+var nodePortOutOfRange = apierrors.NewInvalid(schema.GroupKind{Kind: "Service"}, "web", field.ErrorList{
+	field.Invalid(field.NewPath("spec", "ports").Index(0).Child("nodePort"), 80,
+		"provided port is not in the valid range. The range of valid ports is 30000-32767")})
+
 func TestConditions(t *testing.T) {
 	availableTrue := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "")
 	cases := []struct {
@@ -67,6 +73,8 @@ func TestConditions(t *testing.T) {
 			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonReplicaFailure},
 		{"node port taken", Input{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortTaken)},
 			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNodePortInUse},
+		{"node port outside the cluster's range", Input{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortOutOfRange)},
+			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNodePortInvalid},
 		{"child not owned", Input{Desired: 1, ApplyErr: fmt.Errorf("Service ns/web %w", ErrNotOwned)},
 			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNotOwned},
 		{"scaled to zero", Input{Desired: 0, Deployment: dep(0, 0, 0, 0, availableTrue)},
@@ -134,5 +142,27 @@ func TestTransitions(t *testing.T) {
 	long := Conditions(start, Input{Desired: 1, ApplyErr: fmt.Errorf("%01200d", 0)})
 	if got := Transitions(start, long); len(got[0].Note) > maxNote {
 		t.Errorf("note of %d bytes, over the limit", len(got[0].Note))
+	}
+}
+
+func TestDegradedMessage(t *testing.T) {
+	for _, tc := range []struct {
+		err        error
+		reason     string
+		wantPrefix string
+		wantInside string
+	}{
+		{nodePortTaken, ReasonNodePortInUse, "a node port is already used by another Service; choose a free one: ", "already allocated"},
+		{nodePortOutOfRange, ReasonNodePortInvalid, "a node port is outside the cluster's node-port range; choose one inside it: ",
+			"The range of valid ports is 30000-32767"},
+		{fmt.Errorf("Service ns/web %w", ErrNotOwned), ReasonNotOwned, "Service ns/web exists", "not controlled"},
+	} {
+		if got := DegradedReason(tc.err); got != tc.reason {
+			t.Errorf("DegradedReason(%v) = %s, want %s", tc.err, got, tc.reason)
+		}
+		msg := DegradedMessage(tc.err)
+		if !strings.HasPrefix(msg, tc.wantPrefix) || !strings.Contains(msg, tc.wantInside) {
+			t.Errorf("DegradedMessage(%v) = %q, want it to start with %q and name %q", tc.err, msg, tc.wantPrefix, tc.wantInside)
+		}
 	}
 }
