@@ -122,13 +122,13 @@ func TestPlanFor(t *testing.T) {
 	for _, tc := range []struct {
 		n                     int
 		webs, apps, withPorts int
-	}{{100, 100, 100, 100}, {1000, 1000, 1000, 1000}, {1384, 1384, 1384, 1384}, {2000, 2000, 2000, 768},
-		{3000, 2768, 3000, 0}} {
+	}{{100, 100, 100, 100}, {1000, 1000, 1000, 1000}, {3000, 3000, 3000, 3000}, {5000, 5000, 5000, 5000},
+		{7000, 7000, 7000, 3000}, {12000, 10000, 12000, 0}} {
 		p := PlanFor(tc.n)
 		if p.MyWebs != tc.webs || p.AppServices != tc.apps || p.AppServicesWithPort != tc.withPorts {
 			t.Errorf("PlanFor(%d) = %+v", tc.n, p)
 		}
-		// Every node port is used once and lies in the CRDs' range.
+		// Every node port is used once and lies in the bench API server's range.
 		used := map[int32]bool{}
 		for i := range p.MyWebs {
 			port := p.MyWeb("ns", i).Spec.NodePortNumber

@@ -29,18 +29,20 @@ import (
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 )
 
-// Node ports: MyWeb's CRD (and AppService's, for an explicit node port) accepts 30000 to 32767 only.
+// Node ports: the bench's API server runs with --service-node-port-range FirstNodePort-LastNodePort, wider than
+// a cluster's default 30000-32767 (2,768 ports), so that every object of the largest size holds its own port.
 const (
 	FirstNodePort = 30000
-	LastNodePort  = 32767
-	NodePorts     = LastNodePort - FirstNodePort + 1 // 2768
+	LastNodePort  = 39999
+	NodePorts     = LastNodePort - FirstNodePort + 1 // 10,000
 )
 
 // Plan is how many objects of each kind one size creates. Every MyWeb and every AppService with a port holds
-// its own explicit node port from the CRDs' range (30000-32767), so that no two Services ever ask for the same
+// its own explicit node port from the bench API server's range, so that no two Services ever ask for the same
 // port: a Service whose port the API server allocated itself could take a port a MyWeb is about to claim, and
-// that MyWeb would then be Degraded. The 2,768 ports go to MyWebs first, the rest to AppServices; past that,
-// AppServices run without a port (a Deployment and no Service) and MyWebs stop at 2,768.
+// that MyWeb would then be Degraded. The ports go to MyWebs first, the rest to AppServices; up to N=5,000 every
+// object has one. Past that, AppServices run without a port (a Deployment and no Service) and MyWebs stop at
+// NodePorts.
 type Plan struct {
 	// N is the size asked for.
 	N int `json:"n"`

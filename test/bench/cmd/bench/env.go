@@ -82,7 +82,8 @@ func startAPIServer(assets, crds, dir string) (*apiServer, error) {
 	args.Set("audit-log-format", "json")
 	// No rotation (the default rotates at 100 MB, about 80,000 writes); parseAudit reads rotated files too.
 	args.Set("audit-log-maxsize", "100000")
-	// Every bench Service asks for an explicit port from the CRDs' range (see benchutil.Plan).
+	// Every bench Service asks for an explicit port of its own from a range wider than a cluster's default, so
+	// that N=3000 fits (see benchutil.Plan).
 	// envtest's default Service range is a /24: 254 cluster IPs.
 	args.Set("service-cluster-ip-range", "10.96.0.0/16")
 	args.Set("service-node-port-range", fmt.Sprintf("%d-%d", benchutil.FirstNodePort, benchutil.LastNodePort))
