@@ -223,7 +223,8 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 	return pod, nil
 }
 
-// writeStatus writes st when it differs from the At's status, and records an Event when the phase changes.
+// writeStatus writes st when it differs from the At's status, and records an Event when the phase changes
+// (except into PENDING).
 func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus) error {
 	st.ObservedGeneration = at.Generation
 	if equality.Semantic.DeepEqual(at.Status, st) {
@@ -239,11 +240,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cn
 		}
 		return fmt.Errorf("writing status: %w", err)
 	}
-	if before.Status.Phase != st.Phase {
+	// An Event when the At leaves PENDING, its first state (kubectl get shows the schedule; an Event saying so
+	// would be one more write per At and no news).
+	if before.Status.Phase != st.Phase && st.Phase != cnatv1alpha1.PhasePending {
 		typ, reason := corev1.EventTypeNormal, ""
 		switch st.Phase {
-		case cnatv1alpha1.PhasePending:
-			reason = "Scheduled"
 		case cnatv1alpha1.PhaseRunning:
 			reason = "Started"
 		case cnatv1alpha1.PhaseDone:

@@ -139,6 +139,24 @@ func TestTransitions(t *testing.T) {
 	if len(got) != 1 || got[0].EventType != corev1.EventTypeNormal || got[0].Reason != ReasonAsExpected {
 		t.Errorf("recovery raised %+v, want one Normal AsExpected", got)
 	}
+	// The first rollout of a new object: one Event, Available; not also "Progressing: complete".
+	availableTrue := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "")
+	up := Conditions(start, Input{Desired: 1, Deployment: dep(1, 1, 1, 1, availableTrue)})
+	got = Transitions(start, up)
+	if len(got) != 1 || got[0].Reason != ReasonAvailable || got[0].EventType != corev1.EventTypeNormal {
+		t.Errorf("first rollout raised %+v, want one Normal %s", got, ReasonAvailable)
+	}
+	// A change rolled out while serving: an Event when it starts and one when it is done.
+	rolling := Conditions(up, Input{Generation: 2, Desired: 2, Deployment: dep(2, 1, 1, 1, availableTrue)})
+	got = Transitions(up, rolling)
+	if len(got) != 1 || got[0].Reason != ReasonRollingOut {
+		t.Errorf("a rollout of a change raised %+v, want one %s", got, ReasonRollingOut)
+	}
+	done := Conditions(rolling, Input{Generation: 2, Desired: 2, Deployment: dep(2, 2, 2, 2, availableTrue)})
+	got = Transitions(rolling, done)
+	if len(got) != 1 || got[0].Reason != ReasonRolloutComplete {
+		t.Errorf("the end of a rollout raised %+v, want one %s", got, ReasonRolloutComplete)
+	}
 	long := Conditions(start, Input{Desired: 1, ApplyErr: fmt.Errorf("%01200d", 0)})
 	if got := Transitions(start, long); len(got[0].Note) > maxNote {
 		t.Errorf("note of %d bytes, over the limit", len(got[0].Note))
