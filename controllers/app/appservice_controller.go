@@ -105,9 +105,9 @@ func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		a.Status = status
 		if err := r.client.Status().Patch(ctx, a, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 			if apierrors.IsConflict(err) {
-				// The cache was behind: the newer AppService is on its way and will be reconciled.
+				// The cache was behind; look again once it has the newer AppService.
 				logger.V(1).Info("status not written, the AppService changed meanwhile")
-				return ctrl.Result{}, nil
+				return ctrl.Result{RequeueAfter: rollout.ConflictRetry}, nil
 			}
 			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing the status of AppService %s: %w", key, err))
 		}

@@ -94,9 +94,9 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		w.Status = status
 		if err := r.client.Status().Patch(ctx, w, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 			if apierrors.IsConflict(err) {
-				// The cache was behind: the newer MyWeb is on its way and will be reconciled.
+				// The cache was behind; look again once it has the newer MyWeb.
 				logger.V(1).Info("status not written, the MyWeb changed meanwhile")
-				return ctrl.Result{}, nil
+				return ctrl.Result{RequeueAfter: rollout.ConflictRetry}, nil
 			}
 			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing the status of MyWeb %s: %w", key, err))
 		}

@@ -23,9 +23,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/controllers/operator/rollout"
 )
 
 // Setup registers the MyWeb controller with the manager. The proxy settings OLM gives the operator
@@ -42,7 +44,7 @@ func Setup(mgr ctrl.Manager, workers int, opts ...Option) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("myweb").
-		For(&operatorv1.MyWeb{}).
+		For(&operatorv1.MyWeb{}, builder.WithPredicates(rollout.ChangedByOthers())).
 		Owns(&corev1.ConfigMap{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
