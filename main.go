@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,6 +56,27 @@ type config struct {
 	enableHTTP2          bool
 	controllers          controllers.Options
 	zap                  zap.Options
+	// memoryLimit is the Go runtime's soft memory limit in bytes (0: none set here), from memoryLimit().
+	memoryLimit int64
+}
+
+// memoryLimitShare is the part of the container's memory limit given to the Go runtime as its soft limit; the
+// rest is for what the runtime does not count (the binary's pages, thread stacks outside the heap).
+const memoryLimitShare = 0.9
+
+// memoryLimit returns the soft memory limit for the Go runtime: 90% of MEMORY_LIMIT (bytes; the Deployment sets
+// it from the container's limits.memory through the downward API), so that the garbage collector works harder
+// near the limit instead of the kernel killing the pod. GOMEMLIMIT, when set, is the runtime's own and wins.
+func memoryLimit(getenv func(string) string) (int64, error) {
+	raw := getenv("MEMORY_LIMIT")
+	if raw == "" || getenv("GOMEMLIMIT") != "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("MEMORY_LIMIT=%q: want a positive number of bytes", raw)
+	}
+	return int64(float64(n) * memoryLimitShare), nil
 }
 
 // parseConfig reads flags and environment. It never exits: main decides what an error means.
@@ -84,6 +107,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	if err := cfg.controllers.Complete(getenv); err != nil {
 		return nil, err
 	}
+	var err error
+	if cfg.memoryLimit, err = memoryLimit(getenv); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -105,6 +132,10 @@ func run() error {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&cfg.zap)))
 	log := ctrl.Log.WithName("setup")
+	if cfg.memoryLimit > 0 {
+		debug.SetMemoryLimit(cfg.memoryLimit)
+		log.Info("Go memory limit set from the container's", "bytes", cfg.memoryLimit)
+	}
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))

@@ -38,6 +38,12 @@ func TestParseConfigDefaults(t *testing.T) {
 	if cfg.enableHTTP2 {
 		t.Error("HTTP/2 must be off by default")
 	}
+	if c := cfg.controllers; c.ClientQPS != 200 || c.ClientBurst != 400 || c.MaxConcurrentReconciles != 4 {
+		t.Errorf("client defaults: qps %v burst %d workers %d; want 200, 400, 4 (docs/performance.md)", c.ClientQPS, c.ClientBurst, c.MaxConcurrentReconciles)
+	}
+	if cfg.memoryLimit != 0 {
+		t.Errorf("memory limit %d without MEMORY_LIMIT", cfg.memoryLimit)
+	}
 }
 
 func TestParseConfigFlagsAndEnv(t *testing.T) {
@@ -85,5 +91,29 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"--help"}, func(string) string { return "" }, &bytes.Buffer{}); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("--help: %v, want flag.ErrHelp", err)
+	}
+}
+
+func TestMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		env     map[string]string
+		want    int64
+		wantErr bool
+	}{
+		{env: nil, want: 0},
+		{env: map[string]string{"MEMORY_LIMIT": "268435456"}, want: 241591910}, // 256Mi -> 90%
+		{env: map[string]string{"MEMORY_LIMIT": "268435456", "GOMEMLIMIT": "100MiB"}, want: 0},
+		{env: map[string]string{"MEMORY_LIMIT": "256Mi"}, wantErr: true},
+		{env: map[string]string{"MEMORY_LIMIT": "0"}, wantErr: true},
+	} {
+		got, err := memoryLimit(func(k string) string { return tc.env[k] })
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("memoryLimit(%v) = %d, %v; want %d, error %v", tc.env, got, err, tc.want, tc.wantErr)
+		}
+	}
+	// Through parseConfig, as main uses it.
+	cfg, err := parseConfig(nil, func(k string) string { return map[string]string{"MEMORY_LIMIT": "1000"}[k] }, &bytes.Buffer{})
+	if err != nil || cfg.memoryLimit != 900 {
+		t.Errorf("parseConfig with MEMORY_LIMIT=1000: limit %v, error %v; want 900", cfg, err)
 	}
 }

@@ -3,7 +3,8 @@
 # bin/k8s) and prints a markdown table; the JSON and the logs land in bin/bench/. See docs/performance.md.
 #   hack/bench.sh [bench flags]      e.g. hack/bench.sh -sizes 100,1000  or  hack/bench.sh -n 100
 # The manager runs as its own process (bin/bench/manager, built from this tree) with the flags given by
-# BENCH_MANAGER_ARGS (default below: the tuned client rate limit; docs/performance.md has before/after).
+# BENCH_MANAGER_ARGS and environment BENCH_MANAGER_ENV (defaults below: the manager as shipped;
+# docs/performance.md has before/after).
 # Everything started here is stopped on exit, on failure and on Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,8 +12,11 @@ out=bin/bench
 mkdir -p "$out"
 pidfile=$out/pids
 : >"$pidfile"
-manager_args=${BENCH_MANAGER_ARGS-"--kube-api-qps=1000 --kube-api-burst=2000 --max-concurrent-reconciles=8"}
-manager_env=${BENCH_MANAGER_ENV-}
+# The manager runs as shipped: its own flag defaults, and the MEMORY_LIMIT its Deployment gets from the
+# container's memory limit (config/manager/manager.yaml).
+manager_args=${BENCH_MANAGER_ARGS-}
+limit=$(sed -n '/limits:/,/requests:/s/^ *memory: *\([0-9]*\)Mi$/\1/p' config/manager/manager.yaml)
+manager_env=${BENCH_MANAGER_ENV-"MEMORY_LIMIT=$((limit * 1024 * 1024))"}
 
 bench_pid=
 cleanup() {
