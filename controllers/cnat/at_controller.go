@@ -39,8 +39,9 @@ import (
 //     checks, with an uncached GET, that its cached At is current and still PENDING. A create that meets
 //     AlreadyExists means an earlier incarnation created it (and crashed before writing the status): the
 //     existing pod is adopted, not replaced.
-//   - the pod is created first, then the status says RUNNING; every status write carries the At's
-//     resourceVersion (optimistic lock), so a reconcile working from a stale copy cannot move the phase back.
+//   - the pod is created first; the reconcile its event brings writes RUNNING. Every status write carries the
+//     At's resourceVersion (optimistic lock), so a reconcile working from a stale copy cannot move the phase
+//     back.
 //   - once DONE or FAILED the status is final: the pod's later fate (deleted by hand or by the TTL) changes
 //     nothing, and no pod is created again. An At RUNNING whose pod is gone (checked uncached) becomes FAILED
 //     with reason PodDeleted: the command may have run.
@@ -153,8 +154,12 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	err = r.client.Create(ctx, desired)
 	switch {
 	case err == nil:
-		pod = desired
-		logger.Info("pod created", "pod", pod.Name)
+		// RUNNING is written by the reconcile the new pod's event brings (the pod != nil case above), not
+		// here: when many Ats fall due at once, every worker goes on to the next due At's pod instead of
+		// waiting for a status write. A crash in between is the AlreadyExists case below, or the pod is
+		// found in the cache.
+		logger.Info("pod created", "pod", desired.Name)
+		return ctrl.Result{}, nil
 	case apierrors.IsAlreadyExists(err):
 		// Created before a crash or restart: adopt it, never replace it.
 		pod, err = r.getPod(ctx, r.reader, podKey)

@@ -123,9 +123,14 @@ func TestFutureScheduleRequeuesForTheRemainingTime(t *testing.T) {
 	res, err = r.Reconcile(context.Background(), req)
 	must(t, err)
 	g.Expect(res.RequeueAfter).To(gomega.BeZero())
-	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
 	_, ok = getPod(t, key(at))
 	g.Expect(ok).To(gomega.BeTrue())
+	// The due reconcile only creates the pod; the reconcile the pod's event brings writes RUNNING.
+	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhasePending))
+	res, err = r.Reconcile(context.Background(), req)
+	must(t, err)
+	g.Expect(res.RequeueAfter).To(gomega.BeZero())
+	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
 }
 
 // ttlSecondsAfterFinished: the finished pod is deleted exactly ttl after it finished (a requeue, no polling),
