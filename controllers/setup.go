@@ -57,8 +57,8 @@ const ManagedByLabel = "app.kubernetes.io/managed-by=operator101"
 
 // CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
 // controllers create (ConfigMaps, Deployments, Services, Pods) it holds only operator101's own objects, not every
-// one in the cluster, and it keeps only operator101's managedFields entries. Lookups of anything else (a pod
-// that took an At's pod name) go to the API server directly.
+// one in the cluster, and it keeps only operator101's managedFields entries (of pods, only what the At controller
+// reads). Lookups of anything else (a pod that took an At's pod name) go to the API server directly.
 func (o *Options) CacheOptions() cache.Options {
 	managed, err := labels.Parse(ManagedByLabel)
 	if err != nil {
@@ -67,7 +67,7 @@ func (o *Options) CacheOptions() cache.Options {
 	opts := cache.Options{DefaultTransform: apply.TrimForCache, ByObject: map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}:  {Label: managed},
 		&corev1.Service{}:    {Label: managed},
-		&corev1.Pod{}:        {Label: managed},
+		&corev1.Pod{}:        {Label: managed, Transform: cnat.TrimPodForCache},
 		&appsv1.Deployment{}: {Label: managed},
 	}}
 	if len(o.watchNamespaces) > 0 {

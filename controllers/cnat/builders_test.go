@@ -182,6 +182,23 @@ func TestFromPod(t *testing.T) {
 			if c == nil || c.Status != tc.cond || c.Reason != tc.reason || !strings.Contains(st.Message, tc.msgHas) {
 				t.Errorf("condition %+v message %q", c, st.Message)
 			}
+			// What the cache keeps of the pod (TrimPodForCache) gives the same status as the whole pod, with its
+			// spec, conditions and other containers.
+			full := tc.pod.DeepCopy()
+			full.Spec = Pod(newAt("x", "echo hi", ""), nil).Spec
+			full.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+			full.Status.ContainerStatuses = append([]corev1.ContainerStatus{{Name: "sidecar", State: corev1.ContainerState{
+				Terminated: &corev1.ContainerStateTerminated{ExitCode: 9}}}}, full.Status.ContainerStatuses...)
+			trimmed, err := TrimPodForCache(full.DeepCopy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tp := trimmed.(*corev1.Pod); len(tp.Spec.Containers) != 0 || len(tp.Status.Conditions) != 0 {
+				t.Errorf("the cached pod keeps its spec or conditions: %+v", tp)
+			}
+			if got := FromPod(cnatv1alpha1.AtStatus{Phase: cnatv1alpha1.PhasePending}, trimmed.(*corev1.Pod), now); !equality.Semantic.DeepEqual(got, st) {
+				t.Errorf("status from the cached pod differs:\n%+v\nwant\n%+v", got, st)
+			}
 			// Observing the same pod again, later, changes nothing (no write at rest).
 			if again := FromPod(st, tc.pod, now.Add(time.Hour)); !equality.Semantic.DeepEqual(again, st) && !Finished(st.Phase) {
 				t.Errorf("status changed on a second look:\n%+v\n%+v", st, again)

@@ -109,3 +109,29 @@ func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
 		},
 	}
 }
+
+// TrimPodForCache is the cache transform of pods: the At controller reads a pod's metadata (name, owner,
+// creation time) and the parts of its status FromPod uses (phase, reason, message, the command's container
+// state), never its spec. The spec (with the command, the env and the security context) and the rest of the
+// status are dropped, so a thousand Ats' pods cost the cache a fraction of their size. Pods are never written
+// from the cache: they are created from Pod() and deleted by name.
+func TrimPodForCache(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	pod.Spec = corev1.PodSpec{}
+	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason, Message: pod.Status.Message,
+		ContainerStatuses: trimContainerStatuses(pod.Status.ContainerStatuses)}
+	pod.ManagedFields = nil
+	return pod, nil
+}
+
+func trimContainerStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus {
+	for _, cs := range in {
+		if cs.Name == containerName {
+			return []corev1.ContainerStatus{{Name: cs.Name, State: corev1.ContainerState{Terminated: cs.State.Terminated}}}
+		}
+	}
+	return nil
+}
