@@ -68,6 +68,15 @@ func TestTrimForCacheKeepsOnlyOurManagedFields(t *testing.T) {
 	if len(got) != 1 || got[0].Manager != FieldOwner {
 		t.Errorf("managedFields after trim = %+v, want only %s", got, FieldOwner)
 	}
+	applied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
+		"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"index.html":"a whole page"}}`, "team": "web"}}}
+	out, err = TrimForCache(applied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := out.(*corev1.ConfigMap).Annotations; len(a) != 1 || a["team"] != "web" {
+		t.Errorf("annotations after trim = %v, want only team=web", a)
+	}
 	if _, err := TrimForCache("not an object"); err != nil {
 		t.Errorf("TrimForCache on a non-object: %v", err)
 	}
