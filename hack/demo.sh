@@ -17,14 +17,6 @@ export MARIADB_DIR=$root/bin/demo/mariadb
 export KUBECONFIG=$KUBECONFIG_ADMIN
 k() { "$BIN/kubectl" "$@"; }
 step() { printf '\n\033[1m==> %s\033[0m (%ss)\n' "$*" "$((SECONDS - t0))"; }
-until_ok() { # until_ok SECONDS DESCRIPTION COMMAND...: polls, prints the last output on timeout
-	local limit=$1 what=$2 start=$SECONDS out
-	shift 2
-	until out=$("$@" 2>&1); do
-		((SECONDS - start < limit)) || { echo "demo: timed out waiting for $what: $out" >&2; exit 1; }
-		sleep 1
-	done
-}
 
 if [[ ${1:-} == down ]]; then
 	hack/mariadb.sh stop 2>/dev/null || true
@@ -41,7 +33,7 @@ hack/cluster/olm.sh
 
 step "operator101's images: operator, bundles, catalog (make docker-build bundle-build catalog-build, pushed to localhost:5000)"
 hack/cluster/release-images.sh
-version=$(sed -n 's/^  version: //p' bundle/manifests/operator101.clusterserviceversion.yaml)
+version=$(bundle_version)
 
 step "A MariaDB for the DatabaseUser sample, on the node address $NODE_IP (installed with apt-get if missing)"
 MARIADB_BIND=$NODE_IP hack/mariadb.sh start
@@ -82,7 +74,7 @@ spec:
     - {name: DATABASE_TARGETS, value: "default=mariadb-target,that-database=mariadb-target"}
 YAML
 csv_phase() { k -n "$NS" get csv "operator101.v$version" -o jsonpath='{.status.phase}' | grep -qx Succeeded; }
-until_ok 300 "CSV operator101.v$version Succeeded" csv_phase
+wait_until "CSV operator101.v$version Succeeded" 300 csv_phase
 k -n "$NS" rollout status deployment/operator101-controller-manager --timeout 120s >/dev/null
 k -n "$NS" get csv
 
@@ -92,11 +84,11 @@ k apply -f config/samples/operator_v1_myweb.yaml
 for f in app_v1_appservice cnat_v1alpha1_at mygroup_v1alpha1_databaseuser; do
 	k apply -n "$SAMPLES" -f "config/samples/$f.yaml"
 done
-until_ok 180 "MyWeb Available" k wait --for condition=Available --timeout 5s -n default myweb/myweb
-until_ok 180 "AppService Available" k wait --for condition=Available --timeout 5s -n "$SAMPLES" appservice/nginx-app
-until_ok 180 "At DONE" k wait --for jsonpath='{.status.phase}'=DONE --timeout 5s -n "$SAMPLES" at/example-at
-until_ok 180 "DatabaseUser Ready" k wait --for condition=Ready --timeout 5s -n "$SAMPLES" databaseuser/cnhandsomeguy
-until_ok 60 "the MyWeb page" curl -fsS -m 3 "http://$NODE_IP:30100/"
+wait_until "MyWeb Available" 180 k wait --for condition=Available --timeout 5s -n default myweb/myweb
+wait_until "AppService Available" 180 k wait --for condition=Available --timeout 5s -n "$SAMPLES" appservice/nginx-app
+wait_until "At DONE" 180 k wait --for jsonpath='{.status.phase}'=DONE --timeout 5s -n "$SAMPLES" at/example-at
+wait_until "DatabaseUser Ready" 180 k wait --for condition=Ready --timeout 5s -n "$SAMPLES" databaseuser/cnhandsomeguy
+wait_until "the MyWeb page" 60 curl -fsS -m 3 "http://$NODE_IP:30100/"
 
 echo
 k get web -A

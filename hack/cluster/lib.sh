@@ -54,17 +54,21 @@ running() {
 	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$(<"$PIDS/$1.mark")"
 }
 
-# wait_until DESCRIPTION SECONDS COMMAND...: polls COMMAND every half second.
+# wait_until DESCRIPTION SECONDS COMMAND...: polls COMMAND every half second; on timeout, says what it waited
+# for and the command's last output.
 wait_until() {
-	local what=$1 limit=$2 start=$SECONDS
+	local what=$1 limit=$2 start=$SECONDS out
 	shift 2
-	until "$@" >/dev/null 2>&1; do
+	until out=$("$@" 2>&1); do
 		((SECONDS - start < limit)) || {
-			echo "cluster: timed out after ${limit}s waiting for $what" >&2
+			echo "cluster: timed out after ${limit}s waiting for $what${out:+: $out}" >&2
 			return 1
 		}
 		sleep 0.5
 	done
 }
+
+# bundle_version: the version of the newest bundle (bundle/, what make bundle wrote), run from the repository root.
+bundle_version() { sed -n 's/^  version: //p' bundle/manifests/operator101.clusterserviceversion.yaml; }
 
 kc() { "$BIN/kubectl" --kubeconfig "$PKI/admin.kubeconfig" "$@"; }

@@ -18,7 +18,7 @@ export OPM_IMG=localhost:5000/operator101/opm:v1.64.0
 export PUSHED_DIR=$CLUSTER_DIR/registry/pushed
 
 versions=$(sed -n 's/^name: operator101\.v//p' catalog/operator101/index.yaml)
-newest=$(sed -n 's/^  version: //p' bundle/manifests/operator101.clusterserviceversion.yaml)
+newest=$(bundle_version)
 [[ -n $versions && -n $newest ]] || die "no versions in catalog/operator101/index.yaml or bundle/"
 say "operator101 images for $(echo $versions) (newest $newest)"
 
