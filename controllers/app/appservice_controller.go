@@ -23,16 +23,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
@@ -63,7 +60,6 @@ type AppServiceReconciler struct {
 
 // Reconcile brings one AppService's children to its spec and writes what it observed to its status.
 func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	logger := log.FromContext(ctx)
 	if r.reconciled != nil {
 		defer r.reconciled(req)
 	}
@@ -75,12 +71,9 @@ func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, nil // the garbage collector deletes the children
 	}
 
-	key := types.NamespacedName{Namespace: a.Namespace, Name: a.Name}
 	dep, svc := &appsv1.Deployment{}, &corev1.Service{}
-	for _, obj := range []client.Object{dep, svc} {
-		if err := r.client.Get(ctx, key, obj); err != nil && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("reading the children of AppService %s: %w", key, err)
-		}
+	if err := rollout.ReadChildren(ctx, r.client, "AppService", a, dep, svc); err != nil {
+		return ctrl.Result{}, err
 	}
 	var errs []error
 	if desired, err := Deployment(a, r.proxyEnv); err != nil {
@@ -94,34 +87,14 @@ func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// No ports any more: the Service has nothing to expose.
 		err := r.client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
 		if err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("deleting Service %s, which has no ports left: %w", key, err))
+			errs = append(errs, fmt.Errorf("deleting Service %s/%s, which has no ports left: %w", a.Namespace, a.Name, err))
 		}
 	}
 	applyErr := errors.Join(errs...)
 
-	status := computeStatus(a, rollout.Found(dep), applyErr, metav1.NewTime(r.clock.Now()))
-	if !equality.Semantic.DeepEqual(status, a.Status) {
-		before := a.DeepCopy()
-		a.Status = status
-		if err := r.client.Status().Patch(ctx, a, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-			if apierrors.IsConflict(err) {
-				// The cache was behind; look again once it has the newer AppService.
-				logger.V(1).Info("status not written, the AppService changed meanwhile")
-				return ctrl.Result{RequeueAfter: rollout.ConflictRetry}, nil
-			}
-			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing the status of AppService %s: %w", key, err))
-		}
-		for _, t := range rollout.Transitions(before.Status.Conditions, status.Conditions) {
-			r.recorder.Eventf(a, nil, t.EventType, t.Reason, "Reconcile", "%s", t.Note)
-		}
-	}
-	if applyErr != nil {
-		// Returned, so that controller-runtime retries with exponential backoff: a node port may be freed,
-		// a conflicting object deleted.
-		logger.Info("children not applied", "error", applyErr.Error())
-		return ctrl.Result{}, applyErr
-	}
-	return ctrl.Result{}, nil
+	before := a.DeepCopy()
+	a.Status = computeStatus(a, rollout.Found(dep), applyErr, metav1.NewTime(r.clock.Now()))
+	return rollout.Report(ctx, r.client, r.recorder, "AppService", before, a, before.Status.Conditions, a.Status.Conditions, applyErr)
 }
 
 // computeStatus is the status an AppService gets from its Deployment (nil when it does not exist yet) and the

@@ -19,20 +19,15 @@ package operator
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
@@ -66,7 +61,6 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if r.reconciled != nil {
 		defer r.reconciled(req)
 	}
-	logger := log.FromContext(ctx)
 	w := &operatorv1.MyWeb{}
 	if err := r.client.Get(ctx, req.NamespacedName, w); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -75,40 +69,16 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil // the garbage collector deletes the children
 	}
 
-	key := types.NamespacedName{Namespace: w.Namespace, Name: w.Name}
 	cm, dep, svc := &corev1.ConfigMap{}, &appsv1.Deployment{}, &corev1.Service{}
-	var errs []error
-	for _, obj := range []client.Object{cm, dep, svc} {
-		if err := r.client.Get(ctx, key, obj); err != nil && !apierrors.IsNotFound(err) {
-			return ctrl.Result{}, fmt.Errorf("reading the children of MyWeb %s: %w", key, err)
-		}
+	if err := rollout.ReadChildren(ctx, r.client, "MyWeb", w, cm, dep, svc); err != nil {
+		return ctrl.Result{}, err
 	}
-	errs = append(errs, rollout.ApplyChild(ctx, r.client, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap))
-	errs = append(errs, rollout.ApplyChild(ctx, r.client, w, "Deployment", dep, Deployment(w, r.proxyEnv), appsv1ac.ExtractDeployment))
-	errs = append(errs, rollout.ApplyChild(ctx, r.client, w, "Service", svc, Service(w), corev1ac.ExtractService))
-	applyErr := errors.Join(errs...)
+	applyErr := errors.Join(
+		rollout.ApplyChild(ctx, r.client, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap),
+		rollout.ApplyChild(ctx, r.client, w, "Deployment", dep, Deployment(w, r.proxyEnv), appsv1ac.ExtractDeployment),
+		rollout.ApplyChild(ctx, r.client, w, "Service", svc, Service(w), corev1ac.ExtractService))
 
-	status := computeStatus(w, rollout.Found(dep), applyErr, metav1.NewTime(r.clock.Now()))
-	if !equality.Semantic.DeepEqual(status, w.Status) {
-		before := w.DeepCopy()
-		w.Status = status
-		if err := r.client.Status().Patch(ctx, w, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-			if apierrors.IsConflict(err) {
-				// The cache was behind; look again once it has the newer MyWeb.
-				logger.V(1).Info("status not written, the MyWeb changed meanwhile")
-				return ctrl.Result{RequeueAfter: rollout.ConflictRetry}, nil
-			}
-			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("writing the status of MyWeb %s: %w", key, err))
-		}
-		for _, t := range rollout.Transitions(before.Status.Conditions, status.Conditions) {
-			r.recorder.Eventf(w, nil, t.EventType, t.Reason, "Reconcile", "%s", t.Note)
-		}
-	}
-	if applyErr != nil {
-		// Returned, so that controller-runtime retries with exponential backoff: a node port may be freed,
-		// a conflicting object deleted.
-		logger.Info("children not applied", "error", applyErr.Error())
-		return ctrl.Result{}, applyErr
-	}
-	return ctrl.Result{}, nil
+	before := w.DeepCopy()
+	w.Status = computeStatus(w, rollout.Found(dep), applyErr, metav1.NewTime(r.clock.Now()))
+	return rollout.Report(ctx, r.client, r.recorder, "MyWeb", before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
 }
