@@ -60,13 +60,14 @@ type config struct {
 	memoryLimit int64
 }
 
-// memoryLimitShare is the part of the container's memory limit given to the Go runtime as its soft limit; the
-// rest is for what the runtime does not count (the binary's pages, thread stacks outside the heap).
-const memoryLimitShare = 0.9
+// memoryLimitHeadroom is the part of the container's memory limit kept out of the Go runtime's soft limit: the
+// manager binary's own pages (about 50 MiB resident, counted by the cgroup but not by Go) and thread stacks.
+const memoryLimitHeadroom = 64 << 20
 
-// memoryLimit returns the soft memory limit for the Go runtime: 90% of MEMORY_LIMIT (bytes; the Deployment sets
-// it from the container's limits.memory through the downward API), so that the garbage collector works harder
-// near the limit instead of the kernel killing the pod. GOMEMLIMIT, when set, is the runtime's own and wins.
+// memoryLimit returns the soft memory limit for the Go runtime: MEMORY_LIMIT (bytes; the Deployment sets it from
+// the container's limits.memory through the downward API) less memoryLimitHeadroom, and never below half of it,
+// so that the garbage collector works harder near the limit instead of the kernel killing the pod. GOMEMLIMIT,
+// when set, is the runtime's own and wins.
 func memoryLimit(getenv func(string) string) (int64, error) {
 	raw := getenv("MEMORY_LIMIT")
 	if raw == "" || getenv("GOMEMLIMIT") != "" {
@@ -76,7 +77,7 @@ func memoryLimit(getenv func(string) string) (int64, error) {
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("MEMORY_LIMIT=%q: want a positive number of bytes", raw)
 	}
-	return int64(float64(n) * memoryLimitShare), nil
+	return max(n-memoryLimitHeadroom, n/2), nil
 }
 
 // parseConfig reads flags and environment. It never exits: main decides what an error means.

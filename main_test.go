@@ -101,7 +101,9 @@ func TestMemoryLimit(t *testing.T) {
 		wantErr bool
 	}{
 		{env: nil, want: 0},
-		{env: map[string]string{"MEMORY_LIMIT": "268435456"}, want: 241591910}, // 256Mi -> 90%
+		{env: map[string]string{"MEMORY_LIMIT": "268435456"}, want: 192 << 20},  // 256Mi less 64Mi
+		{env: map[string]string{"MEMORY_LIMIT": "1073741824"}, want: 960 << 20}, // 1Gi less 64Mi
+		{env: map[string]string{"MEMORY_LIMIT": "100000000"}, want: 50000000},   // never below half
 		{env: map[string]string{"MEMORY_LIMIT": "268435456", "GOMEMLIMIT": "100MiB"}, want: 0},
 		{env: map[string]string{"MEMORY_LIMIT": "256Mi"}, wantErr: true},
 		{env: map[string]string{"MEMORY_LIMIT": "0"}, wantErr: true},
@@ -113,7 +115,7 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	// Through parseConfig, as main uses it.
 	cfg, err := parseConfig(nil, func(k string) string { return map[string]string{"MEMORY_LIMIT": "1000"}[k] }, &bytes.Buffer{})
-	if err != nil || cfg.memoryLimit != 900 {
-		t.Errorf("parseConfig with MEMORY_LIMIT=1000: limit %v, error %v; want 900", cfg, err)
+	if err != nil || cfg.memoryLimit != 500 {
+		t.Errorf("parseConfig with MEMORY_LIMIT=1000: limit %v, error %v; want 500", cfg, err)
 	}
 }
