@@ -141,7 +141,8 @@ type Input struct {
 	Deployment *appsv1.Deployment
 	// ApplyErr is the error of writing the children; nil when they match the spec.
 	ApplyErr error
-	// Where tells, in the Available message, where the application is reached (may be empty).
+	// Where tells, in the Available message, where the application is reached (may be empty). It is left out
+	// while ApplyErr is set.
 	Where string
 	// Now is the lastTransitionTime of the conditions that change.
 	Now metav1.Time
@@ -165,7 +166,9 @@ func Conditions(old []metav1.Condition, in Input) []metav1.Condition {
 
 	if c := condition(dep, appsv1.DeploymentAvailable); c != nil && c.Status == corev1.ConditionTrue {
 		msg := fmt.Sprintf("%d of %d pods ready", ds.ReadyReplicas, in.Desired)
-		if in.Where != "" {
+		if in.Where != "" && in.ApplyErr == nil {
+			// Only when every child is as specified: a Service that could not be written (a node port outside
+			// the range, or taken) means the pods run but are not reached there. Degraded tells why.
 			msg += "; " + in.Where
 		}
 		set(Available, metav1.ConditionTrue, ReasonAvailable, msg)

@@ -184,3 +184,22 @@ func TestDegradedMessage(t *testing.T) {
 		}
 	}
 }
+
+// A Deployment that runs while the Service cannot be written: Available (the pods serve), but the message does
+// not claim the address the Service would have given; Degraded says why.
+func TestAvailableMessageOnlyClaimsTheAddressWhenChildrenApplied(t *testing.T) {
+	availableTrue := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "")
+	in := Input{Desired: 1, Deployment: dep(1, 1, 1, 1, availableTrue), Where: "the page is served at http://NODE:30100/"}
+	ok := meta.FindStatusCondition(Conditions(nil, in), Available)
+	if !strings.Contains(ok.Message, "served at http://NODE:30100/") {
+		t.Errorf("Available message %q does not say where the page is served", ok.Message)
+	}
+	in.ApplyErr = nodePortOutOfRange
+	conds := Conditions(nil, in)
+	if c := meta.FindStatusCondition(conds, Available); c.Status != metav1.ConditionTrue || strings.Contains(c.Message, "served at") {
+		t.Errorf("Available with the Service not written: %s %q; want True without the address", c.Status, c.Message)
+	}
+	if !meta.IsStatusConditionTrue(conds, Degraded) {
+		t.Error("Degraded is not True while the Service cannot be written")
+	}
+}
