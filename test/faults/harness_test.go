@@ -20,7 +20,6 @@ package faults
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,6 +37,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/operator101/operator101/test/testenv"
 )
 
 // cluster is an API server of the test's own: a fixed certificate directory (so that it can be stopped and
@@ -174,23 +175,12 @@ func managerBinary(t *testing.T) string {
 // process is a running manager binary with its output captured.
 type process struct {
 	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
+	out  testenv.SyncBuffer
 	done chan struct{}
 	err  error
 }
 
-func (p *process) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.Write(b)
-}
-
-func (p *process) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
+func (p *process) log() string { return p.out.String() }
 
 // startManager runs the manager binary against c with the given environment (added to the test's) and
 // kills it when the test ends.
@@ -198,7 +188,7 @@ func startManager(t *testing.T, c *cluster, extraEnv []string, args ...string) *
 	t.Helper()
 	p := &process{cmd: exec.Command(managerBinary(t), args...), done: make(chan struct{})}
 	p.cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.kubeconfig, "WATCH_NAMESPACE="), extraEnv...)
-	p.cmd.Stdout, p.cmd.Stderr = p, p
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	must(t, p.cmd.Start())
 	go func() { p.err = p.cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() { p.kill(t) })

@@ -19,7 +19,6 @@ package manager
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -31,7 +30,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -72,32 +70,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// process is a running manager binary with its stderr captured.
+// process is a running manager binary with its output captured.
 type process struct {
-	cmd    *exec.Cmd
-	mu     sync.Mutex
-	stderr bytes.Buffer
-	done   chan error
+	cmd  *exec.Cmd
+	out  testenv.SyncBuffer
+	done chan error
 }
 
-func (p *process) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.Write(b)
-}
-
-func (p *process) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
+func (p *process) log() string { return p.out.String() }
 
 func start(t *testing.T, kubeconfig string, args ...string) *process {
 	t.Helper()
 	p := &process{cmd: exec.Command(binary, args...), done: make(chan error, 1)}
 	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "WATCH_NAMESPACE=", "POD_NAMESPACE=default")
-	p.cmd.Stderr = p
-	p.cmd.Stdout = p
+	p.cmd.Stderr = &p.out
+	p.cmd.Stdout = &p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
