@@ -19,6 +19,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +29,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 )
+
+// ConflictRetry is how soon a reconcile whose status write met a newer version of the object runs again. The
+// newer version may differ only in its status, which ChangedByOthers does not let through.
+const ConflictRetry = 250 * time.Millisecond
 
 // ReadChildren fills each child from the cache under the owner's name; a child that does not exist stays empty
 // (Found tells it apart).

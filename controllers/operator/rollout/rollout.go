@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -47,17 +46,17 @@ const (
 
 // Reasons of the conditions.
 const (
-	ReasonAvailable        = "MinimumReplicasAvailable"
-	ReasonUnavailable      = "MinimumReplicasUnavailable"
-	ReasonRollingOut       = "RollingOut"
-	ReasonRolloutComplete  = "RolloutComplete"
-	ReasonDeadlineExceeded = "ProgressDeadlineExceeded"
-	ReasonReplicaFailure   = "ReplicaFailure"
-	ReasonNodePortInUse    = "NodePortInUse"
-	ReasonNodePortInvalid  = "NodePortOutOfRange"
-	ReasonNotOwned         = "ChildNotOwned"
-	ReasonApplyFailed      = "ApplyFailed"
-	ReasonAsExpected       = "AsExpected"
+	ReasonAvailable          = "MinimumReplicasAvailable"
+	ReasonUnavailable        = "MinimumReplicasUnavailable"
+	ReasonRollingOut         = "RollingOut"
+	ReasonRolloutComplete    = "RolloutComplete"
+	ReasonDeadlineExceeded   = "ProgressDeadlineExceeded"
+	ReasonReplicaFailure     = "ReplicaFailure"
+	ReasonNodePortInUse      = "NodePortInUse"
+	ReasonNodePortOutOfRange = "NodePortOutOfRange"
+	ReasonNotOwned           = "ChildNotOwned"
+	ReasonApplyFailed        = "ApplyFailed"
+	ReasonAsExpected         = "AsExpected"
 )
 
 // ChangedByOthers lets through the events of a custom resource that someone else than its controller made:
@@ -68,10 +67,6 @@ func ChangedByOthers() predicate.Predicate {
 	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{},
 		predicate.AnnotationChangedPredicate{})
 }
-
-// ConflictRetry is how soon a reconcile whose status write met a newer version of the object runs again. The
-// newer version may differ only in its status, which ChangedByOthers does not let through.
-const ConflictRetry = 250 * time.Millisecond
 
 // How the API server says a node port belongs to another Service, and that it lies outside the cluster's
 // node-port range (--service-node-port-range; the schema accepts any port, since it cannot know the range).
@@ -91,7 +86,7 @@ func DegradedReason(err error) string {
 	case apierrors.IsInvalid(err) && strings.Contains(err.Error(), allocatedPort):
 		return ReasonNodePortInUse
 	case apierrors.IsInvalid(err) && strings.Contains(err.Error(), outOfRange):
-		return ReasonNodePortInvalid
+		return ReasonNodePortOutOfRange
 	}
 	return ReasonApplyFailed
 }
@@ -102,7 +97,7 @@ func DegradedMessage(err error) string {
 	switch DegradedReason(err) {
 	case ReasonNodePortInUse:
 		return "a node port is already used by another Service; choose a free one: " + err.Error()
-	case ReasonNodePortInvalid:
+	case ReasonNodePortOutOfRange:
 		return "a node port is outside the cluster's node-port range; choose one inside it: " + err.Error()
 	}
 	return err.Error()

@@ -74,7 +74,7 @@ func TestConditions(t *testing.T) {
 		{"node port taken", Input{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortTaken)},
 			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNodePortInUse},
 		{"node port outside the cluster's range", Input{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortOutOfRange)},
-			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNodePortInvalid},
+			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNodePortOutOfRange},
 		{"child not owned", Input{Desired: 1, ApplyErr: fmt.Errorf("Service ns/web %w", ErrNotOwned)},
 			"False", "True", "True", ReasonUnavailable, ReasonRollingOut, ReasonNotOwned},
 		{"scaled to zero", Input{Desired: 0, Deployment: dep(0, 0, 0, 0, availableTrue)},
@@ -171,7 +171,7 @@ func TestDegradedMessage(t *testing.T) {
 		wantInside string
 	}{
 		{nodePortTaken, ReasonNodePortInUse, "a node port is already used by another Service; choose a free one: ", "already allocated"},
-		{nodePortOutOfRange, ReasonNodePortInvalid, "a node port is outside the cluster's node-port range; choose one inside it: ",
+		{nodePortOutOfRange, ReasonNodePortOutOfRange, "a node port is outside the cluster's node-port range; choose one inside it: ",
 			"The range of valid ports is 30000-32767"},
 		{fmt.Errorf("Service ns/web %w", ErrNotOwned), ReasonNotOwned, "Service ns/web exists", "not controlled"},
 	} {

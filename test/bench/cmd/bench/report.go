@@ -68,10 +68,10 @@ type AtResult struct {
 	P50Seconds float64 `json:"p50Seconds"`
 	P99Seconds float64 `json:"p99Seconds"`
 	MaxSeconds float64 `json:"maxSeconds"`
-	// Watch-based: schedule to the bench seeing the pod (includes watch delivery), for comparison.
 	// FloorSeconds is N pod creates at the lower bound's request rate in this run: no operator gets the
 	// last pod out sooner than this after the schedule on this API server.
-	FloorSeconds    float64 `json:"floorSeconds"`
+	FloorSeconds float64 `json:"floorSeconds"`
+	// Watch-based: schedule to the bench seeing the pod (includes watch delivery), for comparison.
 	WatchP99Seconds float64 `json:"watchP99Seconds"`
 	Writes          Writes  `json:"writes"`
 }
