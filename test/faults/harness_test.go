@@ -109,13 +109,16 @@ func startCluster(t *testing.T) *cluster {
 	return c
 }
 
-// podCreations counts, from the API server's audit log, the pods created (201) per namespace/name.
-func (c *cluster) podCreations(t *testing.T) map[string]int {
+// podCreations reads the API server's audit log, per namespace/name: the pods created (201), and the pod
+// creations that ended "client disconnected" (500), i.e. the client was killed while its request ran. A request
+// whose body was read may still have created its pod (the API server finishes the write); one that ended before
+// its body was read names no pod and created none.
+func (c *cluster) podCreations(t *testing.T) (created, disconnected map[string]int) {
 	t.Helper()
 	f, err := os.Open(c.auditLog)
 	must(t, err)
 	defer func() { _ = f.Close() }()
-	n := map[string]int{}
+	created, disconnected = map[string]int{}, map[string]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -127,7 +130,8 @@ func (c *cluster) podCreations(t *testing.T) map[string]int {
 				Namespace string `json:"namespace"`
 			} `json:"objectRef"`
 			ResponseStatus struct {
-				Code int `json:"code"`
+				Code    int    `json:"code"`
+				Message string `json:"message"`
 			} `json:"responseStatus"`
 			RequestObject struct {
 				Metadata metav1.ObjectMeta `json:"metadata"`
@@ -136,12 +140,19 @@ func (c *cluster) podCreations(t *testing.T) map[string]int {
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("audit log: %v", err)
 		}
-		if ev.Verb == "create" && ev.ObjectRef.Resource == "pods" && ev.Stage == "ResponseComplete" && ev.ResponseStatus.Code == 201 {
-			n[ev.ObjectRef.Namespace+"/"+ev.RequestObject.Metadata.Name]++
+		if ev.Verb != "create" || ev.ObjectRef.Resource != "pods" || ev.Stage != "ResponseComplete" {
+			continue
+		}
+		key := ev.ObjectRef.Namespace + "/" + ev.RequestObject.Metadata.Name
+		switch {
+		case ev.ResponseStatus.Code == 201:
+			created[key]++
+		case ev.ResponseStatus.Code == 500 && ev.ResponseStatus.Message == "client disconnected" && ev.RequestObject.Metadata.Name != "":
+			disconnected[key]++
 		}
 	}
 	must(t, sc.Err())
-	return n
+	return created, disconnected
 }
 
 var (
