@@ -73,7 +73,11 @@ vet: ## Run go vet.
 	go vet ./...
 
 .PHONY: test
-test: tools verify-generated fmt-check vet test-go test-faults test-e2e ## Everything CI runs: generated files current, fmt, vet, unit and envtest tests, fault injection, OLM end to end on the local cluster.
+test: check-tracked tools verify-generated fmt-check vet test-go test-faults test-e2e ## Everything CI runs: no binaries tracked, generated files current, fmt, vet, unit and envtest tests, fault injection, OLM end to end on the local cluster.
+
+.PHONY: check-tracked
+check-tracked: ## Fail if git tracks a compiled binary or a file over 1 MiB (large generated files aside, listed in the script).
+	hack/check-tracked-files.sh
 
 .PHONY: test-go
 test-go: envtest operator-sdk opm image-deps ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
