@@ -22,6 +22,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 func TestParseWatchNamespace(t *testing.T) {
@@ -82,8 +84,8 @@ func TestOptionsCompleteAndCache(t *testing.T) {
 		t.Errorf("the cache scopes %d child kinds by label, want ConfigMaps, Services, Pods and Deployments", len(co.ByObject))
 	}
 	for obj, by := range co.ByObject {
-		if by.Label == nil || by.Label.String() != ManagedByLabel {
-			t.Errorf("%T cached with selector %v, want %s", obj, by.Label, ManagedByLabel)
+		if by.Label == nil || by.Label.String() != kit.ManagedBySelector().String() {
+			t.Errorf("%T cached with selector %v, want %s", obj, by.Label, kit.ManagedBySelector())
 		}
 	}
 

@@ -23,48 +23,43 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/controllers/app"
 	"github.com/operator101/operator101/controllers/cnat"
-	"github.com/operator101/operator101/controllers/internal/apply"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/controllers/mygroup"
 	"github.com/operator101/operator101/controllers/operator"
 )
 
 // SetupWithManager registers every controller with the manager.
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
-	if err := operator.Setup(mgr, o.MaxConcurrentReconciles); err != nil {
+	k := kit.Options{Workers: o.MaxConcurrentReconciles}
+	if err := operator.Setup(mgr, k, operator.Config{}); err != nil {
 		return fmt.Errorf("MyWeb controller: %w", err)
 	}
-	if err := app.Setup(mgr, o.MaxConcurrentReconciles); err != nil {
+	if err := app.Setup(mgr, k, app.Config{}); err != nil {
 		return fmt.Errorf("AppService controller: %w", err)
 	}
-	if err := cnat.Setup(mgr, o.MaxConcurrentReconciles, cnat.Config{OperatorNamespace: o.OperatorNamespace}); err != nil {
+	if err := cnat.Setup(mgr, k, cnat.Config{OperatorNamespace: o.OperatorNamespace}); err != nil {
 		return fmt.Errorf("At controller: %w", err)
 	}
-	if err := mygroup.Setup(mgr, o.MaxConcurrentReconciles, mygroup.Config{OperatorNamespace: o.OperatorNamespace, Targets: o.DatabaseTargetMap(), DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod}); err != nil {
+	if err := mygroup.Setup(mgr, k, mygroup.Config{OperatorNamespace: o.OperatorNamespace, Targets: o.DatabaseTargetMap(),
+		DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}
 	return nil
 }
-
-// ManagedByLabel is set on every object operator101 creates (children and pods); the cache holds only those.
-const ManagedByLabel = "app.kubernetes.io/managed-by=operator101"
 
 // CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
 // controllers create (ConfigMaps, Deployments, Services, Pods) it holds only operator101's own objects, not every
 // one in the cluster, and it keeps only operator101's managedFields entries (of pods, only what the At controller
 // reads). Lookups of anything else (a pod that took an At's pod name) go to the API server directly.
 func (o *Options) CacheOptions() cache.Options {
-	managed, err := labels.Parse(ManagedByLabel)
-	if err != nil {
-		panic(err) // a constant
-	}
-	opts := cache.Options{DefaultTransform: apply.TrimForCache, ByObject: map[client.Object]cache.ByObject{
+	managed := kit.ManagedBySelector()
+	opts := cache.Options{DefaultTransform: kit.TrimForCache, ByObject: map[client.Object]cache.ByObject{
 		&corev1.ConfigMap{}:  {Label: managed},
 		&corev1.Service{}:    {Label: managed},
 		&corev1.Pod{}:        {Label: managed, Transform: cnat.TrimPodForCache},

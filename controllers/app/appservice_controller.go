@@ -27,13 +27,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
-	"github.com/operator101/operator101/controllers/operator/rollout"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // The AppService controller reads AppServices and their children from the manager's cache and writes children
@@ -49,22 +47,13 @@ import (
 // AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
 // Deployment's progress in the AppService's status.
 type AppServiceReconciler struct {
-	client   client.Client
-	recorder recorder.EventRecorder
-	clock    clock.PassiveClock
-	// proxyEnv is OLM's proxy configuration of the operator, passed on to the application.
-	proxyEnv []corev1.EnvVar
-	// reconciled, when set, is called at the end of every reconcile.
-	reconciled func(ctrl.Request)
+	kit.Base
 }
 
 // Reconcile brings one AppService's children to its spec and writes what it observed to its status.
 func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	if r.reconciled != nil {
-		defer r.reconciled(req)
-	}
 	a := &appv1.AppService{}
-	if err := r.client.Get(ctx, req.NamespacedName, a); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, a); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if a.DeletionTimestamp != nil {
@@ -72,20 +61,20 @@ func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 
 	dep, svc := &appsv1.Deployment{}, &corev1.Service{}
-	if err := rollout.ReadChildren(ctx, r.client, "AppService", a, dep, svc); err != nil {
+	if err := kit.ReadChildren(ctx, r.Client, "AppService", a, dep, svc); err != nil {
 		return ctrl.Result{}, err
 	}
 	var errs []error
-	if desired, err := Deployment(a, r.proxyEnv); err != nil {
+	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
 		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
 	} else {
-		errs = append(errs, rollout.ApplyChild(ctx, r.client, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment))
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment))
 	}
 	if desired := Service(a); desired != nil {
-		errs = append(errs, rollout.ApplyChild(ctx, r.client, a, "Service", svc, desired, corev1ac.ExtractService))
-	} else if rollout.Found(svc) != nil && metav1.IsControlledBy(svc, a) {
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, a, "Service", svc, desired, corev1ac.ExtractService))
+	} else if kit.Found(svc) != nil && metav1.IsControlledBy(svc, a) {
 		// No ports any more: the Service has nothing to expose.
-		err := r.client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
+		err := r.Client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
 		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting Service %s/%s, which has no ports left: %w", a.Namespace, a.Name, err))
 		}
@@ -93,14 +82,14 @@ func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	applyErr := errors.Join(errs...)
 
 	before := a.DeepCopy()
-	a.Status = computeStatus(a, rollout.Found(dep), applyErr, metav1.NewTime(r.clock.Now()))
-	return rollout.Report(ctx, r.client, r.recorder, "AppService", before, a, before.Status.Conditions, a.Status.Conditions, applyErr)
+	a.Status = Status(a, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
+	return r.ReportRollout(ctx, before, a, before.Status.Conditions, a.Status.Conditions, applyErr)
 }
 
-// computeStatus is the status an AppService gets from its Deployment (nil when it does not exist yet) and the
+// Status is the status an AppService gets from its Deployment (nil when it does not exist yet) and the
 // error of writing its children. Unchanged conditions keep their lastTransitionTime; now is the
 // lastTransitionTime of those that change.
-func computeStatus(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now metav1.Time) appv1.AppServiceStatus {
+func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now metav1.Time) appv1.AppServiceStatus {
 	desired := desiredSize(a)
 	where := ""
 	if len(a.Spec.Ports) > 0 {
@@ -108,7 +97,7 @@ func computeStatus(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, 
 	}
 	s := appv1.AppServiceStatus{
 		ObservedGeneration: a.Generation,
-		Conditions: rollout.Conditions(a.Status.Conditions, rollout.Input{
+		Conditions: kit.RolloutConditions(a.Status.Conditions, kit.RolloutInput{
 			Generation: a.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr, Where: where, Now: now,
 		}),
 		Selector: Selector(a.Name),

@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/controllers/app"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -112,9 +113,9 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 		expectFollows(g, a)
 		g.Expect(a.Status.Selector).To(gomega.Equal(app.Selector("shop")))
 		g.Expect(a.Status.Ready).To(gomega.Equal("0/2"))
-		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, appv1.ConditionAvailable)).To(gomega.BeTrue())
-		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, appv1.ConditionProgressing)).To(gomega.BeTrue())
-		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, appv1.ConditionDegraded)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
 	})
 	g := gomega.NewWithT(t)
 	dep, svc := getDeployment(g, key), getService(g, key)
@@ -195,7 +196,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	counter.Reset()
 	testenv.MarkDeploymentAvailable(t, env.Client, key)
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		g.Expect(meta.IsStatusConditionTrue(getApp(g, key).Status.Conditions, appv1.ConditionAvailable)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(getApp(g, key).Status.Conditions, conditions.Available)).To(gomega.BeTrue())
 	})
 	waitQuiet(t, rec, key, counter)
 	t.Logf("writes when the Deployment becomes available: %d (%s)", counter.Total(), counter)
@@ -322,8 +323,8 @@ func TestAppServiceSample(t *testing.T) {
 	testenv.MarkDeploymentAvailable(t, env.Client, key)
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
-		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, appv1.ConditionAvailable)).To(gomega.BeTrue())
-		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, appv1.ConditionProgressing)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
 		g.Expect(a.Status.Ready).To(gomega.Equal("2/2"))
 		g.Expect(events(g, a.Namespace, a.Name)).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
 	})
@@ -345,7 +346,7 @@ func TestAppServiceRolloutStuck(t *testing.T) {
 			}}
 	})
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, appv1.ConditionDegraded, metav1.ConditionTrue,
+		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
 			"ProgressDeadlineExceeded", "timed out progressing")
 		g.Expect(events(g, ns, "stuck")).To(gomega.ContainElement("Warning ProgressDeadlineExceeded"))
 	})
@@ -361,7 +362,7 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30270)
 	key := testenv.Create(t, env.Client, newApp(ns, "late", 30270))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, appv1.ConditionDegraded, metav1.ConditionTrue,
+		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
 			"NodePortInUse", "provided port is already allocated")
 		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
 		getDeployment(g, key) // the rest of the AppService is applied
@@ -386,7 +387,7 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 	}
 	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
 		a := getApp(g, key)
-		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, appv1.ConditionDegraded)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
 		expectFollows(g, a)
 	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
 }

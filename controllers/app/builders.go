@@ -28,6 +28,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // containerName is the name of the application's container.
@@ -36,9 +37,9 @@ const containerName = "app"
 // Labels select the pods of one AppService; they are also set on both children.
 func Labels(name string) map[string]string {
 	return map[string]string{
-		"app.kubernetes.io/name":       "appservice",
-		"app.kubernetes.io/instance":   name,
-		"app.kubernetes.io/managed-by": "operator101",
+		"app.kubernetes.io/name":     "appservice",
+		"app.kubernetes.io/instance": name,
+		kit.ManagedByLabel:           kit.ManagedBy,
 	}
 }
 

@@ -18,43 +18,24 @@ limitations under the License.
 package app
 
 import (
-	"github.com/operator-framework/operator-lib/proxy"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
-	"github.com/operator101/operator101/controllers/operator/rollout"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
-// Setup registers the AppService controller with the manager. The proxy settings OLM gives the operator
-// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY) are read once, here, and passed on to the application.
-func Setup(mgr ctrl.Manager, workers int, opts ...Option) error {
-	r := &AppServiceReconciler{
-		client:   mgr.GetClient(),
-		recorder: mgr.GetEventRecorder("operator101-appservice"),
-		clock:    clock.RealClock{},
-		proxyEnv: proxy.ReadProxyVarsFromEnv(),
-	}
-	for _, o := range opts {
-		o(r)
-	}
-	return ctrl.NewControllerManagedBy(mgr).
+// Config is the AppService controller's own configuration; it has none yet besides kit.Options.
+type Config struct{}
+
+// Setup registers the AppService controller with the manager.
+func Setup(mgr ctrl.Manager, o kit.Options, _ Config) error {
+	r := &AppServiceReconciler{Base: kit.NewBase(mgr, "appservice", o)}
+	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("appservice").
-		For(&appv1.AppService{}, builder.WithPredicates(rollout.ChangedByOthers())).
+		For(&appv1.AppService{}, builder.WithPredicates(kit.ChangedByOthers())).
 		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
-}
-
-// Option configures the AppService controller.
-type Option func(*AppServiceReconciler)
-
-// WithReconciled calls f at the end of every reconcile, after its writes (tests wait for reconciles with it).
-func WithReconciled(f func(ctrl.Request)) Option {
-	return func(r *AppServiceReconciler) { r.reconciled = f }
+		Owns(&corev1.Service{}), r.Options, r)
 }

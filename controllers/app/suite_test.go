@@ -30,7 +30,7 @@ import (
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/controllers/app"
-	"github.com/operator101/operator101/controllers/internal/apply"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -48,8 +48,8 @@ func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.R
 	t.Helper()
 	rec := testenv.NewReconciles()
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return app.Setup(mgr, 2, app.WithReconciled(rec.Add))
-	}, func(o *ctrl.Options) { o.Cache = cache.Options{DefaultTransform: apply.TrimForCache} })
+		return app.Setup(mgr, kit.Options{Workers: 2, AfterReconcile: rec.Add}, app.Config{})
+	}, func(o *ctrl.Options) { o.Cache = cache.Options{DefaultTransform: kit.TrimForCache} })
 	return mgr, rec
 }
 

@@ -22,16 +22,15 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // How the command runs exactly once. The state lives in the API server, never in the operator's memory:
@@ -54,20 +53,15 @@ import (
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconciler drives Ats: PENDING until the schedule, then a pod, then the pod's outcome.
+// Reconciler drives Ats: PENDING until the schedule, then a pod, then the pod's outcome. Its options' Reader
+// (uncached) confirms the At is current before its pod is created, and finds a pod the cache has not seen.
 type Reconciler struct {
-	client      client.Client
-	reader      client.Reader // uncached: confirms the At is current before its pod is created
-	recorder    recorder.EventRecorder
-	cfg         Config
+	kit.Base
 	upgradeable *upgradeable
 }
 
-// NewReconciler returns a Reconciler on c (usually the manager's cached client) and reader (uncached).
-func NewReconciler(c client.Client, reader client.Reader, rec recorder.EventRecorder, cfg Config) *Reconciler {
-	cfg.complete()
-	return &Reconciler{client: c, reader: reader, recorder: rec, cfg: cfg,
-		upgradeable: newUpgradeable(c, cfg.Upgradeable)}
+func newReconciler(b kit.Base, cfg Config) *Reconciler {
+	return &Reconciler{Base: b, upgradeable: newUpgradeable(b.Client, cfg.Upgradeable)}
 }
 
 // Reconcile brings one At one step further.
@@ -76,27 +70,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if uerr := r.upgradeable.sync(ctx); uerr != nil && err == nil {
 		err = uerr
 	}
-	if r.cfg.AfterReconcile != nil {
-		r.cfg.AfterReconcile(req)
-	}
 	return res, err
 }
 
 func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	at := &cnatv1alpha1.At{}
-	if err := r.client.Get(ctx, req.NamespacedName, at); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, at); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	now := r.cfg.Clock.Now()
+	now := r.Clock.Now()
 	podKey := types.NamespacedName{Namespace: at.Namespace, Name: PodName(at.Name)}
-	pod, err := r.getPod(ctx, r.client, podKey)
+	pod, err := r.getPod(ctx, r.Client, podKey)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 
 	// Finished: the status is final; only the TTL remains.
-	if Finished(at.Status.Phase) {
+	if isFinished(at.Status.Phase) {
 		return r.cleanup(ctx, at, pod, now)
 	}
 
@@ -107,19 +98,19 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			// the slow requeue.
 			return r.podNameTaken(ctx, at, pod, now)
 		}
-		return ctrl.Result{}, r.writeStatus(ctx, at, FromPod(at.Status, pod, now))
+		return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
 	}
 
 	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
 		// The cache may lag behind the pod's creation: ask the API server before concluding it is gone.
-		pod, err = r.getPod(ctx, r.reader, podKey)
+		pod, err = r.getPod(ctx, r.Reader, podKey)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		if pod != nil {
-			return ctrl.Result{}, r.writeStatus(ctx, at, FromPod(at.Status, pod, now))
+			return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
 		}
-		return ctrl.Result{}, r.writeStatus(ctx, at, PodLost(at.Status, podKey.Name, now))
+		return ctrl.Result{}, r.writeStatus(ctx, at, podLost(at.Status, podKey.Name, now))
 	}
 
 	// PENDING (or new).
@@ -127,13 +118,13 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		// The schema rejects such schedules; an At stored before the schema existed lands here. A spec
 		// change triggers the next reconcile.
-		st := Waiting(at.Status, metav1.ConditionFalse, "InvalidSchedule",
+		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonInvalidSchedule,
 			fmt.Sprintf("schedule %q is not a UTC time like %s", at.Spec.Schedule, cnatv1alpha1.ScheduleLayout), now)
 		return ctrl.Result{}, r.writeStatus(ctx, at, st)
 	}
 	if wait := when.Sub(now); wait > 0 {
 		logger.V(1).Info("waiting for the schedule", "schedule", at.Spec.Schedule, "in", wait)
-		if err := r.writeStatus(ctx, at, Pending(at.Status, when, now)); err != nil {
+		if err := r.writeStatus(ctx, at, pending(at.Status, when, now)); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{RequeueAfter: wait}, nil
@@ -142,7 +133,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// Due. Make sure the cached At is the current one before acting on it: a stale PENDING copy of an At
 	// that already ran must not start it again. A newer version reaches the cache with an event.
 	fresh := &cnatv1alpha1.At{}
-	if err := r.reader.Get(ctx, req.NamespacedName, fresh); err != nil {
+	if err := r.Reader.Get(ctx, req.NamespacedName, fresh); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if fresh.UID != at.UID || fresh.ResourceVersion != at.ResourceVersion {
@@ -150,8 +141,8 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
-	desired := Pod(at, r.cfg.ProxyEnv)
-	err = r.client.Create(ctx, desired)
+	desired := Pod(at, r.ProxyEnv)
+	err = r.Client.Create(ctx, desired)
 	switch {
 	case err == nil:
 		// RUNNING is written by the reconcile the new pod's event brings (the pod != nil case above), not
@@ -162,7 +153,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	case apierrors.IsAlreadyExists(err):
 		// Created before a crash or restart: adopt it, never replace it.
-		pod, err = r.getPod(ctx, r.reader, podKey)
+		pod, err = r.getPod(ctx, r.Reader, podKey)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -173,22 +164,22 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return r.podNameTaken(ctx, at, pod, now)
 		}
 	default:
-		r.recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
+		r.Recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
 		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
 	}
-	return ctrl.Result{}, r.writeStatus(ctx, at, FromPod(at.Status, pod, now))
+	return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
 }
 
-// PodNameTakenRetry is how often an At whose pod name is taken by a pod it does not own looks again.
-const PodNameTakenRetry = time.Minute
+// podNameTakenRetry is how often an At whose pod name is taken by a pod it does not own looks again.
+const podNameTakenRetry = time.Minute
 
 func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
-	st := Waiting(at.Status, metav1.ConditionUnknown, "PodNameTaken",
+	st := waiting(at.Status, metav1.ConditionUnknown, cnatv1alpha1.ReasonPodNameTaken,
 		fmt.Sprintf("pod %s exists and does not belong to this At; waiting for it to be deleted", pod.Name), now)
 	if err := r.writeStatus(ctx, at, st); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: PodNameTakenRetry}, nil
+	return ctrl.Result{RequeueAfter: podNameTakenRetry}, nil
 }
 
 // cleanup deletes the pod of a finished At once ttlSecondsAfterFinished passed since it finished, and asks to
@@ -205,13 +196,13 @@ func (r *Reconciler) cleanup(ctx context.Context, at *cnatv1alpha1.At, pod *core
 	if wait := expiry.Sub(now); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	err := r.client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	err := r.Client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return ctrl.Result{}, fmt.Errorf("deleting finished pod %s: %w", pod.Name, err)
 	}
 	if err == nil {
 		log.FromContext(ctx).Info("finished pod deleted after its TTL", "pod", pod.Name)
-		r.recorder.Eventf(at, pod, corev1.EventTypeNormal, "PodDeleted", "Cleanup",
+		r.Recorder.Eventf(at, pod, corev1.EventTypeNormal, "PodDeleted", "Cleanup",
 			"pod %s deleted %ds after the command finished", pod.Name, *at.Spec.TTLSecondsAfterFinished)
 	}
 	return ctrl.Result{}, nil
@@ -228,36 +219,28 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 	return pod, nil
 }
 
-// writeStatus writes st when it differs from the At's status, and records an Event when the phase changes
-// (except into PENDING).
+// writeStatus writes st when it differs from the At's status, with an Event when the phase changes.
 func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus) error {
 	st.ObservedGeneration = at.Generation
-	if equality.Semantic.DeepEqual(at.Status, st) {
-		return nil
-	}
 	before := at.DeepCopy()
 	at.Status = st
-	if err := r.client.Status().Patch(ctx, at, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) {
-			// A newer At is on its way to the cache; its event brings the next reconcile.
-			log.FromContext(ctx).V(1).Info("status conflict; waiting for the newer At")
-			return nil
-		}
-		return fmt.Errorf("writing status: %w", err)
+	return kit.Report(ctx, r.Client, r.Recorder, before, at, phaseEvents(before.Status.Phase, st)...)
+}
+
+// phaseEvents is the Event an At's move from phase old to st deserves: one when it leaves PENDING, its first
+// state (kubectl get shows the schedule; an Event saying so would be one more write per At and no news).
+func phaseEvents(old string, st cnatv1alpha1.AtStatus) []kit.Event {
+	if old == st.Phase || st.Phase == cnatv1alpha1.PhasePending {
+		return nil
 	}
-	// An Event when the At leaves PENDING, its first state (kubectl get shows the schedule; an Event saying so
-	// would be one more write per At and no news).
-	if before.Status.Phase != st.Phase && st.Phase != cnatv1alpha1.PhasePending {
-		typ, reason := corev1.EventTypeNormal, ""
-		switch st.Phase {
-		case cnatv1alpha1.PhaseRunning:
-			reason = "Started"
-		case cnatv1alpha1.PhaseDone:
-			reason = "Succeeded"
-		case cnatv1alpha1.PhaseFailed:
-			typ, reason = corev1.EventTypeWarning, "Failed"
-		}
-		r.recorder.Eventf(at, nil, typ, reason, "Run", "%s", st.Message)
+	e := kit.Event{Type: corev1.EventTypeNormal, Action: "Run", Note: st.Message}
+	switch st.Phase {
+	case cnatv1alpha1.PhaseRunning:
+		e.Reason = "Started"
+	case cnatv1alpha1.PhaseDone:
+		e.Reason = "Succeeded"
+	case cnatv1alpha1.PhaseFailed:
+		e.Type, e.Reason = corev1.EventTypeWarning, "Failed"
 	}
-	return nil
+	return []kit.Event{e}
 }

@@ -31,6 +31,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/controllers/cnat"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -40,7 +41,7 @@ func TestRunsAtOnceAndSucceeds(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	rec := testenv.NewReconciles()
-	startOperator(t, cfg, ns, cnat.Config{Clock: newClock(), AfterReconcile: rec.Add})
+	startOperator(t, cfg, ns, kit.Options{Clock: newClock(), AfterReconcile: rec.Add}, cnat.Config{})
 
 	at := createAt(t, ns, "past", sched(t0.Add(-time.Hour)), `echo "hello  world" | tr a-z A-Z`)
 	running := waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
@@ -75,7 +76,7 @@ func TestRunsAtOnceAndSucceeds(t *testing.T) {
 func TestFailureKeepsExitCodeAndReason(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
-	startOperator(t, nil, ns, cnat.Config{Clock: newClock()})
+	startOperator(t, nil, ns, kit.Options{Clock: newClock()}, cnat.Config{})
 	at := createAt(t, ns, "fails", sched(t0), "exit 3")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	setPodStatus(t, key(at), corev1.PodFailed, &corev1.ContainerStateTerminated{ExitCode: 3, Reason: "Error", FinishedAt: metav1.NewTime(t0)})
@@ -94,7 +95,7 @@ func TestFutureScheduleRequeuesForTheRemainingTime(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
-	r := cnat.NewReconciler(env.Client, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: clk})
+	r := cnat.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, cnat.Config{})
 	at := createAt(t, ns, "later", sched(t0.Add(90*time.Minute+7*time.Second)), "date")
 	req := ctrl.Request{NamespacedName: key(at)}
 
@@ -139,17 +140,17 @@ func TestTTLDeletesTheFinishedPod(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
-	r := cnat.NewReconciler(env.Client, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: clk})
+	r := cnat.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, cnat.Config{})
 	at := createAt(t, ns, "ttl", sched(t0), "true", func(a *cnatv1alpha1.At) { a.Spec.TTLSecondsAfterFinished = new(int32(60)) })
 	req := ctrl.Request{NamespacedName: key(at)}
 	_, err := r.Reconcile(context.Background(), req)
 	must(t, err)
 	setPodStatus(t, key(at), corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0.Add(10 * time.Second))})
 	clk.Step(20 * time.Second)
-	res, err := r.Reconcile(context.Background(), req) // DONE
+	_, err = r.Reconcile(context.Background(), req) // DONE
 	must(t, err)
 	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseDone))
-	res, err = r.Reconcile(context.Background(), req) // the TTL: 60s after t0+10s, now t0+20s
+	res, err := r.Reconcile(context.Background(), req) // the TTL: 60s after t0+10s, now t0+20s
 	must(t, err)
 	g.Expect(res.RequeueAfter).To(gomega.Equal(50 * time.Second))
 	_, ok := getPod(t, key(at))

@@ -168,7 +168,7 @@ func TestFromPod(t *testing.T) {
 			cnatv1alpha1.PhaseFailed, nil, metav1.ConditionFalse, "DeadlineExceeded1", "Deadline-Exceeded 1", &metav1.Time{Time: now}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := FromPod(cnatv1alpha1.AtStatus{Phase: cnatv1alpha1.PhasePending}, tc.pod, now)
+			st := fromPod(cnatv1alpha1.AtStatus{Phase: cnatv1alpha1.PhasePending}, tc.pod, now)
 			if st.Phase != tc.phase || !equality.Semantic.DeepEqual(st.ExitCode, tc.exit) {
 				t.Errorf("phase %s exit %v, want %s %v", st.Phase, st.ExitCode, tc.phase, tc.exit)
 			}
@@ -196,11 +196,11 @@ func TestFromPod(t *testing.T) {
 			if tp := trimmed.(*corev1.Pod); len(tp.Spec.Containers) != 0 || len(tp.Status.Conditions) != 0 {
 				t.Errorf("the cached pod keeps its spec or conditions: %+v", tp)
 			}
-			if got := FromPod(cnatv1alpha1.AtStatus{Phase: cnatv1alpha1.PhasePending}, trimmed.(*corev1.Pod), now); !equality.Semantic.DeepEqual(got, st) {
+			if got := fromPod(cnatv1alpha1.AtStatus{Phase: cnatv1alpha1.PhasePending}, trimmed.(*corev1.Pod), now); !equality.Semantic.DeepEqual(got, st) {
 				t.Errorf("status from the cached pod differs:\n%+v\nwant\n%+v", got, st)
 			}
 			// Observing the same pod again, later, changes nothing (no write at rest).
-			if again := FromPod(st, tc.pod, now.Add(time.Hour)); !equality.Semantic.DeepEqual(again, st) && !Finished(st.Phase) {
+			if again := fromPod(st, tc.pod, now.Add(time.Hour)); !equality.Semantic.DeepEqual(again, st) && !isFinished(st.Phase) {
 				t.Errorf("status changed on a second look:\n%+v\n%+v", st, again)
 			}
 		})
@@ -209,14 +209,14 @@ func TestFromPod(t *testing.T) {
 
 func TestPendingAndPodLost(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	st := Pending(cnatv1alpha1.AtStatus{}, now.Add(time.Hour), now)
+	st := pending(cnatv1alpha1.AtStatus{}, now.Add(time.Hour), now)
 	if st.Phase != cnatv1alpha1.PhasePending || !strings.Contains(st.Message, "2026-01-02T04:04:05Z") {
 		t.Errorf("pending %+v", st)
 	}
-	if again := Pending(st, now.Add(time.Hour), now.Add(time.Minute)); !equality.Semantic.DeepEqual(again, st) {
+	if again := pending(st, now.Add(time.Hour), now.Add(time.Minute)); !equality.Semantic.DeepEqual(again, st) {
 		t.Errorf("Pending is not stable: %+v", again)
 	}
-	lost := PodLost(FromPod(st, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a-pod"}}, now), "a-pod", now)
+	lost := podLost(fromPod(st, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a-pod"}}, now), "a-pod", now)
 	c := meta.FindStatusCondition(lost.Conditions, cnatv1alpha1.ConditionSucceeded)
 	if lost.Phase != cnatv1alpha1.PhaseFailed || c.Reason != "PodDeleted" || lost.ExitCode != nil {
 		t.Errorf("lost %+v", lost)

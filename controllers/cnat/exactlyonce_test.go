@@ -33,6 +33,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/controllers/cnat"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -48,7 +49,7 @@ func TestExactlyOnceAcrossRestarts(t *testing.T) {
 	step := func(name string, k types.NamespacedName, check func(g gomega.Gomega)) {
 		t.Helper()
 		before := rec.Get(k)
-		m := startOperator(t, cfg, ns, cnat.Config{Clock: clk, AfterReconcile: rec.Add})
+		m := startOperator(t, cfg, ns, kit.Options{Clock: clk, AfterReconcile: rec.Add}, cnat.Config{})
 		testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 			g.Expect(rec.Get(k)).To(gomega.BeNumerically(">", before))
 			check(g)
@@ -110,7 +111,7 @@ func TestAdoptsThePodOfACrashedOperator(t *testing.T) {
 	must(t, env.Client.Create(context.Background(), cnat.Pod(at, nil)))
 
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
+	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, cnat.Config{})
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	g.Expect(podPosts(counter)).To(gomega.Equal(0), "writes: %s", counter)
 }
@@ -121,7 +122,7 @@ func TestPodDeletedWhileRunningIsNotRecreated(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
+	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, cnat.Config{})
 	at := createAt(t, ns, "lost", sched(t0), "sleep 100")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	pod, _ := getPod(t, key(at))
@@ -163,7 +164,7 @@ func TestAlreadyExistsAdoptsThePod(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	must(t, err)
-	r := cnat.NewReconciler(staleCache{Client: c}, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: newClock()})
+	r := cnat.NewReconciler(staleCache{Client: c}, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, cnat.Config{})
 	_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key(at)})
 	must(t, err)
 	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
@@ -179,7 +180,7 @@ func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	at := createAt(t, ns, "stale", sched(t0), "echo stale")
 	old := getAt(g, key(at))
-	r := cnat.NewReconciler(env.Client, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: newClock()})
+	r := cnat.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, cnat.Config{})
 	req := ctrl.Request{NamespacedName: key(at)}
 	_, err := r.Reconcile(context.Background(), req)
 	must(t, err)
@@ -193,7 +194,7 @@ func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	must(t, err)
-	stale := cnat.NewReconciler(staleCache{Client: c, at: old}, env.Client, events.NewFakeRecorder(100), cnat.Config{Clock: newClock()})
+	stale := cnat.NewReconciler(staleCache{Client: c, at: old}, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, cnat.Config{})
 	for range 3 {
 		_, err = stale.Reconcile(context.Background(), req)
 		must(t, err)
@@ -215,7 +216,7 @@ func TestForeignPodWithThePodName(t *testing.T) {
 	}
 	must(t, env.Client.Create(context.Background(), foreign))
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
+	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, cnat.Config{})
 	at := createAt(t, ns, "taken", sched(t0), "true")
 	g.Eventually(func(g gomega.Gomega) {
 		a := getAt(g, key(at))

@@ -27,15 +27,14 @@ import (
 	"k8s.io/utils/ptr"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // Labels on every pod of an At.
 const (
 	// LabelAt names the At that owns a pod (when the name fits a label value).
-	LabelAt        = "cnat.programming-kubernetes.info/at"
-	labelManagedBy = "app.kubernetes.io/managed-by"
-	managedBy      = "operator101"
-	containerName  = "command"
+	LabelAt       = "cnat.programming-kubernetes.info/at"
+	containerName = "command"
 	// nonRootUID is "nobody": busybox has no USER, so the pod picks one to meet the restricted standard.
 	nonRootUID = int64(65534)
 )
@@ -62,7 +61,7 @@ func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
 	if image == "" {
 		image = cnatv1alpha1.DefaultImage
 	}
-	labels := map[string]string{labelManagedBy: managedBy}
+	labels := map[string]string{kit.ManagedByLabel: kit.ManagedBy}
 	if len(validation.IsValidLabelValue(at.Name)) == 0 {
 		labels[LabelAt] = at.Name
 	}

@@ -24,63 +24,45 @@ import (
 
 	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
-	"github.com/operator-framework/operator-lib/proxy"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
-// OperatorConditionEnv names the OperatorCondition OLM created for the operator; OLM sets it.
-const OperatorConditionEnv = "OPERATOR_CONDITION_NAME"
+// operatorConditionEnv names the OperatorCondition OLM created for the operator; OLM sets it.
+const operatorConditionEnv = "OPERATOR_CONDITION_NAME"
 
-// Config configures the At controller.
+// Config is the At controller's own configuration.
 type Config struct {
-	// Clock tells when a schedule is due (default: the real clock). Tests use a fake one.
-	Clock clock.PassiveClock
-	// ProxyEnv is passed on to every pod (default: the operator's HTTP_PROXY, HTTPS_PROXY and NO_PROXY, in
-	// both cases, as OLM sets them from the cluster's proxy).
-	ProxyEnv []corev1.EnvVar
 	// OperatorNamespace is where the OperatorCondition lives when the service account's namespace file is
 	// missing (a local run).
 	OperatorNamespace string
 	// Upgradeable is OLM's Upgradeable condition (default: the OperatorCondition named by
 	// OPERATOR_CONDITION_NAME, or none when it is unset: outside OLM the operator reports nothing).
 	Upgradeable conditions.Condition
-	// AfterReconcile, when set, is called at the end of every reconcile (tests wait for reconciles with it).
-	AfterReconcile func(ctrl.Request)
 }
 
-func (c *Config) complete() {
-	if c.Clock == nil {
-		c.Clock = clock.RealClock{}
-	}
-	if c.ProxyEnv == nil {
-		c.ProxyEnv = proxy.ReadProxyVarsFromEnv()
-	}
-}
-
-// Setup registers the At controller with the manager.
-func Setup(mgr ctrl.Manager, workers int, cfg Config) error {
-	if cfg.Upgradeable == nil && os.Getenv(OperatorConditionEnv) != "" {
+// Setup registers the At controller with the manager. It sees every event of an At, its own status writes
+// included (no kit.ChangedByOthers): the Upgradeable condition is computed from the cached Ats after each
+// reconcile, and the cache holds an At's new phase only once its status write comes back as an event.
+func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
+	if cfg.Upgradeable == nil && os.Getenv(operatorConditionEnv) != "" {
 		cond, err := operatorCondition(mgr, cfg.OperatorNamespace)
 		if err != nil {
 			return err
 		}
 		cfg.Upgradeable = cond
 	}
-	r := NewReconciler(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorder("operator101-at"), cfg)
-	return ctrl.NewControllerManagedBy(mgr).
+	r := newReconciler(kit.NewBase(mgr, "at", o), cfg)
+	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("at").
 		For(&cnatv1alpha1.At{}).
-		Owns(&corev1.Pod{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
+		Owns(&corev1.Pod{}), r.Options, r)
 }
 
 // operatorCondition is the Upgradeable condition of the OperatorCondition OLM made for the operator, read and
@@ -100,8 +82,8 @@ func operatorCondition(mgr ctrl.Manager, operatorNamespace string) (conditions.C
 		return cond, nil
 	}
 	if operatorNamespace == "" {
-		return nil, fmt.Errorf("%s is set but the operator's namespace is unknown: %w", OperatorConditionEnv, err)
+		return nil, fmt.Errorf("%s is set but the operator's namespace is unknown: %w", operatorConditionEnv, err)
 	}
-	return NewOperatorCondition(c, types.NamespacedName{Namespace: operatorNamespace, Name: os.Getenv(OperatorConditionEnv)},
+	return newOperatorCondition(c, types.NamespacedName{Namespace: operatorNamespace, Name: os.Getenv(operatorConditionEnv)},
 		apiv2.ConditionType(apiv2.Upgradeable)), nil
 }

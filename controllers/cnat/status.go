@@ -27,14 +27,14 @@ import (
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 )
 
-// Finished tells whether phase is final: the command ran and the At never runs it again.
-func Finished(phase string) bool {
+// isFinished tells whether phase is final: the command ran and the At never runs it again.
+func isFinished(phase string) bool {
 	return phase == cnatv1alpha1.PhaseDone || phase == cnatv1alpha1.PhaseFailed
 }
 
-// FromPod is the status of an At whose pod is pod, observed at now: the phase follows the pod. It is a pure
+// fromPod is the status of an At whose pod is pod, observed at now: the phase follows the pod. It is a pure
 // function of its inputs, and returns the same status for the same pod, so a converged At is never rewritten.
-func FromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alpha1.AtStatus {
+func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alpha1.AtStatus {
 	out := *s.DeepCopy()
 	if out.StartTime == nil {
 		t := pod.CreationTimestamp
@@ -50,7 +50,7 @@ func FromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 		out.ExitCode = exitCode(term, 0)
 		out.CompletionTime = finishedAt(term, now)
 		out.Message = "the command exited 0"
-		setSucceeded(&out, metav1.ConditionTrue, "Completed", out.Message, now)
+		setSucceeded(&out, metav1.ConditionTrue, cnatv1alpha1.ReasonCompleted, out.Message, now)
 	case corev1.PodFailed:
 		out.Phase = cnatv1alpha1.PhaseFailed
 		out.ExitCode = exitCode(term, -1)
@@ -66,7 +66,7 @@ func FromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 			}
 		}
 		if reason == "" {
-			reason = "Failed"
+			reason = cnatv1alpha1.ReasonFailed
 		}
 		out.Message = fmt.Sprintf("the command failed (%s)", reason)
 		if out.ExitCode != nil && *out.ExitCode >= 0 {
@@ -79,22 +79,22 @@ func FromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 	default:
 		out.Phase = cnatv1alpha1.PhaseRunning
 		out.Message = fmt.Sprintf("pod %s runs the command", pod.Name)
-		setSucceeded(&out, metav1.ConditionUnknown, "Running", out.Message, now)
+		setSucceeded(&out, metav1.ConditionUnknown, cnatv1alpha1.ReasonRunning, out.Message, now)
 	}
 	return out
 }
 
-// Pending is the status of an At waiting for its schedule.
-func Pending(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
+// pending is the status of an At waiting for its schedule.
+func pending(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
 	out := *s.DeepCopy()
 	out.Phase = cnatv1alpha1.PhasePending
 	out.Message = "the command runs at " + schedule.UTC().Format(cnatv1alpha1.ScheduleLayout)
-	setSucceeded(&out, metav1.ConditionUnknown, "Scheduled", out.Message, now)
+	setSucceeded(&out, metav1.ConditionUnknown, cnatv1alpha1.ReasonScheduled, out.Message, now)
 	return out
 }
 
-// Waiting is the status of a due At that cannot start (reason says why), still PENDING.
-func Waiting(s cnatv1alpha1.AtStatus, status metav1.ConditionStatus, reason, msg string, now time.Time) cnatv1alpha1.AtStatus {
+// waiting is the status of a due At that cannot start (reason says why), still PENDING.
+func waiting(s cnatv1alpha1.AtStatus, status metav1.ConditionStatus, reason, msg string, now time.Time) cnatv1alpha1.AtStatus {
 	out := *s.DeepCopy()
 	out.Phase = cnatv1alpha1.PhasePending
 	out.Message = msg
@@ -102,14 +102,14 @@ func Waiting(s cnatv1alpha1.AtStatus, status metav1.ConditionStatus, reason, msg
 	return out
 }
 
-// PodLost is the final status of an At whose pod disappeared before it finished: the command may have run,
+// podLost is the final status of an At whose pod disappeared before it finished: the command may have run,
 // so it is not run again.
-func PodLost(s cnatv1alpha1.AtStatus, podName string, now time.Time) cnatv1alpha1.AtStatus {
+func podLost(s cnatv1alpha1.AtStatus, podName string, now time.Time) cnatv1alpha1.AtStatus {
 	out := *s.DeepCopy()
 	out.Phase = cnatv1alpha1.PhaseFailed
 	out.CompletionTime = &metav1.Time{Time: now}
 	out.Message = fmt.Sprintf("pod %s was deleted before it finished; the command is not run again", podName)
-	setSucceeded(&out, metav1.ConditionFalse, "PodDeleted", out.Message, now)
+	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonPodDeleted, out.Message, now)
 	return out
 }
 
@@ -139,7 +139,7 @@ func conditionReason(r string) string {
 		}
 	}
 	if len(b) == 0 {
-		return "Failed"
+		return cnatv1alpha1.ReasonFailed
 	}
 	return string(b)
 }

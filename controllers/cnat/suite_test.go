@@ -36,6 +36,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/controllers/cnat"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -52,9 +53,10 @@ func sched(t time.Time) string { return t.UTC().Format(cnatv1alpha1.ScheduleLayo
 
 // startOperator starts a manager with the At controller on cfg (env.Config when nil), watching ns only so
 // that tests do not see each other's Ats.
-func startOperator(t *testing.T, cfg *rest.Config, ns string, c cnat.Config) *testenv.Manager {
+func startOperator(t *testing.T, cfg *rest.Config, ns string, o kit.Options, c cnat.Config) *testenv.Manager {
 	t.Helper()
-	return env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return cnat.Setup(mgr, 2, c) },
+	o.Workers = 2
+	return env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return cnat.Setup(mgr, o, c) },
 		func(o *ctrl.Options) { o.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}} })
 }
 

@@ -31,12 +31,6 @@ import (
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 )
 
-// Reasons of the Upgradeable condition the operator reports to OLM.
-const (
-	ReasonAtRunning   = "AtRunning"
-	ReasonNoAtRunning = "NoAtRunning"
-)
-
 // upgradeable keeps OLM's Upgradeable condition False while any At is RUNNING, so that OLM does not replace
 // the operator in the middle of a run. Without an OperatorCondition (cond nil) it does nothing.
 type upgradeable struct {
@@ -68,9 +62,9 @@ func (u *upgradeable) sync(ctx context.Context) error {
 			running++
 		}
 	}
-	status, reason, msg := metav1.ConditionTrue, ReasonNoAtRunning, "no At is running a command"
+	status, reason, msg := metav1.ConditionTrue, cnatv1alpha1.ReasonNoAtRunning, "no At is running a command"
 	if running > 0 {
-		status, reason, msg = metav1.ConditionFalse, ReasonAtRunning, "an At is running a command; upgrade when it finished"
+		status, reason, msg = metav1.ConditionFalse, cnatv1alpha1.ReasonAtRunning, "an At is running a command; upgrade when it finished"
 	}
 	if u.last == status {
 		return nil
@@ -95,9 +89,9 @@ type namespacedCondition struct {
 	kind apiv2.ConditionType
 }
 
-// NewOperatorCondition returns the condition kind of the OperatorCondition key, read and written through c
+// newOperatorCondition returns the condition kind of the OperatorCondition key, read and written through c
 // (an uncached client whose scheme knows operators.coreos.com/v2).
-func NewOperatorCondition(c client.Client, key types.NamespacedName, kind apiv2.ConditionType) conditions.Condition {
+func newOperatorCondition(c client.Client, key types.NamespacedName, kind apiv2.ConditionType) conditions.Condition {
 	return &namespacedCondition{c: c, key: key, kind: kind}
 }
 

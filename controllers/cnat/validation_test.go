@@ -37,6 +37,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/controllers/cnat"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -102,7 +103,7 @@ func TestBookSample(t *testing.T) {
 	at := &cnatv1alpha1.At{}
 	must(t, yaml.UnmarshalStrict(raw, at))
 	at.Namespace = ns
-	startOperator(t, nil, ns, cnat.Config{})
+	startOperator(t, nil, ns, kit.Options{}, cnat.Config{})
 	must(t, env.Client.Create(context.Background(), at))
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	pod, ok := getPod(t, key(at))
@@ -138,7 +139,7 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	rec := testenv.NewReconciles()
-	startOperator(t, cfg, ns, cnat.Config{Clock: newClock(), OperatorNamespace: opNS, AfterReconcile: rec.Add})
+	startOperator(t, cfg, ns, kit.Options{Clock: newClock(), AfterReconcile: rec.Add}, cnat.Config{OperatorNamespace: opNS})
 	// No At, no write: OLM reads a missing Upgradeable condition as upgradeable.
 	g.Expect(upgradeable(g)).To(gomega.BeNil())
 
@@ -148,7 +149,7 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 		c := upgradeable(g)
 		g.Expect(c).NotTo(gomega.BeNil())
 		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionFalse))
-		g.Expect(c.Reason).To(gomega.Equal(cnat.ReasonAtRunning))
+		g.Expect(c.Reason).To(gomega.Equal(cnatv1alpha1.ReasonAtRunning))
 	}, timeout).Should(gomega.Succeed())
 
 	setPodStatus(t, key(at), corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0)})
@@ -156,7 +157,7 @@ func TestUpgradeableWhileRunning(t *testing.T) {
 	g.Eventually(func(g gomega.Gomega) {
 		c := upgradeable(g)
 		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionTrue))
-		g.Expect(c.Reason).To(gomega.Equal(cnat.ReasonNoAtRunning))
+		g.Expect(c.Reason).To(gomega.Equal(cnatv1alpha1.ReasonNoAtRunning))
 	}, timeout).Should(gomega.Succeed())
 	// Writes only on change: False, then True; plus a first True when the first reconcile ran before its
 	// At was RUNNING in the cache.
@@ -174,7 +175,7 @@ func TestNoOperatorConditionOutsideOLM(t *testing.T) {
 	t.Setenv(cnat.OperatorConditionEnv, "")
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, cnat.Config{Clock: newClock()})
+	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, cnat.Config{})
 	at := createAt(t, ns, "no-olm", sched(t0), "true")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	g.Consistently(func() int { return counter.Writes(false)["PUT operatorconditions"] }, 500*time.Millisecond).Should(gomega.BeZero())

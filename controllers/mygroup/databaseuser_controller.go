@@ -24,7 +24,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,9 +32,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
 )
 
@@ -58,12 +57,11 @@ import (
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconciler makes database accounts match DatabaseUsers.
+// Reconciler makes database accounts match DatabaseUsers. Secrets are read with its options' Reader: direct
+// GETs, never cached or watched.
 type Reconciler struct {
-	client   client.Client
-	reader   client.Reader
-	recorder recorder.EventRecorder
-	cfg      Config
+	kit.Base
+	cfg Config
 }
 
 // outcome is the result of one check: the Ready condition's reason and message, and how to go on.
@@ -78,11 +76,8 @@ func (o outcome) ready() bool { return o.reason == mygroupv1alpha1.ReasonReady }
 
 // Reconcile checks one DatabaseUser against its database.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	if r.cfg.OnReconcile != nil {
-		r.cfg.OnReconcile(req)
-	}
 	dbu := &mygroupv1alpha1.DatabaseUser{}
-	if err := r.client.Get(ctx, req.NamespacedName, dbu); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, dbu); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	target := targetName(dbu, r.cfg.DefaultTarget)
@@ -95,7 +90,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		before := dbu.DeepCopy()
 		controllerutil.AddFinalizer(dbu, mygroupv1alpha1.Finalizer)
 		// The optimistic lock keeps another party's finalizer, added meanwhile, from being overwritten.
-		if err := r.client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := r.Client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
 		}
 	}
@@ -121,7 +116,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) sync(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string) outcome {
 	ref := dbu.Spec.Password
 	secret := &corev1.Secret{}
-	err := r.reader.Get(ctx, types.NamespacedName{Namespace: dbu.Namespace, Name: ref.Name}, secret)
+	err := r.Reader.Get(ctx, types.NamespacedName{Namespace: dbu.Namespace, Name: ref.Name}, secret)
 	switch {
 	case apierrors.IsNotFound(err):
 		return outcome{mygroupv1alpha1.ReasonSecretNotFound, fmt.Sprintf("Secret %q not found", ref.Name), true}
@@ -165,7 +160,7 @@ func (r *Reconciler) connect(ctx context.Context, target string) (*sqlx.Client, 
 			fmt.Sprintf("target %q is not configured in the operator (configured: %v)", target, known), false}, ""
 	}
 	s := &corev1.Secret{}
-	if err := r.reader.Get(ctx, types.NamespacedName{Namespace: r.cfg.OperatorNamespace, Name: secretName}, s); err != nil {
+	if err := r.Reader.Get(ctx, types.NamespacedName{Namespace: r.cfg.OperatorNamespace, Name: secretName}, s); err != nil {
 		return nil, outcome{mygroupv1alpha1.ReasonTargetSecretInvalid,
 			fmt.Sprintf("reading the Secret of target %q: %v", target, err), true}, ""
 	}
@@ -218,7 +213,7 @@ func (r *Reconciler) leavePreviousTarget(ctx context.Context, dbu *mygroupv1alph
 		if err == nil {
 			if dropped {
 				log.FromContext(ctx).Info("account dropped from the previous target", "previousTarget", prev)
-				r.recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountMoved", "Reconcile",
+				r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountMoved", "Reconcile",
 					"account %s@%s dropped from previous target %q", dbu.Spec.User, accountHost(dbu), prev)
 			}
 			return nil
@@ -237,14 +232,14 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 	if !controllerutil.ContainsFinalizer(dbu, mygroupv1alpha1.Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	switch {
-	case dbu.Spec.CleanupPolicy == mygroupv1alpha1.CleanupSkip:
-		r.recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountKept", "Delete",
+	switch dbu.Spec.CleanupPolicy {
+	case mygroupv1alpha1.CleanupSkip:
+		r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountKept", "Delete",
 			"cleanupPolicy is Skip: account %s@%s stays in target %q", dbu.Spec.User, accountHost(dbu), target)
 	default:
 		if _, known := r.cfg.Targets[target]; !known {
 			// Nothing this operator can reach: holding the object forever would block its namespace.
-			r.recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
+			r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
 				"target %q is not configured in the operator; the account was not dropped", target)
 			break
 		}
@@ -260,13 +255,13 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 		// An account name the database cannot store cannot exist either: nothing to drop.
 		if dropped {
 			log.FromContext(ctx).Info("account dropped")
-			r.recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountDropped", "Delete",
+			r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountDropped", "Delete",
 				"account %s@%s dropped from target %q", dbu.Spec.User, accountHost(dbu), target)
 		}
 	}
 	before := dbu.DeepCopy()
 	controllerutil.RemoveFinalizer(dbu, mygroupv1alpha1.Finalizer)
-	if err := r.client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.Client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("removing finalizer: %w", err))
 	}
 	return ctrl.Result{}, nil
@@ -281,27 +276,24 @@ func (r *Reconciler) retryFinalize(ctx context.Context, dbu *mygroupv1alpha1.Dat
 	return ctrl.Result{}, errors.New(out.reason + ": " + out.message)
 }
 
-// report writes the status when it changed, and an Event when the Ready reason changed.
+// report writes the status when it changed, with an Event when the Ready reason changed.
 func (r *Reconciler) report(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string, out outcome) error {
-	now := metav1.NewTime(r.cfg.Clock.Now())
-	status := computeStatus(dbu.Status, dbu.Generation, target, out, now, r.cfg.StatusRefresh)
-	prev := meta.FindStatusCondition(dbu.Status.Conditions, mygroupv1alpha1.ConditionReady)
-	if equality.Semantic.DeepEqual(status, dbu.Status) {
+	now := metav1.NewTime(r.Clock.Now())
+	before := dbu.DeepCopy()
+	dbu.Status = computeStatus(dbu.Status, dbu.Generation, target, out, now, r.cfg.StatusRefresh)
+	return kit.Report(ctx, r.Client, r.Recorder, before, dbu, readyEvents(before.Status, out)...)
+}
+
+// readyEvents is the Event a check deserves: one when the Ready reason changes.
+func readyEvents(old mygroupv1alpha1.DatabaseUserStatus, out outcome) []kit.Event {
+	if prev := meta.FindStatusCondition(old.Conditions, mygroupv1alpha1.ConditionReady); prev != nil && prev.Reason == out.reason {
 		return nil
 	}
-	before := dbu.DeepCopy()
-	dbu.Status = status
-	if err := r.client.Status().Patch(ctx, dbu, client.MergeFrom(before)); err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("writing status: %w", err))
+	kind := corev1.EventTypeWarning
+	if out.ready() {
+		kind = corev1.EventTypeNormal
 	}
-	if prev == nil || prev.Reason != out.reason {
-		kind := corev1.EventTypeWarning
-		if out.ready() {
-			kind = corev1.EventTypeNormal
-		}
-		r.recorder.Eventf(dbu, nil, kind, out.reason, "Reconcile", "%s", out.message)
-	}
-	return nil
+	return []kit.Event{{Type: kind, Reason: out.reason, Action: "Reconcile", Note: out.message}}
 }
 
 // computeStatus is the status one check leads to. lastCheckedTime moves only on success, and only when it

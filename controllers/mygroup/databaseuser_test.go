@@ -36,8 +36,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	"github.com/operator101/operator101/controllers/mygroup/mariadbtest"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -45,6 +45,7 @@ import (
 // works and the old one fails within a resync; grants follow the spec exactly; an account dropped by hand
 // comes back; delete → the account is dropped. No password reaches logs, Events or status.
 func TestLifecycle(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword("badadmin"))
 	ns := env.NewNamespace(t, "dbu")
@@ -138,6 +139,7 @@ func TestLifecycle(t *testing.T) {
 
 // TestZeroWritesAtRest: a converged DatabaseUser is checked every resync with no write to the API server.
 func TestZeroWritesAtRest(t *testing.T) {
+	mariadbtest.Require(t, server)
 	cfg, counter := testenv.Counting(env.Config)
 	o := startOperator(t, cfg, randomPassword("badadmin"))
 	ns := env.NewNamespace(t, "dbu")
@@ -162,6 +164,7 @@ func TestZeroWritesAtRest(t *testing.T) {
 
 // TestCleanupPolicySkip keeps the account when the DatabaseUser is deleted.
 func TestCleanupPolicySkip(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	startOperator(t, nil, randomPassword("badadmin"))
 	ns := env.NewNamespace(t, "dbu")
@@ -185,6 +188,7 @@ func TestCleanupPolicySkip(t *testing.T) {
 // TestNotReadyReasons: each cause gets its own reason, readable message, no hot loop, and recovers by
 // itself once fixed.
 func TestNotReadyReasons(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	badAdmin := randomPassword("badadmin")
 	o := startOperator(t, nil, badAdmin)
@@ -296,6 +300,7 @@ func release(t *testing.T, d *mygroupv1alpha1.DatabaseUser) {
 // TestDatabaseDownThenUp: with the database stopped the condition says so, attempts back off, a delete
 // waits, and when the database returns everything converges by itself.
 func TestDatabaseDownThenUp(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword("badadmin"))
 	ns := env.NewNamespace(t, "dbu")
@@ -374,6 +379,7 @@ func TestDatabaseDownThenUp(t *testing.T) {
 
 // TestSchema: what the API server refuses before the operator sees it.
 func TestSchema(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	ns := env.NewNamespace(t, "dbu")
 	for name, mutate := range map[string]func(*mygroupv1alpha1.DatabaseUser){
@@ -414,6 +420,7 @@ func TestSchema(t *testing.T) {
 // TestSample applies config/samples' DatabaseUser and Secret unchanged; its target label names a target the
 // operator knows here, so it becomes Ready and its user logs in.
 func TestSample(t *testing.T) {
+	mariadbtest.Require(t, server)
 	startOperator(t, nil, randomPassword("badadmin"))
 	ns := env.NewNamespace(t, "dbu")
 	data, err := os.ReadFile(filepath.Join(env.Root, "config", "samples", "mygroup_v1alpha1_databaseuser.yaml"))
@@ -458,6 +465,7 @@ func TestSample(t *testing.T) {
 // TestTargetMove: changing the `target` label moves the account to the other database server: created
 // there, dropped from the first one.
 func TestTargetMove(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	second, err := mariadbtest.Start()
 	if err != nil {
@@ -489,7 +497,7 @@ func TestTargetMove(t *testing.T) {
 	if accountExists(t, user) {
 		t.Error("account still on the first server")
 	}
-	if err := sqlx.CanLogin(ctx, sqlx.Target{Host: second.Admin.Host, Port: second.Admin.Port, User: user, Password: pw}, 5*time.Second); err != nil {
+	if err := mariadbtest.CanLogin(ctx, sqlx.Target{Host: second.Admin.Host, Port: second.Admin.Port, User: user, Password: pw}, 5*time.Second); err != nil {
 		t.Errorf("login on the second server: %v", err)
 	}
 	if err := env.Client.Delete(ctx, dbu); err != nil {
@@ -501,6 +509,7 @@ func TestTargetMove(t *testing.T) {
 // TestRotateNow: with a resync period of an hour, annotating the DatabaseUser after changing its Secret
 // rotates the password at once (the operator watches DatabaseUsers, not Secrets).
 func TestRotateNow(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	o := startOperatorWith(t, nil, randomPassword("badadmin"), nil, time.Hour)
 	ns := env.NewNamespace(t, "dbu")

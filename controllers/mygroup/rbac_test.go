@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -34,6 +35,7 @@ import (
 // (config/rbac/role.yaml): it creates, checks and drops an account with `get` on Secrets and no list or
 // watch of them, which would fail (the cache would never sync) if the controller tried.
 func TestLeastPrivilege(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	data, err := os.ReadFile(filepath.Join(env.Root, "config", "rbac", "role.yaml"))
 	if err != nil {

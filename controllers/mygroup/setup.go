@@ -19,17 +19,13 @@ package mygroup
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // Config configures the DatabaseUser controller.
@@ -48,10 +44,6 @@ type Config struct {
 	StatusRefresh time.Duration
 	// ConnectTimeout bounds connecting to a database (default 5s).
 	ConnectTimeout time.Duration
-	// Clock is the time source of the status (default: the real clock).
-	Clock clock.PassiveClock
-	// OnReconcile, when set, is called at the start of every reconcile (tests count attempts with it).
-	OnReconcile func(ctrl.Request)
 }
 
 func (c *Config) complete() error {
@@ -67,9 +59,6 @@ func (c *Config) complete() error {
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = 5 * time.Second
 	}
-	if c.Clock == nil {
-		c.Clock = clock.RealClock{}
-	}
 	if len(c.Targets) > 0 && c.OperatorNamespace == "" {
 		return fmt.Errorf("database targets are configured but the operator namespace is unknown " +
 			"(set POD_NAMESPACE or OPERATOR_NAMESPACE)")
@@ -78,35 +67,15 @@ func (c *Config) complete() error {
 }
 
 // Setup registers the DatabaseUser controller with the manager.
-func Setup(mgr ctrl.Manager, workers int, cfg Config) error {
+func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 	if err := cfg.complete(); err != nil {
 		return err
 	}
-	r := &Reconciler{
-		client:   mgr.GetClient(),
-		reader:   mgr.GetAPIReader(), // Secrets: direct GETs, never cached or watched
-		recorder: mgr.GetEventRecorder("operator101-databaseuser"),
-		cfg:      cfg,
-	}
-	return ctrl.NewControllerManagedBy(mgr).
+	r := &Reconciler{Base: kit.NewBase(mgr, "databaseuser", o), cfg: cfg}
+	// Changes of the spec, the target label and deletion change the desired account; annotations let
+	// `kubectl annotate dbu NAME rotate=<anything>` check the account at once (after changing its password
+	// Secret, say) instead of at the next resync.
+	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("databaseuser").
-		For(&mygroupv1alpha1.DatabaseUser{}, builder.WithPredicates(specLabelsOrDeletion())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
-		Complete(r)
-}
-
-// specLabelsOrDeletion lets through what changes the desired account: the spec (generation), the target
-// label, and deletion; and annotations, so that `kubectl annotate dbu NAME rotate=<anything>` checks the
-// account at once (after changing its password Secret, say) instead of at the next resync. Status writes and
-// the operator's own finalizer patch are not worth a reconcile.
-func specLabelsOrDeletion() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, n := e.ObjectOld, e.ObjectNew
-			return o.GetGeneration() != n.GetGeneration() ||
-				!reflect.DeepEqual(o.GetLabels(), n.GetLabels()) ||
-				!reflect.DeepEqual(o.GetAnnotations(), n.GetAnnotations()) ||
-				(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil)
-		},
-	}
+		For(&mygroupv1alpha1.DatabaseUser{}, builder.WithPredicates(kit.ChangedByOthers())), r.Options, r)
 }

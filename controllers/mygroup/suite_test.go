@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -39,9 +40,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/controllers/mygroup"
-	"github.com/operator101/operator101/controllers/mygroup/mariadbtest"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -52,6 +54,10 @@ var (
 
 // TestMain starts a private MariaDB (hack/mariadb.sh) and a real API server, and stops both when done.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if mariadbtest.Short() {
+		os.Exit(testenv.Run(m, &env))
+	}
 	s, err := mariadbtest.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting MariaDB: %v\n", err)
@@ -74,7 +80,7 @@ const (
 type operator struct {
 	ns       string // the operator's namespace, holding the target Secrets
 	log      *testenv.SyncBuffer
-	attempts *testenv.Reconciles // the reconciles started, per DatabaseUser
+	attempts *testenv.Reconciles // the reconciles done, per DatabaseUser
 	mgr      *testenv.Manager
 }
 
@@ -105,12 +111,11 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, 
 		targets[name] = "extra-" + name
 	}
 	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return mygroup.Setup(mgr, 2, mygroup.Config{
+		return mygroup.Setup(mgr, kit.Options{Workers: 2, AfterReconcile: o.attempts.Add}, mygroup.Config{
 			OperatorNamespace: o.ns,
 			Targets:           targets,
 			ResyncPeriod:      resync,
 			ConnectTimeout:    2 * time.Second,
-			OnReconcile:       o.attempts.Add,
 		})
 	}, func(opts *ctrl.Options) {
 		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
@@ -220,7 +225,7 @@ func waitGone(t *testing.T, key types.NamespacedName) {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("still there (%v)", err)
+		return fmt.Errorf("still there: %w", err)
 	})
 }
 
@@ -235,7 +240,7 @@ func admin(t *testing.T) *sqlx.Client {
 }
 
 func login(user, password string) error {
-	return sqlx.CanLogin(context.Background(), sqlx.Target{Host: server.Admin.Host, Port: server.Admin.Port,
+	return mariadbtest.CanLogin(context.Background(), sqlx.Target{Host: server.Admin.Host, Port: server.Admin.Port,
 		User: user, Password: password}, 5*time.Second)
 }
 

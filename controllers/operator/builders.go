@@ -28,6 +28,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // The children of a MyWeb all carry its name: a ConfigMap with the page, a Deployment and a Service.
@@ -48,9 +49,9 @@ const (
 // Labels select the pods of one MyWeb; they are also set on every child.
 func Labels(name string) map[string]string {
 	return map[string]string{
-		"app.kubernetes.io/name":       "myweb",
-		"app.kubernetes.io/instance":   name,
-		"app.kubernetes.io/managed-by": "operator101",
+		"app.kubernetes.io/name":     "myweb",
+		"app.kubernetes.io/instance": name,
+		kit.ManagedByLabel:           kit.ManagedBy,
 	}
 }
 

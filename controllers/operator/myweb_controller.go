@@ -25,13 +25,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/controllers/operator/rollout"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // The MyWeb controller reads MyWebs and their children from the manager's cache and writes children with
@@ -47,22 +45,13 @@ import (
 // MyWebReconciler makes a MyWeb's ConfigMap, Deployment and Service match its spec, and reports the Deployment's
 // progress in the MyWeb's status.
 type MyWebReconciler struct {
-	client   client.Client
-	recorder recorder.EventRecorder
-	clock    clock.PassiveClock
-	// proxyEnv is OLM's proxy configuration of the operator, passed on to the web servers.
-	proxyEnv []corev1.EnvVar
-	// reconciled, when set, is called at the end of every reconcile.
-	reconciled func(ctrl.Request)
+	kit.Base
 }
 
 // Reconcile brings one MyWeb's children to its spec and writes what it observed to its status.
 func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	if r.reconciled != nil {
-		defer r.reconciled(req)
-	}
 	w := &operatorv1.MyWeb{}
-	if err := r.client.Get(ctx, req.NamespacedName, w); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, w); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if w.DeletionTimestamp != nil {
@@ -70,15 +59,15 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 
 	cm, dep, svc := &corev1.ConfigMap{}, &appsv1.Deployment{}, &corev1.Service{}
-	if err := rollout.ReadChildren(ctx, r.client, "MyWeb", w, cm, dep, svc); err != nil {
+	if err := kit.ReadChildren(ctx, r.Client, "MyWeb", w, cm, dep, svc); err != nil {
 		return ctrl.Result{}, err
 	}
 	applyErr := errors.Join(
-		rollout.ApplyChild(ctx, r.client, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap),
-		rollout.ApplyChild(ctx, r.client, w, "Deployment", dep, Deployment(w, r.proxyEnv), appsv1ac.ExtractDeployment),
-		rollout.ApplyChild(ctx, r.client, w, "Service", svc, Service(w), corev1ac.ExtractService))
+		kit.ApplyChild(ctx, r.Client, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap),
+		kit.ApplyChild(ctx, r.Client, w, "Deployment", dep, Deployment(w, r.ProxyEnv), appsv1ac.ExtractDeployment),
+		kit.ApplyChild(ctx, r.Client, w, "Service", svc, Service(w), corev1ac.ExtractService))
 
 	before := w.DeepCopy()
-	w.Status = computeStatus(w, rollout.Found(dep), applyErr, metav1.NewTime(r.clock.Now()))
-	return rollout.Report(ctx, r.client, r.recorder, "MyWeb", before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
+	w.Status = Status(w, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
+	return r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
 }

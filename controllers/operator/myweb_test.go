@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/controllers/operator"
 	"github.com/operator101/operator101/test/testenv"
@@ -100,9 +101,9 @@ func TestMyWebCreateAndUpdate(t *testing.T) {
 		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
 		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30110/"))
 		g.Expect(w.Status.Ready).To(gomega.Equal("0/1"))
-		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionAvailable)).To(gomega.BeTrue())
-		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, operatorv1.ConditionProgressing)).To(gomega.BeTrue())
-		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
 	})
 	testenv.ExpectControlledBy(t, w, "MyWeb", "operator.k8s-summit.org/v1", &c.cm, &c.dep, &c.svc)
 	env := c.dep.Spec.Template.Spec.Containers[0].Env
@@ -282,8 +283,8 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 	testenv.MarkDeploymentAvailable(t, env.Client, key) // the Deployment's 2 replicas
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
-		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, operatorv1.ConditionAvailable)).To(gomega.BeTrue())
-		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionProgressing)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
 		g.Expect(w.Status.Completed).To(gomega.BeTrue())
 		g.Expect(w.Status.Ready).To(gomega.Equal("2/2"))
 		g.Expect(w.Status.ReadyReplicas).To(gomega.Equal(int32(2)))
@@ -302,7 +303,7 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
 		g.Expect(w.Status.Completed).To(gomega.BeFalse())
-		testenv.ExpectCondition(g, w.Status.Conditions, operatorv1.ConditionDegraded, metav1.ConditionTrue,
+		testenv.ExpectCondition(g, w.Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
 			"ProgressDeadlineExceeded", "timed out progressing")
 		g.Expect(events(g, ns, "avail")).To(gomega.ContainElements("Warning ProgressDeadlineExceeded", "Warning MinimumReplicasUnavailable"))
 	})
@@ -324,7 +325,7 @@ func TestMyWebNodePortTaken(t *testing.T) {
 	w := newWeb(ns, "late", 30160)
 	key := testenv.Create(t, env.Client, w)
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getWeb(g, key).Status.Conditions, operatorv1.ConditionDegraded, metav1.ConditionTrue,
+		testenv.ExpectCondition(g, getWeb(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
 			"NodePortInUse", "provided port is already allocated")
 		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
 	})
@@ -347,7 +348,7 @@ func TestMyWebNodePortTaken(t *testing.T) {
 	}
 	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
 		w := getWeb(g, key)
-		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
 		expectFollows(g, w, getChildren(g, key))
 	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
 }
@@ -361,15 +362,15 @@ func TestMyWebNodePortOutOfRange(t *testing.T) {
 	key := testenv.Create(t, env.Client, newWeb(ns, "outside", 80))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
-		testenv.ExpectCondition(g, w.Status.Conditions, operatorv1.ConditionDegraded, metav1.ConditionTrue,
+		testenv.ExpectCondition(g, w.Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
 			"NodePortOutOfRange", "The range of valid ports is 30000-32767")
-		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionAvailable)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
 		g.Expect(events(g, ns, "outside")).To(gomega.ContainElement("Warning NodePortOutOfRange"))
 	})
 	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 30166 })
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
-		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, operatorv1.ConditionDegraded)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
 		c := getChildren(g, key)
 		g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(int32(30166)))
 	})

@@ -23,8 +23,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/controllers/operator/rollout"
+	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // desiredReplicas is spec.replicas, 1 when unset (the CRD defaults it, but an object read from an older
@@ -36,14 +37,14 @@ func desiredReplicas(w *operatorv1.MyWeb) int32 {
 	return 1
 }
 
-// computeStatus is the status a MyWeb gets from its Deployment (nil when it does not exist yet) and the error
+// Status is the status a MyWeb gets from its Deployment (nil when it does not exist yet) and the error
 // of writing its children (nil when they match the spec). Unchanged conditions keep their lastTransitionTime;
 // now is the lastTransitionTime of those that change.
-func computeStatus(w *operatorv1.MyWeb, dep *appsv1.Deployment, applyErr error, now metav1.Time) operatorv1.MyWebStatus {
+func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, applyErr error, now metav1.Time) operatorv1.MyWebStatus {
 	desired := desiredReplicas(w)
 	s := operatorv1.MyWebStatus{
 		ObservedGeneration: w.Generation,
-		Conditions: rollout.Conditions(w.Status.Conditions, rollout.Input{
+		Conditions: kit.RolloutConditions(w.Status.Conditions, kit.RolloutInput{
 			Generation: w.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr,
 			Where: "the page is served at " + URL(w), Now: now,
 		}),
@@ -54,6 +55,6 @@ func computeStatus(w *operatorv1.MyWeb, dep *appsv1.Deployment, applyErr error, 
 		s.ReadyReplicas = dep.Status.ReadyReplicas
 	}
 	s.Ready = fmt.Sprintf("%d/%d", s.ReadyReplicas, desired)
-	s.Completed = meta.IsStatusConditionTrue(s.Conditions, operatorv1.ConditionAvailable)
+	s.Completed = meta.IsStatusConditionTrue(s.Conditions, conditions.Available)
 	return s
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/controllers/operator"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -42,7 +43,7 @@ func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.R
 	t.Helper()
 	rec := testenv.NewReconciles()
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return operator.Setup(mgr, 2, operator.WithReconciled(rec.Add))
+		return operator.Setup(mgr, kit.Options{Workers: 2, AfterReconcile: rec.Add}, operator.Config{})
 	})
 	return mgr, rec
 }

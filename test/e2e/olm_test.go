@@ -50,6 +50,7 @@ import (
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/api/conditions"
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/controllers/cnat"
@@ -266,12 +267,12 @@ func names(subjects []rbacv1.Subject, ns string) bool {
 func samples(t *testing.T) {
 	// MyWeb: the seed names the default namespace itself. Its page answers on the NodePort.
 	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
-	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", operatorv1.ConditionAvailable)
+	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
 	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "<h1>Hello, World!</h1>")
 
 	// AppService: two replicas, then three with kubectl scale (the scale subresource).
 	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/app_v1_appservice.yaml")
-	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", appv1.ConditionAvailable)
+	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
 	kubectl(t, "scale", "-n", samplesNS, "appservice/nginx-app", "--replicas", "3")
 	eventually(t, 3*time.Minute, "AppService scaled to 3 ready replicas", func() (bool, string) {
 		var a appv1.AppService
@@ -348,8 +349,8 @@ func upgrade(t *testing.T) {
 	if after := sampleUIDs(t); !maps.Equal(uids, after) {
 		t.Errorf("samples changed identity across the upgrade: before %v, after %v", uids, after)
 	}
-	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", operatorv1.ConditionAvailable)
-	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", appv1.ConditionAvailable)
+	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
+	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
 	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
 	kubectl(t, "patch", "-n", "default", "myweb/myweb", "--type", "merge", "-p",
 		`{"spec":{"pageContentHtml":"<h1>served by 0.2.0</h1>\n"}}`)
@@ -403,7 +404,7 @@ func scorecard(t *testing.T) {
 // children (the garbage collector follows the owner references).
 func uninstallKeepsWorkloads(t *testing.T) {
 	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
-	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", operatorv1.ConditionAvailable)
+	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
 	uninstall(t, opNS)
 	eventually(t, 2*time.Minute, "the operator Deployment gone", func() (bool, string) {
 		err := get(&appsv1.Deployment{}, opNS, deployment)

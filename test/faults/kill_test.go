@@ -38,8 +38,8 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	"github.com/operator101/operator101/controllers/mygroup/mariadbtest"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	"github.com/operator101/operator101/test/mariadbtest"
 )
 
 // TestKillTheOperatorAtRandomPoints runs the real manager binary against an API server and a private MariaDB
@@ -210,7 +210,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 			if r == nil || r.Status != metav1.ConditionTrue || d.Status.ObservedGeneration != d.Generation {
 				return false, fmt.Sprintf("DatabaseUser %s: %+v (generation %d)", d.Name, r, d.Generation)
 			}
-			if err := sqlx.CanLogin(ctx, sqlx.Target{Host: db.Admin.Host, Port: db.Admin.Port, User: d.Spec.User,
+			if err := mariadbtest.CanLogin(ctx, sqlx.Target{Host: db.Admin.Host, Port: db.Admin.Port, User: d.Spec.User,
 				Password: passwords[d.Name]}, 5*time.Second); err != nil {
 				return false, fmt.Sprintf("DatabaseUser %s cannot log in with its current password: %v", d.Name, err)
 			}

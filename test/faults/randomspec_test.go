@@ -368,10 +368,10 @@ func TestRandomSpecs(t *testing.T) {
 		if o.what == "valid" && o.code != http.StatusCreated {
 			t.Errorf("%s %s: a valid object was refused: %d %s", o.kind, o.name, o.code, o.status.Message)
 		}
-		switch {
-		case o.code == http.StatusCreated:
+		switch o.code {
+		case http.StatusCreated:
 			stored = append(stored, o)
-		case o.code == http.StatusUnprocessableEntity:
+		case http.StatusUnprocessableEntity:
 			if len(o.status.Details.Causes) == 0 || o.status.Message == "" {
 				t.Errorf("%s %s (%s): 422 without causes: %+v", o.kind, o.name, o.what, o.status)
 			}
@@ -380,7 +380,7 @@ func TestRandomSpecs(t *testing.T) {
 					t.Errorf("%s %s (%s): a cause names no field: %+v", o.kind, o.name, o.what, c)
 				}
 			}
-		case o.code == http.StatusBadRequest || o.code == http.StatusRequestEntityTooLarge:
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
 			if o.status.Message == "" {
 				t.Errorf("%s %s (%s): %d without a message", o.kind, o.name, o.what, o.code)
 			}

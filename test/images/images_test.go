@@ -47,6 +47,9 @@ type imageConfig struct {
 // removed when the test ends.
 func build(t *testing.T, args ...string) imageConfig {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds images with podman, which -short (make test-unit) does not install; make test runs this test")
+	}
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

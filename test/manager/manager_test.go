@@ -22,6 +22,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -91,7 +92,7 @@ func start(t *testing.T, kubeconfig string, args ...string) *process {
 	go func() { p.done <- p.cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = p.cmd.Process.Kill()
-		<-p.done
+		<-p.done //nolint:errcheck // only reaps the process: its error is expected after the Kill; tests check exits via wait
 	})
 	return p
 }
@@ -289,7 +290,8 @@ func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		return ee.ExitCode()
 	}
 	return -1

@@ -19,17 +19,11 @@ package v1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Condition types of an AppService. They follow the Deployment that runs the application.
-const (
-	// ConditionAvailable is True when the Deployment has its minimum of ready pods.
-	ConditionAvailable = "Available"
-	// ConditionProgressing is True while a rollout (a new image, environment, size...) is under way.
-	ConditionProgressing = "Progressing"
-	// ConditionDegraded is True when the operator cannot bring the children to the spec, or the rollout is stuck.
-	ConditionDegraded = "Degraded"
-)
+// Its conditions are the shared Available, Progressing and Degraded of package
+// github.com/operator101/operator101/api/conditions.
 
 // Protocol is the network protocol of a port.
 // +kubebuilder:validation:Enum=TCP;UDP;SCTP
@@ -188,5 +182,8 @@ type AppServiceList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&AppService{}, &AppServiceList{})
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &AppService{}, &AppServiceList{})
+		return nil
+	})
 }

@@ -18,6 +18,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // The phases of an At. The book's three (PENDING, RUNNING, DONE) plus FAILED for a command that exits non-zero.
@@ -37,6 +38,33 @@ const DefaultImage = "busybox"
 // ConditionSucceeded tells whether the command ran and exited 0: Unknown while PENDING or RUNNING, True once
 // DONE, False once FAILED (or when the schedule cannot be parsed).
 const ConditionSucceeded = "Succeeded"
+
+// Reasons of the Succeeded condition. A FAILED At whose pod failed carries the pod's own reason instead
+// (Error, OOMKilled, DeadlineExceeded, ...), or ReasonFailed when the pod gives none.
+const (
+	// ReasonScheduled: PENDING, waiting for the schedule.
+	ReasonScheduled = "Scheduled"
+	// ReasonInvalidSchedule: PENDING, the schedule is not a UTC time (only an At stored before the schema
+	// checked it).
+	ReasonInvalidSchedule = "InvalidSchedule"
+	// ReasonPodNameTaken: PENDING and due, but a pod the At does not own has its pod's name.
+	ReasonPodNameTaken = "PodNameTaken"
+	// ReasonRunning: RUNNING, the pod runs the command.
+	ReasonRunning = "Running"
+	// ReasonCompleted: DONE, the command exited 0.
+	ReasonCompleted = "Completed"
+	// ReasonPodDeleted: FAILED, the pod was deleted before it finished; the command is not run again.
+	ReasonPodDeleted = "PodDeleted"
+	// ReasonFailed: FAILED, the pod failed without saying why.
+	ReasonFailed = "Failed"
+)
+
+// Reasons of the Upgradeable condition the operator reports to OLM in its OperatorCondition: an upgrade
+// waits while an At runs its command.
+const (
+	ReasonAtRunning   = "AtRunning"
+	ReasonNoAtRunning = "NoAtRunning"
+)
 
 // AtSpec is a command to run once, at a given time.
 type AtSpec struct {
@@ -131,5 +159,8 @@ type AtList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&At{}, &AtList{})
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &At{}, &AtList{})
+		return nil
+	})
 }

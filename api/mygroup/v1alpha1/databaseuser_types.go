@@ -19,6 +19,7 @@ package v1alpha1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // TargetLabel picks the database target (configured for the operator) a DatabaseUser lives in.
@@ -43,7 +44,6 @@ const (
 	ReasonInvalidUser         = "InvalidUser"
 	ReasonInvalidGrant        = "InvalidGrant"
 	ReasonDatabaseError       = "DatabaseError"
-	ReasonDeleting            = "Deleting"
 )
 
 // CleanupPolicy says what happens to the account when its DatabaseUser is deleted.
@@ -180,5 +180,8 @@ type DatabaseUserList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&DatabaseUser{}, &DatabaseUserList{})
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &DatabaseUser{}, &DatabaseUserList{})
+		return nil
+	})
 }

@@ -18,17 +18,11 @@ package v1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Condition types of a MyWeb. They follow the Deployment that serves the page.
-const (
-	// ConditionAvailable is True when the Deployment has its minimum of ready pods.
-	ConditionAvailable = "Available"
-	// ConditionProgressing is True while a rollout (a new image, page or replica count) is under way.
-	ConditionProgressing = "Progressing"
-	// ConditionDegraded is True when the operator cannot bring the children to the spec, or the rollout is stuck.
-	ConditionDegraded = "Degraded"
-)
+// Its conditions are the shared Available, Progressing and Degraded of package
+// github.com/operator101/operator101/api/conditions.
 
 // MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx on a node port.
 type MyWebSpec struct {
@@ -127,5 +121,8 @@ type MyWebList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&MyWeb{}, &MyWebList{})
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &MyWeb{}, &MyWebList{})
+		return nil
+	})
 }

@@ -28,24 +28,24 @@ func FuzzQuoteIdent(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q, err := QuoteIdent(s)
+		q, err := quoteIdent(s)
 		if err != nil {
-			if CheckName(s) == nil {
-				t.Fatalf("QuoteIdent(%q) failed but CheckName accepts it: %v", s, err)
+			if checkName(s) == nil {
+				t.Fatalf("quoteIdent(%q) failed but checkName accepts it: %v", s, err)
 			}
 			return
 		}
-		back, ok := UnquoteIdent(q)
+		back, ok := unquoteIdent(q)
 		if !ok || back != s {
-			t.Fatalf("QuoteIdent(%q) = %q reads back as %q, %v", s, q, back, ok)
+			t.Fatalf("quoteIdent(%q) = %q reads back as %q, %v", s, q, back, ok)
 		}
 		if strings.ContainsRune(q, 0) {
-			t.Fatalf("QuoteIdent(%q) = %q contains NUL", s, q)
+			t.Fatalf("quoteIdent(%q) = %q contains NUL", s, q)
 		}
 		// The account name is two such tokens around one @.
-		acct, err := AccountName(s, s)
+		acct, err := accountName(s, s)
 		if err != nil || acct != q+"@"+q {
-			t.Fatalf("AccountName(%q) = %q, %v", s, acct, err)
+			t.Fatalf("accountName(%q) = %q, %v", s, acct, err)
 		}
 	})
 }
@@ -56,7 +56,7 @@ func FuzzQuoteDatabasePattern(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p := EscapeDatabasePattern(s)
+		p := escapeDatabasePattern(s)
 		var b strings.Builder
 		for i := 0; i < len(p); i++ {
 			switch p[i] {
@@ -74,4 +74,23 @@ func FuzzQuoteDatabasePattern(f *testing.F) {
 			t.Fatalf("pattern %q does not read back as %q", p, s)
 		}
 	})
+}
+
+// unquoteIdent reverses quoteIdent: the test oracle of the fuzz test.
+func unquoteIdent(q string) (string, bool) {
+	if len(q) < 2 || q[0] != '`' || q[len(q)-1] != '`' {
+		return "", false
+	}
+	body := q[1 : len(q)-1]
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		if body[i] == '`' {
+			if i+1 >= len(body) || body[i+1] != '`' {
+				return "", false // a lone backtick would end the identifier early
+			}
+			i++
+		}
+		b.WriteByte(body[i])
+	}
+	return b.String(), true
 }

@@ -19,19 +19,24 @@ package sqlx_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/operator101/operator101/controllers/mygroup/mariadbtest"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	"github.com/operator101/operator101/test/mariadbtest"
 )
 
 var server *mariadbtest.Server
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if mariadbtest.Short() {
+		os.Exit(m.Run())
+	}
 	s, err := mariadbtest.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting MariaDB: %v\n", err)
@@ -87,6 +92,7 @@ func accounts(t *testing.T, c *sqlx.Client) map[string]bool {
 // TestHostileNamesAndPasswords creates, checks, logs in as and drops an account for every hostile name and
 // password, and proves that nothing else changed among the server's accounts.
 func TestHostileNamesAndPasswords(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	c := admin(t)
 	before := accounts(t, c)
@@ -112,7 +118,7 @@ func TestHostileNamesAndPasswords(t *testing.T) {
 				t.Fatalf("mysql.db has %q for %q, want %q (%v)", gotDB, user, sqlx.EscapeDatabasePattern(db), err)
 			}
 			login := sqlx.Target{Host: server.Admin.Host, Port: server.Admin.Port, User: user, Password: pw}
-			if err := sqlx.CanLogin(ctx, login, 5*time.Second); err != nil {
+			if err := mariadbtest.CanLogin(ctx, login, 5*time.Second); err != nil {
 				t.Fatalf("login as %q: %v", user, err)
 			}
 			// Converged: a second Ensure runs nothing.
@@ -125,12 +131,12 @@ func TestHostileNamesAndPasswords(t *testing.T) {
 				t.Fatal(err)
 			}
 			if pw != pw2 {
-				if err := sqlx.CanLogin(ctx, login, 5*time.Second); sqlx.KindOf(err) != sqlx.KindAccessDenied {
+				if err := mariadbtest.CanLogin(ctx, login, 5*time.Second); sqlx.KindOf(err) != sqlx.KindAccessDenied {
 					t.Fatalf("old password: got %v, want access denied", err)
 				}
 			}
 			login.Password = pw2
-			if err := sqlx.CanLogin(ctx, login, 5*time.Second); err != nil {
+			if err := mariadbtest.CanLogin(ctx, login, 5*time.Second); err != nil {
 				t.Fatalf("new password: %v", err)
 			}
 			if dropped, err := c.Drop(ctx, user, "%"); err != nil || !dropped {
@@ -146,6 +152,7 @@ func TestHostileNamesAndPasswords(t *testing.T) {
 
 // TestHostileHosts: host parts are quoted like user names.
 func TestHostileHosts(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	c := admin(t)
 	for _, host := range []string{"127.0.0.1", "local'host", "a`b", "10.0.%", `h\`} {
@@ -165,6 +172,7 @@ func TestHostileHosts(t *testing.T) {
 
 // TestRefusedNames: what MariaDB cannot store is refused before any SQL runs, or classified as invalid.
 func TestRefusedNames(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	c := admin(t)
 	before := accounts(t, c)
@@ -181,6 +189,7 @@ func TestRefusedNames(t *testing.T) {
 
 // TestGrantsMatchExactly: grants are applied, privileges given by hand are revoked, ALL PRIVILEGES works.
 func TestGrantsMatchExactly(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	c := admin(t)
 	a := sqlx.Account{User: "granted", Host: "%", Password: "pw", Grants: map[string][]string{
@@ -221,6 +230,7 @@ func TestGrantsMatchExactly(t *testing.T) {
 
 // TestUnreachableAndDenied: the errors a condition tells apart.
 func TestUnreachableAndDenied(t *testing.T) {
+	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	bad := server.Admin
 	bad.Password = "wrong-admin-password"

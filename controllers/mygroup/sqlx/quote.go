@@ -27,7 +27,7 @@ import (
 
 // MariaDB does not accept placeholders in account-management statements (CREATE USER ?@? fails with a
 // syntax error, and so do IDENTIFIED BY ? and GRANT ... TO ?@?). Those statements are built from:
-//   - QuoteIdent for user names, hosts and database names: backtick quoting, whose only special character is
+//   - quoteIdent for user names, hosts and database names: backtick quoting, whose only special character is
 //     the backtick itself (doubled), whatever sql_mode says (unlike '...' literals, where backslash escapes
 //     depend on NO_BACKSLASH_ESCAPES);
 //   - NativePasswordHash for passwords: the statement carries the mysql_native_password hash, whose text is
@@ -39,8 +39,8 @@ import (
 // Basic Multilingual Plane (the privilege tables are utf8mb3), or trailing spaces (CHAR columns drop them).
 var ErrInvalidName = errors.New("invalid name")
 
-// CheckName returns ErrInvalidName (wrapped with the reason) when MariaDB could not store s as it is.
-func CheckName(s string) error {
+// checkName returns ErrInvalidName (wrapped with the reason) when MariaDB could not store s as it is.
+func checkName(s string) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidName)
 	}
@@ -58,47 +58,28 @@ func CheckName(s string) error {
 	return nil
 }
 
-// QuoteIdent quotes s as a backtick identifier. It fails for names CheckName rejects.
-func QuoteIdent(s string) (string, error) {
-	if err := CheckName(s); err != nil {
+// quoteIdent quotes s as a backtick identifier. It fails for names checkName rejects.
+func quoteIdent(s string) (string, error) {
+	if err := checkName(s); err != nil {
 		return "", err
 	}
 	return "`" + strings.ReplaceAll(s, "`", "``") + "`", nil
 }
 
-// UnquoteIdent reverses QuoteIdent. It is the test oracle of the fuzz test.
-func UnquoteIdent(q string) (string, bool) {
-	if len(q) < 2 || q[0] != '`' || q[len(q)-1] != '`' {
-		return "", false
-	}
-	body := q[1 : len(q)-1]
-	var b strings.Builder
-	for i := 0; i < len(body); i++ {
-		if body[i] == '`' {
-			if i+1 >= len(body) || body[i+1] != '`' {
-				return "", false // a lone backtick would end the identifier early
-			}
-			i++
-		}
-		b.WriteByte(body[i])
-	}
-	return b.String(), true
-}
-
-// EscapeDatabasePattern makes a database name literal in GRANT ... ON `db`.*, where `_` and `%` are
+// escapeDatabasePattern makes a database name literal in GRANT ... ON `db`.*, where `_` and `%` are
 // wildcards and backslash escapes them.
-func EscapeDatabasePattern(db string) string {
+func escapeDatabasePattern(db string) string {
 	r := strings.NewReplacer(`\`, `\\`, `_`, `\_`, `%`, `\%`)
 	return r.Replace(db)
 }
 
-// AccountName is 'user'@'host' quoted for account-management statements.
-func AccountName(user, host string) (string, error) {
-	u, err := QuoteIdent(user)
+// accountName is 'user'@'host' quoted for account-management statements.
+func accountName(user, host string) (string, error) {
+	u, err := quoteIdent(user)
 	if err != nil {
 		return "", fmt.Errorf("user: %w", err)
 	}
-	h, err := QuoteIdent(host)
+	h, err := quoteIdent(host)
 	if err != nil {
 		return "", fmt.Errorf("host: %w", err)
 	}
@@ -107,7 +88,8 @@ func AccountName(user, host string) (string, error) {
 
 // NativePasswordHash is the mysql_native_password hash of password: '*' + HEX(SHA1(SHA1(password))).
 func NativePasswordHash(password string) string {
-	h1 := sha1.Sum([]byte(password)) //nolint:gosec
-	h2 := sha1.Sum(h1[:])            //nolint:gosec
+	// SHA-1 is the format's own, not a choice: the server stores and compares exactly this.
+	h1 := sha1.Sum([]byte(password))
+	h2 := sha1.Sum(h1[:])
 	return "*" + strings.ToUpper(hex.EncodeToString(h2[:]))
 }

@@ -39,21 +39,21 @@ func TestQuoteIdent(t *testing.T) {
 		{in: "key🔑", bad: true},
 		{in: "\xff", bad: true},
 	} {
-		got, err := QuoteIdent(tc.in)
+		got, err := quoteIdent(tc.in)
 		if tc.bad {
 			if !errors.Is(err, ErrInvalidName) {
-				t.Errorf("QuoteIdent(%q) = %q, %v; want ErrInvalidName", tc.in, got, err)
+				t.Errorf("quoteIdent(%q) = %q, %v; want ErrInvalidName", tc.in, got, err)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("QuoteIdent(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			t.Errorf("quoteIdent(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
 }
 
 func TestEscapeDatabasePattern(t *testing.T) {
-	if got, want := EscapeDatabasePattern(`my_db%\x`), `my\_db\%\\x`; got != want {
+	if got, want := escapeDatabasePattern(`my_db%\x`), `my\_db\%\\x`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -107,7 +107,7 @@ func TestPlan(t *testing.T) {
 		want: []string{"GRANT INSERT ON `d`.* TO `app`@`%`"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Plan(tc.a, &tc.o)
+			got, err := plan(tc.a, &tc.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,11 +128,11 @@ func TestPlanRejects(t *testing.T) {
 		"privilege outside the allow-list": {User: "u", Host: "%", Grants: map[string][]string{"d": {"SUPER"}}},
 		"database with NUL":                {User: "u", Host: "%", Grants: map[string][]string{"d\x00": {"SELECT"}}},
 	} {
-		if _, err := Plan(a, &Observed{}); KindOf(err) != KindInvalidGrant {
+		if _, err := plan(a, &Observed{}); KindOf(err) != KindInvalidGrant {
 			t.Errorf("%s: got %v, want an InvalidGrant error", name, err)
 		}
 	}
-	if _, err := Plan(Account{User: "u\x00", Host: "%"}, &Observed{}); !errors.Is(err, ErrInvalidName) {
+	if _, err := plan(Account{User: "u\x00", Host: "%"}, &Observed{}); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("user with NUL: got %v", err)
 	}
 }

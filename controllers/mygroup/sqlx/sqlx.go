@@ -272,10 +272,10 @@ func (c *Client) Observe(ctx context.Context, user, host string) (*Observed, err
 	return o, nil
 }
 
-// Plan returns the statements that make the observed account match a. It is a pure function, tested without
+// plan returns the statements that make the observed account match a. It is a pure function, tested without
 // a server. The statements carry no password, only its hash.
-func Plan(a Account, o *Observed) ([]string, error) {
-	acct, err := AccountName(a.User, a.Host)
+func plan(a Account, o *Observed) ([]string, error) {
+	acct, err := accountName(a.User, a.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -295,14 +295,14 @@ func Plan(a Account, o *Observed) ([]string, error) {
 
 	desired := map[string][]string{}
 	for db, privs := range a.Grants {
-		if err := CheckName(db); err != nil {
+		if err := checkName(db); err != nil {
 			return nil, &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
 		}
 		set, err := expand(privs, o.serverPrivileges)
 		if err != nil {
 			return nil, err
 		}
-		desired[EscapeDatabasePattern(db)] = set
+		desired[escapeDatabasePattern(db)] = set
 	}
 	patterns := map[string]bool{}
 	for p := range desired {
@@ -325,7 +325,7 @@ func Plan(a Account, o *Observed) ([]string, error) {
 		}
 		want := desired[p]
 		revoke, grant := diff(have, want), diff(want, have)
-		q, err := QuoteIdent(p)
+		q, err := quoteIdent(p)
 		if err != nil {
 			return nil, &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
 		}
@@ -386,7 +386,7 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	stmts, err := Plan(a, o)
+	stmts, err := plan(a, o)
 	if err != nil {
 		return 0, err
 	}
@@ -404,7 +404,7 @@ const MaxUserLength = 80
 
 // checkAccount refuses, before any SQL, an account MariaDB could not store as it is.
 func checkAccount(user, host string) error {
-	if _, err := AccountName(user, host); err != nil {
+	if _, err := accountName(user, host); err != nil {
 		return &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
 	}
 	if n := utf8.RuneCountInString(user); n > MaxUserLength {
@@ -435,7 +435,7 @@ func (c *Client) Drop(ctx context.Context, user, host string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	acct, err := AccountName(user, host)
+	acct, err := accountName(user, host)
 	if err != nil {
 		return false, &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
 	}
@@ -446,13 +446,4 @@ func (c *Client) Drop(ctx context.Context, user, host string) (bool, error) {
 		return false, wrap("DROP USER", err)
 	}
 	return true, nil
-}
-
-// CanLogin reports whether user can log in at t's address with password (for tests and checks).
-func CanLogin(ctx context.Context, t Target, timeout time.Duration) error {
-	c, err := Open(ctx, t, timeout)
-	if err != nil {
-		return err
-	}
-	return c.Close()
 }

@@ -152,7 +152,9 @@ func run() error {
 func loadAverage() float64 {
 	var l float64
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		fmt.Sscanf(string(b), "%f", &l)
+		if _, err := fmt.Sscanf(string(b), "%f", &l); err != nil {
+			return 0 // unparsable: no load average, as when /proc/loadavg is missing
+		}
 	}
 	return l
 }
@@ -162,8 +164,9 @@ func machine() Machine {
 	m := Machine{CPUs: runtime.NumCPU(), Go: runtime.Version()}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		var kb float64
-		fmt.Sscanf(strings.TrimPrefix(strings.SplitN(string(b), "\n", 2)[0], "MemTotal:"), "%f", &kb)
-		m.MemoryGiB = kb / 1024 / 1024
+		if _, err := fmt.Sscanf(strings.TrimPrefix(strings.SplitN(string(b), "\n", 2)[0], "MemTotal:"), "%f", &kb); err == nil {
+			m.MemoryGiB = kb / 1024 / 1024
+		}
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))

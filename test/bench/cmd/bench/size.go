@@ -390,7 +390,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	}); err != nil {
 		return res, fmt.Errorf("creating Ats: %w", err)
 	}
-	at.LeadSeconds = when.Sub(time.Now()).Seconds()
+	at.LeadSeconds = time.Until(when).Seconds()
 	_, _, podsDone := pods.snapshot()
 	if err := waitFor(ctx, podsDone, time.Until(when)+o.timeout, func() string {
 		s, _, _ := pods.snapshot()

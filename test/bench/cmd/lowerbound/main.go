@@ -45,7 +45,6 @@ import (
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/controllers/app"
 	"github.com/operator101/operator101/controllers/operator"
-	"github.com/operator101/operator101/controllers/operator/rollout"
 	"github.com/operator101/operator101/test/bench/benchutil"
 )
 
@@ -214,13 +213,8 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 	_ = json.Unmarshal(benchutil.AvailableStatusPatch(dep, metav1.Now()), &struct {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
-	now := metav1.Now()
-	return l.status(ctx, mywebsGVR, w.Name, operatorv1.MyWebStatus{
-		ObservedGeneration: w.Generation,
-		Conditions: rollout.Conditions(nil, rollout.Input{Generation: w.Generation, Desired: 1, Deployment: avail,
-			Where: "the page is served at " + operator.URL(w), Now: now}),
-		Replicas: 1, ReadyReplicas: 1, Ready: "1/1", URL: operator.URL(w), Completed: true,
-	})
+	// The status the operator computes, from the same function.
+	return l.status(ctx, mywebsGVR, w.Name, operator.Status(w, avail, nil, metav1.Now()))
 }
 
 func (l *lb) appService(ctx context.Context, i int) error {
@@ -240,13 +234,11 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	if err != nil {
 		return fmt.Errorf("deployment %s: %w", a.Name, err)
 	}
-	where := ""
 	if svc := app.Service(a); svc != nil {
 		l.requests.Add(1)
 		if _, err := l.cs.CoreV1().Services(l.ns).Apply(ctx, svc, apply); err != nil {
 			return fmt.Errorf("service %s: %w", a.Name, err)
 		}
-		where = "exposed by Service " + a.Name
 	}
 	if err := l.markAvailable(ctx, dep); err != nil {
 		return err
@@ -255,10 +247,5 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	_ = json.Unmarshal(benchutil.AvailableStatusPatch(dep, metav1.Now()), &struct {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
-	return l.status(ctx, appsGVR, a.Name, appv1.AppServiceStatus{
-		ObservedGeneration: a.Generation,
-		Conditions: rollout.Conditions(nil, rollout.Input{Generation: a.Generation, Desired: 1, Deployment: avail,
-			Where: where, Now: metav1.Now()}),
-		Replicas: 1, ReadyReplicas: 1, Ready: "1/1", Selector: app.Selector(a.Name),
-	})
+	return l.status(ctx, appsGVR, a.Name, app.Status(a, avail, nil, metav1.Now()))
 }

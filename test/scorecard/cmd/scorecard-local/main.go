@@ -54,7 +54,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/operator101/operator101/controllers/mygroup/mariadbtest"
+	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/olmrbac"
 	"github.com/operator101/operator101/test/scorecard/almready"
 	"github.com/operator101/operator101/test/testenv"
@@ -177,7 +177,8 @@ func runStatic(root, bundle string, args []string) scapiv1alpha3.TestStatus {
 	runErr := cmd.Run()
 	st := scapiv1alpha3.TestStatus{}
 	if err := json.Unmarshal(stdout.Bytes(), &st); err != nil || len(st.Results) == 0 {
-		return errStatus(fmt.Errorf("scorecard-test %v: %v %v: %s%s", args, runErr, err, stdout.String(), stderr.String()))
+		// runErr and err may each be nil here, which %v prints as <nil> and %w as %!w(<nil>); errStatus keeps only the text.
+		return errStatus(fmt.Errorf("scorecard-test %v: %v %v: %s%s", args, runErr, err, stdout.String(), stderr.String())) //nolint:errorlint // %w would misprint a nil runErr or err
 	}
 	return st
 }

@@ -21,12 +21,15 @@ package mariadbtest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
+	"time"
 
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
 	"github.com/operator101/operator101/test/testenv"
@@ -105,4 +108,25 @@ func readEnv(path string) (map[string]string, error) {
 		}
 	}
 	return env, sc.Err()
+}
+
+// CanLogin connects as the account of t and disconnects: the way a test proves a password works.
+func CanLogin(ctx context.Context, t sqlx.Target, timeout time.Duration) error {
+	c, err := sqlx.Open(ctx, t, timeout)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// Short reports whether tests run in -short mode (make test-unit), which starts no MariaDB: installing it
+// needs root and Debian's packages. Call it in TestMain after flag.Parse.
+func Short() bool { return testing.Short() }
+
+// Require skips t when s was not started (-short mode). make test runs every such test.
+func Require(t testing.TB, s *Server) {
+	t.Helper()
+	if s == nil {
+		t.Skip("needs MariaDB, which -short (make test-unit) does not start; make test runs this test")
+	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package apply writes child objects with server-side apply, and only when they differ from what is wanted.
+// Applying children: server-side apply, and only when they differ from what is wanted.
 //
 // Every object operator101 renders is applied under one field manager, FieldOwner. To decide whether a write
 // is needed, the fields FieldOwner manages are extracted from the observed object (client-go's Extract<Kind>
@@ -22,14 +22,16 @@ limitations under the License.
 // server-side apply's own semantics: a field someone else changed (kubectl scale, an edit) is no longer owned
 // by FieldOwner, so it shows as a difference and is taken back; a field someone else added, which FieldOwner
 // never set, is left alone and costs no write.
-package apply
+package kit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -42,6 +44,44 @@ const FieldOwner = "operator101"
 // Extractor returns the fields of observed that fieldManager manages, as an apply configuration
 // (for example appsv1ac.ExtractDeployment).
 type Extractor[O client.Object, A runtime.ApplyConfiguration] func(observed O, fieldManager string) (A, error)
+
+// ErrNotOwned: a child's name is taken by an object the custom resource does not control.
+var ErrNotOwned = errors.New("exists and is not controlled by this resource; rename or delete it")
+
+// ReadChildren fills each child from the cache under the owner's name; a child that does not exist stays
+// empty (Found tells it apart). kind names the owner's kind in the error.
+func ReadChildren(ctx context.Context, c client.Reader, kind string, owner client.Object, children ...client.Object) error {
+	key := client.ObjectKeyFromObject(owner)
+	for _, obj := range children {
+		if err := c.Get(ctx, key, obj); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("reading the children of %s %s: %w", kind, key, err)
+		}
+	}
+	return nil
+}
+
+// Found is obj when the cache had it (the API server gave it a UID), nil otherwise.
+func Found[O client.Object](obj O) O {
+	var zero O
+	if obj.GetUID() == "" {
+		return zero
+	}
+	return obj
+}
+
+// ApplyChild applies desired unless observed already matches it. observed is what the cache holds (empty
+// when the child does not exist). An existing child must be controlled by owner: the operator does not take
+// over objects it did not create. kind names the child's kind in the error.
+func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, owner metav1.Object,
+	kind string, observed O, desired A, extract Extractor[O, A]) error {
+	if observed.GetUID() != "" && !metav1.IsControlledBy(observed, owner) {
+		return fmt.Errorf("%s %s/%s %w", kind, observed.GetNamespace(), observed.GetName(), ErrNotOwned)
+	}
+	if _, err := IfChanged(ctx, c, Found(observed), desired, extract); err != nil {
+		return err
+	}
+	return nil
+}
 
 // IfChanged applies desired unless observed already carries exactly desired under FieldOwner. Pass a nil
 // observed when the object does not exist. It reports whether it wrote.

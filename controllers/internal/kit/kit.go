@@ -1,0 +1,154 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package kit is the reconcile kit every operator101 controller is built from. Each kind's reconcile follows
+// the same steps, and this package holds every step that is not the kind's own:
+//
+//  1. observe: read the object and its children from the manager's cache (ReadChildren, Found);
+//  2. build each child's desired state with the kind's pure builders (in the kind's package);
+//  3. apply only what differs, server-side, under one field owner, and never to a child the object does
+//     not control (ApplyChild, IfChanged);
+//  4. derive the status from what was observed (a pure function in the kind's package; RolloutConditions
+//     for the kinds that run a Deployment);
+//  5. write the status only when it changed, with the object's resourceVersion, and record an Event for each
+//     transition a person may act on (Report).
+//
+// A converged object therefore costs no write. Every kind registers through Complete with the same Options,
+// which also hold the test seams (clock, uncached reader, one hook after each reconcile) and the one policy
+// for a status write that meets a newer object (ErrStale: look again in ConflictRetry).
+package kit
+
+import (
+	"context"
+	"errors"
+
+	"github.com/operator-framework/operator-lib/proxy"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+)
+
+// The label every object operator101 creates carries (children and pods); the manager's cache holds only
+// objects with it.
+const (
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedBy      = "operator101"
+)
+
+// ManagedBySelector selects the objects operator101 created.
+func ManagedBySelector() labels.Selector {
+	return labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedBy})
+}
+
+// Options is what every controller's Setup takes besides its kind's own configuration.
+type Options struct {
+	// Workers is the number of reconciles that run at once (default 1).
+	Workers int
+	// ProxyEnv is passed on to every workload the operator runs (default: the operator's HTTP_PROXY,
+	// HTTPS_PROXY and NO_PROXY, in both cases, as OLM sets them from the cluster's proxy).
+	ProxyEnv []corev1.EnvVar
+	// Clock is the time source of conditions and schedules (default: the real clock).
+	Clock clock.PassiveClock
+	// Reader reads from the API server, past the cache (default: the manager's API reader).
+	Reader client.Reader
+	// AfterReconcile, when set, is called at the end of every reconcile, after its writes (tests wait for
+	// reconciles, or count them, with it).
+	AfterReconcile func(ctrl.Request)
+}
+
+// WithDefaults fills what o leaves unset from the manager.
+func (o Options) WithDefaults(mgr ctrl.Manager) Options {
+	if o.Workers < 1 {
+		o.Workers = 1
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	if o.Reader == nil {
+		o.Reader = mgr.GetAPIReader()
+	}
+	if o.ProxyEnv == nil {
+		o.ProxyEnv = proxy.ReadProxyVarsFromEnv()
+	}
+	return o
+}
+
+// Base is what every reconciler holds: the manager's cached client, an Event recorder and the options.
+type Base struct {
+	Client   client.Client
+	Recorder recorder.EventRecorder
+	Options
+}
+
+// NewBase returns the Base of the controller name (its Events come from "operator101-<name>"), with o's
+// unset options filled from the manager.
+func NewBase(mgr ctrl.Manager, name string, o Options) Base {
+	return Base{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("operator101-" + name), Options: o.WithDefaults(mgr)}
+}
+
+// Complete registers r through b with o's workers, the conflict policy and the AfterReconcile hook.
+func Complete(b *builder.Builder, o Options, r reconcile.Reconciler) error {
+	return b.WithOptions(controller.Options{MaxConcurrentReconciles: max(o.Workers, 1)}).Complete(Wrap(o, r))
+}
+
+// Wrap is r as Complete registers it: with the conflict policy and o's AfterReconcile hook.
+func Wrap(o Options, r reconcile.Reconciler) reconcile.Reconciler {
+	return &hooked{inner: r, after: o.AfterReconcile}
+}
+
+// hooked runs a kind's reconcile and applies what every kind does after it.
+type hooked struct {
+	inner reconcile.Reconciler
+	after func(ctrl.Request)
+}
+
+func (h *hooked) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := h.inner.Reconcile(ctx, req)
+	if errors.Is(err, ErrStale) {
+		// The cache was behind the API server; look again once it has the newer object. Not a failure:
+		// no backoff, no error log.
+		log.FromContext(ctx).V(1).Info("status not written, the object changed meanwhile")
+		res, err = ctrl.Result{RequeueAfter: ConflictRetry}, nil
+	}
+	if h.after != nil {
+		h.after(req)
+	}
+	return res, err
+}
+
+// ChangedByOthers lets through the events of a custom resource that someone other than its controller made:
+// creation, deletion, and updates that change its spec (generation), labels, annotations or deletion
+// timestamp. The controller's own status writes are left out: each would cost a reconcile that finds nothing
+// to do, since the status was derived from what that reconcile had observed.
+func ChangedByOthers() predicate.Predicate {
+	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{},
+		predicate.AnnotationChangedPredicate{}, predicate.Funcs{UpdateFunc: deletionStarted})
+}
+
+// deletionStarted lets through the update that sets an object's deletion timestamp.
+func deletionStarted(e event.UpdateEvent) bool {
+	return e.ObjectOld != nil && e.ObjectNew != nil &&
+		(e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
+}
