@@ -29,6 +29,7 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize
 KUBECTL ?= $(LOCALBIN)/kubectl
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 TOOLS := hack/tools/install.sh
 
 # Tests run against the locally built etcd + kube-apiserver.
@@ -72,8 +73,16 @@ fmt-check: ## Fail if any Go file is not gofmt-formatted.
 vet: ## Run go vet.
 	go vet ./...
 
+.PHONY: lint
+lint: golangci-lint ## Run golangci-lint (.golangci.yml; the e2e and faults suites included).
+	$(GOLANGCI_LINT) run ./...
+
 .PHONY: test
-test: check-tracked tools verify-generated fmt-check vet test-go test-faults test-e2e ## Everything CI runs: no binaries tracked, generated files current, fmt, vet, unit and envtest tests, fault injection, OLM end to end on the local cluster.
+test: check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e ## Everything CI runs: no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end on the local cluster (needs root).
+
+.PHONY: test-unit
+test-unit: envtest operator-sdk opm ## The edit-test loop: unit and envtest controller tests (go test -short); no root, no cluster, no package installs.
+	go test -short ./... -count=1 -timeout 15m $(TEST_ARGS)
 
 .PHONY: check-tracked
 check-tracked: ## Fail if git tracks a compiled binary or a file over 1 MiB (large generated files aside, listed in the script).
@@ -93,7 +102,7 @@ bench: envtest ## Measure convergence, API writes, At latency and memory at scal
 
 .PHONY: tools
 tools: envtest image-deps ## Build (or reuse from the cache) every tool the project needs.
-	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm
+	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm golangci-lint
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager.
@@ -150,8 +159,9 @@ undeploy: kustomize kubectl ## Remove what deploy created.
 
 ##@ Tools
 
-.PHONY: controller-gen kustomize kubectl operator-sdk opm envtest
+.PHONY: controller-gen kustomize kubectl operator-sdk opm golangci-lint envtest
 controller-gen: ; @$(TOOLS) controller-gen
+golangci-lint: ; @$(TOOLS) golangci-lint
 kustomize: ; @$(TOOLS) kustomize
 kubectl: ; @$(TOOLS) kubectl
 operator-sdk: ; @$(TOOLS) operator-sdk
