@@ -41,7 +41,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/operator101/operator101/api"
+	"github.com/operator101/operator101/apis"
 	"github.com/operator101/operator101/controllers"
 )
 
@@ -140,7 +140,7 @@ func run() error {
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(api.AddToScheme(scheme))
+	utilruntime.Must(apis.AddToScheme(scheme))
 
 	restConfig, err := ctrl.GetConfig()
 	if err != nil {

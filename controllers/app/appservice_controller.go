@@ -30,7 +30,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
+	appv1 "github.com/operator101/operator101/apis/app/v1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 )
 

@@ -36,8 +36,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
-	"github.com/operator101/operator101/api/conditions"
+	appv1 "github.com/operator101/operator101/apis/app/v1"
+	"github.com/operator101/operator101/apis/conditions"
 	"github.com/operator101/operator101/controllers/app"
 	"github.com/operator101/operator101/test/testenv"
 )

@@ -27,7 +27,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
+	appv1 "github.com/operator101/operator101/apis/app/v1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 )
 

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
+	appv1 "github.com/operator101/operator101/apis/app/v1"
 )
 
 func newApp(mod func(*appv1.AppServiceSpec)) *appv1.AppService {

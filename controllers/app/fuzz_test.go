@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
+	appv1 "github.com/operator101/operator101/apis/app/v1"
 )
 
 // The schema's patterns, as in api/app/v1.

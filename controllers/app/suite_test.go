@@ -28,7 +28,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
+	appv1 "github.com/operator101/operator101/apis/app/v1"
 	"github.com/operator101/operator101/controllers/app"
 	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"

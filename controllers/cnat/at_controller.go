@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 )
 

@@ -23,7 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
 )
 
 // FuzzAtPod feeds the Pod builder any At the API server would store: no panic, a valid deterministic pod name,

@@ -30,7 +30,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 )
 

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
 )
 
 // isFinished tells whether phase is final: the command ran and the At never runs it again.

@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
 	"github.com/operator101/operator101/controllers/cnat"
 	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"

@@ -23,7 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
 )
 

@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"

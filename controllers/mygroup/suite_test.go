@@ -39,7 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/controllers/mygroup"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"

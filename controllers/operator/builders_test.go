@@ -27,7 +27,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
-	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
 )
 
 func newWeb(name string, replicas *int32, page string, port int32) *operatorv1.MyWeb {

@@ -29,7 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
-	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
 )
 
 var sha256Hex = regexp.MustCompile("^[0-9a-f]{64}$")

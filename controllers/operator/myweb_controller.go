@@ -28,7 +28,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 )
 

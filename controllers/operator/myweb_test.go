@@ -33,8 +33,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/operator101/operator101/api/conditions"
-	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/apis/conditions"
+	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
 	"github.com/operator101/operator101/controllers/operator"
 	"github.com/operator101/operator101/test/testenv"
 )

@@ -23,8 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/operator101/operator101/api/conditions"
-	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/apis/conditions"
+	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 )
 

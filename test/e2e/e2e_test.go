@@ -45,7 +45,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	operator101 "github.com/operator101/operator101/api"
+	operator101 "github.com/operator101/operator101/apis"
 )
 
 // facts are what hack/cluster/e2e.sh prepared, read from the environment.

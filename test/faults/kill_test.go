@@ -36,8 +36,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
 	"github.com/operator101/operator101/controllers/mygroup/sqlx"
 	"github.com/operator101/operator101/test/mariadbtest"
 )

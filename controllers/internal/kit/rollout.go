@@ -34,7 +34,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/operator101/operator101/api/conditions"
+	"github.com/operator101/operator101/apis/conditions"
 )
 
 // How the API server says a node port belongs to another Service, and that it lies outside the cluster's

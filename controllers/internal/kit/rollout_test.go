@@ -30,7 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/operator101/operator101/api/conditions"
+	"github.com/operator101/operator101/apis/conditions"
 )
 
 func dep(replicas, ready, updated, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {

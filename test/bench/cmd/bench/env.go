@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/operator101/operator101/api"
+	"github.com/operator101/operator101/apis"
 	"github.com/operator101/operator101/test/bench/benchutil"
 )
 
@@ -55,7 +55,7 @@ type apiServer struct {
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(api.AddToScheme(s))
+	utilruntime.Must(apis.AddToScheme(s))
 	return s
 }
 

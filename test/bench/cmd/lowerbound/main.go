@@ -41,8 +41,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
-	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	appv1 "github.com/operator101/operator101/apis/app/v1"
+	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
 	"github.com/operator101/operator101/controllers/app"
 	"github.com/operator101/operator101/controllers/operator"
 	"github.com/operator101/operator101/test/bench/benchutil"

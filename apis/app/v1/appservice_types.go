@@ -23,7 +23,7 @@ import (
 )
 
 // Its conditions are the shared Available, Progressing and Degraded of package
-// github.com/operator101/operator101/api/conditions.
+// github.com/operator101/operator101/apis/conditions.
 
 // Protocol is the network protocol of a port.
 // +kubebuilder:validation:Enum=TCP;UDP;SCTP

@@ -14,16 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package api gathers the API groups that operator101 serves.
-package api
+// Package apis gathers the API groups that operator101 serves.
+package apis
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
-	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	appv1 "github.com/operator101/operator101/apis/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
+	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
 )
 
 var builder = runtime.NewSchemeBuilder(

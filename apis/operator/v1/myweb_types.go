@@ -22,7 +22,7 @@ import (
 )
 
 // Its conditions are the shared Available, Progressing and Degraded of package
-// github.com/operator101/operator101/api/conditions.
+// github.com/operator101/operator101/apis/conditions.
 
 // MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx on a node port.
 type MyWebSpec struct {
