@@ -84,7 +84,7 @@ func (o *Options) Complete(getenv func(string) string) error {
 		getenv = os.Getenv
 	}
 	o.WatchNamespace = getenv("WATCH_NAMESPACE")
-	ns, err := ParseWatchNamespace(o.WatchNamespace)
+	ns, err := parseWatchNamespace(o.WatchNamespace)
 	if err != nil {
 		return err
 	}
@@ -104,9 +104,9 @@ func (o *Options) Complete(getenv func(string) string) error {
 // WatchNamespaceList is the namespaces the manager watches; nil means all of them.
 func (o *Options) WatchNamespaceList() []string { return o.watchNamespaces }
 
-// ParseWatchNamespace turns a WATCH_NAMESPACE value into a sorted list of distinct namespace names.
+// parseWatchNamespace turns a WATCH_NAMESPACE value into a sorted list of distinct namespace names.
 // An empty value (or only commas and spaces) means every namespace and returns nil.
-func ParseWatchNamespace(v string) ([]string, error) {
+func parseWatchNamespace(v string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	for _, part := range strings.Split(v, ",") {
@@ -165,7 +165,7 @@ func (o *Options) completeDatabase(getenv func(string) string) error {
 	if o.DatabaseResyncPeriod < time.Second {
 		return fmt.Errorf("--database-resync-period must be at least 1s, got %v", o.DatabaseResyncPeriod)
 	}
-	targets, err := ParseDatabaseTargets(o.DatabaseTargets)
+	targets, err := parseDatabaseTargets(o.DatabaseTargets)
 	if err != nil {
 		return err
 	}
@@ -176,8 +176,8 @@ func (o *Options) completeDatabase(getenv func(string) string) error {
 // DatabaseTargetMap is the parsed --database-targets: target name to Secret name.
 func (o *Options) DatabaseTargetMap() map[string]string { return o.databaseTargets }
 
-// ParseDatabaseTargets parses "name=secretName,..." (spaces around items are ignored).
-func ParseDatabaseTargets(v string) (map[string]string, error) {
+// parseDatabaseTargets parses "name=secretName,..." (spaces around items are ignored).
+func parseDatabaseTargets(v string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, part := range strings.Split(v, ",") {
 		part = strings.TrimSpace(part)

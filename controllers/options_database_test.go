@@ -38,7 +38,7 @@ func TestParseDatabaseTargets(t *testing.T) {
 		{in: "bad target=s", wantErr: "not a valid label value"},
 		{in: "a=s,a=t", wantErr: "configured twice"},
 	} {
-		got, err := ParseDatabaseTargets(c.in)
+		got, err := parseDatabaseTargets(c.in)
 		if c.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Errorf("%q: error %v, want %q", c.in, err, c.wantErr)

@@ -40,15 +40,15 @@ func TestParseWatchNamespace(t *testing.T) {
 		{in: "a,-b", wantErr: "\"-b\" is not a valid namespace name"},
 	}
 	for _, c := range cases {
-		got, err := ParseWatchNamespace(c.in)
+		got, err := parseWatchNamespace(c.in)
 		if c.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Errorf("ParseWatchNamespace(%q) error = %v, want it to contain %q", c.in, err, c.wantErr)
+				t.Errorf("parseWatchNamespace(%q) error = %v, want it to contain %q", c.in, err, c.wantErr)
 			}
 			continue
 		}
 		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("ParseWatchNamespace(%q) = %v, %v; want %v", c.in, got, err, c.want)
+			t.Errorf("parseWatchNamespace(%q) = %v, %v; want %v", c.in, got, err, c.want)
 		}
 	}
 }

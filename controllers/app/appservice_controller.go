@@ -100,7 +100,7 @@ func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now met
 		Conditions: kit.RolloutConditions(a.Status.Conditions, kit.RolloutInput{
 			Generation: a.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr, Where: where, Now: now,
 		}),
-		Selector: Selector(a.Name),
+		Selector: selector(a.Name),
 	}
 	if dep != nil {
 		s.Replicas = dep.Status.Replicas

@@ -34,8 +34,8 @@ import (
 // containerName is the name of the application's container.
 const containerName = "app"
 
-// Labels select the pods of one AppService; they are also set on both children.
-func Labels(name string) map[string]string {
+// podLabels select the pods of one AppService; they are also set on both children.
+func podLabels(name string) map[string]string {
 	return map[string]string{
 		"app.kubernetes.io/name":     "appservice",
 		"app.kubernetes.io/instance": name,
@@ -43,9 +43,9 @@ func Labels(name string) map[string]string {
 	}
 }
 
-// Selector is Labels as a label selector string, for the scale subresource.
-func Selector(name string) string {
-	return labels.SelectorFromSet(Labels(name)).String()
+// selector is podLabels as a label selector string, for the scale subresource.
+func selector(name string) string {
+	return labels.SelectorFromSet(podLabels(name)).String()
 }
 
 // ownerRef makes the AppService the controller of a child, so that deleting it deletes the children.
@@ -138,13 +138,13 @@ func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.Deploy
 	}
 
 	return appsv1ac.Deployment(a.Name, a.Namespace).
-		WithLabels(Labels(a.Name)).
+		WithLabels(podLabels(a.Name)).
 		WithOwnerReferences(ownerRef(a)).
 		WithSpec(appsv1ac.DeploymentSpec().
 			WithReplicas(desiredSize(a)).
-			WithSelector(metav1ac.LabelSelector().WithMatchLabels(Labels(a.Name))).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(a.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().
-				WithLabels(Labels(a.Name)).
+				WithLabels(podLabels(a.Name)).
 				WithSpec(corev1ac.PodSpec().WithContainers(container)))), nil
 }
 
@@ -153,7 +153,7 @@ func Service(a *appv1.AppService) *corev1ac.ServiceApplyConfiguration {
 	if len(a.Spec.Ports) == 0 {
 		return nil
 	}
-	spec := corev1ac.ServiceSpec().WithType(corev1.ServiceTypeNodePort).WithSelector(Labels(a.Name))
+	spec := corev1ac.ServiceSpec().WithType(corev1.ServiceTypeNodePort).WithSelector(podLabels(a.Name))
 	for _, p := range a.Spec.Ports {
 		sp := corev1ac.ServicePort().
 			WithProtocol(protocol(p)).
@@ -168,7 +168,7 @@ func Service(a *appv1.AppService) *corev1ac.ServiceApplyConfiguration {
 		spec.WithPorts(sp)
 	}
 	return corev1ac.Service(a.Name, a.Namespace).
-		WithLabels(Labels(a.Name)).
+		WithLabels(podLabels(a.Name)).
 		WithOwnerReferences(ownerRef(a)).
 		WithSpec(spec)
 }

@@ -80,9 +80,9 @@ func TestDeployment(t *testing.T) {
 			if !equality.Semantic.DeepEqual(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
 				t.Errorf("selector does not match the pods")
 			}
-			sel, err := labels.Parse(Selector(tc.app.Name))
+			sel, err := labels.Parse(selector(tc.app.Name))
 			if err != nil || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
-				t.Errorf("status selector %q does not select the pods: %v", Selector(tc.app.Name), err)
+				t.Errorf("status selector %q does not select the pods: %v", selector(tc.app.Name), err)
 			}
 			c := d.Spec.Template.Spec.Containers[0]
 			if *c.Image != tc.app.Spec.Image {

@@ -177,8 +177,8 @@ func checkChildren(t *testing.T, a *appv1.AppService) {
 	if err != nil || sel.Empty() || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
 		t.Fatalf("selector %v does not select the template's labels %v (%v)", d.Spec.Selector, d.Spec.Template.Labels, err)
 	}
-	if s, err := labels.Parse(Selector(a.Name)); err != nil || !s.Matches(labels.Set(d.Spec.Template.Labels)) {
-		t.Fatalf("the scale selector %q does not select the pods (%v)", Selector(a.Name), err)
+	if s, err := labels.Parse(selector(a.Name)); err != nil || !s.Matches(labels.Set(d.Spec.Template.Labels)) {
+		t.Fatalf("the scale selector %q does not select the pods (%v)", selector(a.Name), err)
 	}
 	c := d.Spec.Template.Spec.Containers
 	if len(c) != 1 || c[0].Image != a.Spec.Image || len(validation.IsDNS1123Label(c[0].Name)) > 0 {

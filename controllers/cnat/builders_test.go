@@ -105,7 +105,7 @@ func TestPod(t *testing.T) {
 			if !equality.Semantic.DeepEqual(c.Env, tc.proxy) {
 				t.Errorf("env %v, want %v", c.Env, tc.proxy)
 			}
-			if _, ok := pod.Labels[LabelAt]; ok != tc.wantLabel {
+			if _, ok := pod.Labels[labelAt]; ok != tc.wantLabel {
 				t.Errorf("labels %v", pod.Labels)
 			}
 			// The restricted Pod Security Standard.

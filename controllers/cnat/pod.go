@@ -32,8 +32,8 @@ import (
 
 // Labels on every pod of an At.
 const (
-	// LabelAt names the At that owns a pod (when the name fits a label value).
-	LabelAt       = "cnat.programming-kubernetes.info/at"
+	// labelAt names the At that owns a pod (when the name fits a label value).
+	labelAt       = "cnat.programming-kubernetes.info/at"
 	containerName = "command"
 	// nonRootUID is "nobody": busybox has no USER, so the pod picks one to meet the restricted standard.
 	nonRootUID = int64(65534)
@@ -63,7 +63,7 @@ func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
 	}
 	labels := map[string]string{kit.ManagedByLabel: kit.ManagedBy}
 	if len(validation.IsValidLabelValue(at.Name)) == 0 {
-		labels[LabelAt] = at.Name
+		labels[labelAt] = at.Name
 	}
 	var env []corev1.EnvVar
 	if len(proxyEnv) > 0 {

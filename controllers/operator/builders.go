@@ -33,21 +33,21 @@ import (
 
 // The children of a MyWeb all carry its name: a ConfigMap with the page, a Deployment and a Service.
 const (
-	// PageKey is the ConfigMap key, and the file name, of the page.
-	PageKey = "index.html"
-	// PageHashAnnotation on the pod template holds the SHA-256 of the page: a new page changes the template,
+	// pageKey is the ConfigMap key, and the file name, of the page.
+	pageKey = "index.html"
+	// pageHashAnnotation on the pod template holds the SHA-256 of the page: a new page changes the template,
 	// so the Deployment rolls the pods and they mount the new page.
-	PageHashAnnotation = "operator.k8s-summit.org/page-sha256"
-	// HTMLDir is where nginx serves files from.
-	HTMLDir = "/usr/share/nginx/html"
+	pageHashAnnotation = "operator.k8s-summit.org/page-sha256"
+	// htmlDir is where nginx serves files from.
+	htmlDir = "/usr/share/nginx/html"
 
 	containerName = "web"
 	volumeName    = "page"
 	httpPort      = 80
 )
 
-// Labels select the pods of one MyWeb; they are also set on every child.
-func Labels(name string) map[string]string {
+// podLabels select the pods of one MyWeb; they are also set on every child.
+func podLabels(name string) map[string]string {
 	return map[string]string{
 		"app.kubernetes.io/name":     "myweb",
 		"app.kubernetes.io/instance": name,
@@ -66,8 +66,8 @@ func ownerRef(w *operatorv1.MyWeb) *metav1ac.OwnerReferenceApplyConfiguration {
 		WithBlockOwnerDeletion(true)
 }
 
-// PageHash is the hex SHA-256 of a page.
-func PageHash(page string) string {
+// pageHash is the hex SHA-256 of a page.
+func pageHash(page string) string {
 	sum := sha256.Sum256([]byte(page))
 	return hex.EncodeToString(sum[:])
 }
@@ -75,9 +75,9 @@ func PageHash(page string) string {
 // ConfigMap holds the page as index.html.
 func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
 	return corev1ac.ConfigMap(w.Name, w.Namespace).
-		WithLabels(Labels(w.Name)).
+		WithLabels(podLabels(w.Name)).
 		WithOwnerReferences(ownerRef(w)).
-		WithData(map[string]string{PageKey: w.Spec.PageContentHtml})
+		WithData(map[string]string{pageKey: w.Spec.PageContentHtml})
 }
 
 // Deployment runs spec.replicas web servers (1 when unset) that serve the page from the ConfigMap. proxyEnv
@@ -91,19 +91,19 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.Deploym
 		WithName(containerName).
 		WithImage(w.Spec.Image).
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(httpPort).WithProtocol(corev1.ProtocolTCP)).
-		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(HTMLDir).WithReadOnly(true))
+		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true))
 	for _, e := range proxyEnv {
 		container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 	}
 	return appsv1ac.Deployment(w.Name, w.Namespace).
-		WithLabels(Labels(w.Name)).
+		WithLabels(podLabels(w.Name)).
 		WithOwnerReferences(ownerRef(w)).
 		WithSpec(appsv1ac.DeploymentSpec().
 			WithReplicas(replicas).
-			WithSelector(metav1ac.LabelSelector().WithMatchLabels(Labels(w.Name))).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(w.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().
-				WithLabels(Labels(w.Name)).
-				WithAnnotations(map[string]string{PageHashAnnotation: PageHash(w.Spec.PageContentHtml)}).
+				WithLabels(podLabels(w.Name)).
+				WithAnnotations(map[string]string{pageHashAnnotation: pageHash(w.Spec.PageContentHtml)}).
 				WithSpec(corev1ac.PodSpec().
 					WithContainers(container).
 					WithVolumes(corev1ac.Volume().WithName(volumeName).
@@ -113,11 +113,11 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.Deploym
 // Service exposes the web servers on spec.nodePortNumber of every node.
 func Service(w *operatorv1.MyWeb) *corev1ac.ServiceApplyConfiguration {
 	return corev1ac.Service(w.Name, w.Namespace).
-		WithLabels(Labels(w.Name)).
+		WithLabels(podLabels(w.Name)).
 		WithOwnerReferences(ownerRef(w)).
 		WithSpec(corev1ac.ServiceSpec().
 			WithType(corev1.ServiceTypeNodePort).
-			WithSelector(Labels(w.Name)).
+			WithSelector(podLabels(w.Name)).
 			WithPorts(corev1ac.ServicePort().
 				WithName("http").
 				WithProtocol(corev1.ProtocolTCP).

@@ -43,7 +43,7 @@ func TestConfigMapHoldsThePage(t *testing.T) {
 	if *cm.Name != "site" || *cm.Namespace != "ns" {
 		t.Errorf("name %s/%s, want ns/site", *cm.Namespace, *cm.Name)
 	}
-	if got := cm.Data[PageKey]; got != "<h1>hi</h1>" {
+	if got := cm.Data[pageKey]; got != "<h1>hi</h1>" {
 		t.Errorf("index.html = %q", got)
 	}
 	checkOwner(t, cm.OwnerReferences, w)
@@ -89,8 +89,8 @@ func TestDeployment(t *testing.T) {
 			if *c.Image != tc.web.Spec.Image {
 				t.Errorf("image %s", *c.Image)
 			}
-			if len(c.VolumeMounts) != 1 || *c.VolumeMounts[0].MountPath != HTMLDir || *c.VolumeMounts[0].Name != *pod.Volumes[0].Name {
-				t.Errorf("the page is not mounted at %s: %+v", HTMLDir, c.VolumeMounts)
+			if len(c.VolumeMounts) != 1 || *c.VolumeMounts[0].MountPath != htmlDir || *c.VolumeMounts[0].Name != *pod.Volumes[0].Name {
+				t.Errorf("the page is not mounted at %s: %+v", htmlDir, c.VolumeMounts)
 			}
 			if *pod.Volumes[0].ConfigMap.Name != tc.web.Name {
 				t.Errorf("volume from ConfigMap %s, want %s", *pod.Volumes[0].ConfigMap.Name, tc.web.Name)
@@ -103,7 +103,7 @@ func TestDeployment(t *testing.T) {
 					t.Errorf("env[%d] = %s=%s, want %s=%s", i, *c.Env[i].Name, *c.Env[i].Value, e.Name, e.Value)
 				}
 			}
-			if got := d.Spec.Template.Annotations[PageHashAnnotation]; got != PageHash(tc.web.Spec.PageContentHtml) {
+			if got := d.Spec.Template.Annotations[pageHashAnnotation]; got != pageHash(tc.web.Spec.PageContentHtml) {
 				t.Errorf("page hash annotation %q", got)
 			}
 		})

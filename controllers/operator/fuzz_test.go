@@ -54,7 +54,7 @@ func FuzzMyWebChildren(f *testing.F) {
 		}
 		var cm corev1.ConfigMap
 		roundTrip(t, ConfigMap(w), &cm)
-		if cm.Data[PageKey] != page || len(validation.IsConfigMapKey(PageKey)) > 0 {
+		if cm.Data[pageKey] != page || len(validation.IsConfigMapKey(pageKey)) > 0 {
 			t.Fatalf("ConfigMap data = %q", cm.Data)
 		}
 
@@ -67,7 +67,7 @@ func FuzzMyWebChildren(f *testing.F) {
 		if err != nil || sel.Empty() || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
 			t.Fatalf("selector %v does not select the template's labels %v (%v)", d.Spec.Selector, d.Spec.Template.Labels, err)
 		}
-		if h := d.Spec.Template.Annotations[PageHashAnnotation]; !sha256Hex.MatchString(h) {
+		if h := d.Spec.Template.Annotations[pageHashAnnotation]; !sha256Hex.MatchString(h) {
 			t.Fatalf("page hash annotation = %q", h)
 		}
 		c := d.Spec.Template.Spec.Containers
