@@ -36,7 +36,7 @@ import (
 	appv1 "github.com/operator101/operator101/apis/app/v1"
 )
 
-// The schema's patterns, as in api/app/v1.
+// The schema's patterns, as in apis/app/v1.
 var (
 	appName     = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 	envName     = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
