@@ -105,6 +105,9 @@ func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now met
 	if dep != nil {
 		s.Replicas = dep.Status.Replicas
 		s.ReadyReplicas = dep.Status.ReadyReplicas
+		s.AvailableReplicas = dep.Status.AvailableReplicas
+		s.UpdatedReplicas = dep.Status.UpdatedReplicas
+		s.UnavailableReplicas = dep.Status.UnavailableReplicas
 	}
 	s.Ready = fmt.Sprintf("%d/%d", s.ReadyReplicas, desired)
 	return s

@@ -45,8 +45,8 @@ import (
 func newApp(ns, name string, nodePort int32) *appv1.AppService {
 	return &appv1.AppService{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: appv1.AppServiceSpec{Size: ptr.To[int32](2), Image: "nginx:1.27",
-			Ports: []appv1.ServicePort{{Port: 80, TargetPort: ptr.To[int32](8080), NodePort: nodePort}}},
+		Spec: appv1.AppServiceSpec{Size: ptr.To[int32](2), Application: appv1.Application{Image: "nginx:1.27",
+			Ports: []appv1.ServicePort{{Port: 80, TargetPort: ptr.To[int32](8080), NodePort: nodePort}}}},
 	}
 }
 

@@ -19,6 +19,7 @@ package app
 import (
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -32,8 +33,8 @@ import (
 func newApp(mod func(*appv1.AppServiceSpec)) *appv1.AppService {
 	a := &appv1.AppService{
 		ObjectMeta: metav1.ObjectMeta{Name: "nginx-app", Namespace: "ns", UID: "u1"},
-		Spec: appv1.AppServiceSpec{Size: ptr.To[int32](2), Image: "nginx:1.7.9",
-			Ports: []appv1.ServicePort{{Port: 80, TargetPort: ptr.To[int32](8080), NodePort: 30002, Protocol: "TCP"}}},
+		Spec: appv1.AppServiceSpec{Size: ptr.To[int32](2), Application: appv1.Application{Image: "nginx:1.7.9",
+			Ports: []appv1.ServicePort{{Port: 80, TargetPort: ptr.To[int32](8080), NodePort: 30002, Protocol: "TCP"}}}},
 	}
 	if mod != nil {
 		mod(&a.Spec)
@@ -145,5 +146,21 @@ func TestService(t *testing.T) {
 	d, _ := Deployment(a, nil)
 	if !equality.Semantic.DeepEqual(s.Spec.Selector, d.Spec.Template.Labels) {
 		t.Errorf("service selector does not select the pods")
+	}
+}
+
+// The status carries the Deployment's own replica counts, as the AppService tutorials show them, beside the
+// conditions: here in the middle of a rollout from 2 to 4 pods.
+func TestStatusReplicaCounts(t *testing.T) {
+	a := newApp(func(s *appv1.AppServiceSpec) { s.Size = ptr.To[int32](4) })
+	dep := &appsv1.Deployment{Status: appsv1.DeploymentStatus{Replicas: 5, ReadyReplicas: 3, AvailableReplicas: 3,
+		UpdatedReplicas: 2, UnavailableReplicas: 2}}
+	s := Status(a, dep, nil, metav1.Now())
+	got := [5]int32{s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.UpdatedReplicas, s.UnavailableReplicas}
+	if want := [5]int32{5, 3, 3, 2, 2}; got != want {
+		t.Errorf("replicas, ready, available, updated, unavailable = %v, want %v", got, want)
+	}
+	if s.Ready != "3/4" || len(s.Conditions) != 3 {
+		t.Errorf("ready %q and %d conditions, want 3/4 and Available, Progressing, Degraded", s.Ready, len(s.Conditions))
 	}
 }

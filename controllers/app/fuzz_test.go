@@ -80,7 +80,7 @@ func admitted(name, image string, size int32, envs string, ports []byte, cpu, me
 	}
 	a := &appv1.AppService{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "uid"},
-		Spec:       appv1.AppServiceSpec{Size: ptr.To(size), Image: image},
+		Spec:       appv1.AppServiceSpec{Size: ptr.To(size), Application: appv1.Application{Image: image}},
 	}
 	seen := map[string]bool{}
 	if envs != "" {

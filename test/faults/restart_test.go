@@ -70,8 +70,8 @@ func TestAPIServerRestartDuringReconcile(t *testing.T) {
 	newApp := func(name string) {
 		t.Helper()
 		must(t, k.Create(ctx, &appv1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: appv1.AppServiceSpec{Size: ptr.To(int32(2)), Image: "nginx:1.27",
-				Ports: []appv1.ServicePort{{Port: 80}}}}))
+			Spec: appv1.AppServiceSpec{Size: ptr.To(int32(2)), Application: appv1.Application{Image: "nginx:1.27",
+				Ports: []appv1.ServicePort{{Port: 80}}}}}))
 	}
 	newAt := func(name string) {
 		t.Helper()
@@ -191,7 +191,7 @@ func TestAPIServerOutageLongerThanTheRenewDeadline(t *testing.T) {
 		"--health-probe-bind-address=0"}
 	p := startManager(t, c, []string{"POD_NAMESPACE=default"}, args...)
 	app := &appv1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
-		Spec: appv1.AppServiceSpec{Size: ptr.To(int32(1)), Image: "nginx:1.27"}}
+		Spec: appv1.AppServiceSpec{Size: ptr.To(int32(1)), Application: appv1.Application{Image: "nginx:1.27"}}}
 	must(t, k.Create(ctx, app))
 	eventually(t, 60*time.Second, "the first reconcile", func() (bool, string) {
 		var d appsv1.Deployment

@@ -92,6 +92,12 @@ type AppServiceSpec struct {
 	// +optional
 	Size *int32 `json:"size,omitempty"`
 
+	Application `json:",inline"`
+}
+
+// Application is what both AppService APIs run, besides the number of pods: app.example.com/v1 (size) and
+// batch.schwarzeni.github.com/v1alpha1 (replicas) share it, and one controller serves both.
+type Application struct {
 	// image of the application's container.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
@@ -140,6 +146,19 @@ type AppServiceStatus struct {
 	// readyReplicas is the number of pods ready to serve.
 	// +optional
 	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// availableReplicas is the number of pods ready for the Deployment's minReadySeconds (the Deployment's own
+	// count, as the AppService tutorials show it).
+	// +optional
+	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
+
+	// updatedReplicas is the number of pods that run the current spec.
+	// +optional
+	UpdatedReplicas int32 `json:"updatedReplicas,omitempty"`
+
+	// unavailableReplicas is the number of pods the Deployment still misses to be complete.
+	// +optional
+	UnavailableReplicas int32 `json:"unavailableReplicas,omitempty"`
 
 	// ready reads "ready/desired" pods, as kubectl shows for a Deployment.
 	// +optional

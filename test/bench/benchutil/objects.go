@@ -88,7 +88,7 @@ func (p Plan) MyWeb(ns string, i int) *operatorv1.MyWeb {
 func (p Plan) AppService(ns string, i int) *appv1.AppService {
 	a := &appv1.AppService{
 		ObjectMeta: metav1.ObjectMeta{Name: AppServiceName(i), Namespace: ns},
-		Spec:       appv1.AppServiceSpec{Size: ptr.To[int32](1), Image: Image},
+		Spec:       appv1.AppServiceSpec{Size: ptr.To[int32](1), Application: appv1.Application{Image: Image}},
 	}
 	if i < p.AppServicesWithPort {
 		a.Spec.Ports = []appv1.ServicePort{{Name: "http", Protocol: "TCP", Port: 80,
