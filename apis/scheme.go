@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	appv1 "github.com/operator101/operator101/apis/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/apis/batch/v1alpha1"
 	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
 	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
 	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
@@ -31,6 +32,7 @@ var builder = runtime.NewSchemeBuilder(
 	cnatv1alpha1.AddToScheme,
 	mygroupv1alpha1.AddToScheme,
 	appv1.AddToScheme,
+	batchv1alpha1.AddToScheme,
 )
 
 // AddToScheme registers every operator101 API group with a scheme.

@@ -31,34 +31,72 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appv1 "github.com/operator101/operator101/apis/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/apis/batch/v1alpha1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
-// The AppService controller reads AppServices and their children from the manager's cache and writes children
+// The AppService controller serves both AppService APIs, app.example.com/v1 and batch.schwarzeni.github.com/v1alpha1,
+// with one reconcile: it works on the app.example.com/v1 form of an object (apiOf), so the builders and the
+// status are the same for both. It reads AppServices and their children from the manager's cache and writes children
 // with server-side apply (patch; create when the child does not exist yet). It deletes a Service only when
 // the AppService no longer has ports; garbage collection removes the children of a deleted AppService.
 //
 // +kubebuilder:rbac:groups=app.example.com,resources=appservices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=app.example.com,resources=appservices/status,verbs=get;patch
+// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices,verbs=get;list;watch
+// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices/status,verbs=get;patch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
-// Deployment's progress in the AppService's status.
-type AppServiceReconciler struct {
+// Deployment's progress in the AppService's status; T is the API it serves.
+type AppServiceReconciler[T client.Object] struct {
 	kit.Base
+	api apiOf[T]
+}
+
+// apiOf is what the reconcile needs to know of one AppService API.
+type apiOf[T client.Object] struct {
+	new func() T
+	// view is the object in the app.example.com/v1 form that the builders and Status take, carrying its own
+	// apiVersion (the children's owner references name it). It shares the object's maps: read only.
+	view func(T) *appv1.AppService
+	// status is where the object keeps its status.
+	status func(T) *appv1.AppServiceStatus
+}
+
+// v1API is app.example.com/v1: already the form the reconcile works on.
+var v1API = apiOf[*appv1.AppService]{
+	new:    func() *appv1.AppService { return &appv1.AppService{} },
+	view:   func(a *appv1.AppService) *appv1.AppService { return a },
+	status: func(a *appv1.AppService) *appv1.AppServiceStatus { return &a.Status },
+}
+
+// batchAPI is batch.schwarzeni.github.com/v1alpha1: replicas is v1's size, the rest is the same.
+var batchAPI = apiOf[*batchv1alpha1.AppService]{
+	new: func() *batchv1alpha1.AppService { return &batchv1alpha1.AppService{} },
+	view: func(b *batchv1alpha1.AppService) *appv1.AppService {
+		return &appv1.AppService{
+			TypeMeta:   metav1.TypeMeta{APIVersion: batchv1alpha1.GroupVersion.String(), Kind: "AppService"},
+			ObjectMeta: b.ObjectMeta,
+			Spec:       appv1.AppServiceSpec{Size: b.Spec.Replicas, Application: b.Spec.Application},
+			Status:     b.Status,
+		}
+	},
+	status: func(b *batchv1alpha1.AppService) *appv1.AppServiceStatus { return &b.Status },
 }
 
 // Reconcile brings one AppService's children to its spec and writes what it observed to its status.
-func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	a := &appv1.AppService{}
-	if err := r.Client.Get(ctx, req.NamespacedName, a); err != nil {
+func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := r.api.new()
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if a.DeletionTimestamp != nil {
+	if obj.GetDeletionTimestamp() != nil {
 		return ctrl.Result{}, nil // the garbage collector deletes the children
 	}
+	a := r.api.view(obj)
 
 	dep, svc := &appsv1.Deployment{}, &corev1.Service{}
 	if err := kit.ReadChildren(ctx, r.Client, "AppService", a, dep, svc); err != nil {
@@ -81,9 +119,9 @@ func (r *AppServiceReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	applyErr := errors.Join(errs...)
 
-	before := a.DeepCopy()
-	a.Status = Status(a, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
-	return r.ReportRollout(ctx, before, a, before.Status.Conditions, a.Status.Conditions, applyErr)
+	before := obj.DeepCopyObject().(T)
+	*r.api.status(obj) = Status(a, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
+	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
 }
 
 // Status is the status an AppService gets from its Deployment (nil when it does not exist yet) and the

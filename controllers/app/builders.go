@@ -48,10 +48,16 @@ func selector(name string) string {
 	return labels.SelectorFromSet(podLabels(name)).String()
 }
 
-// ownerRef makes the AppService the controller of a child, so that deleting it deletes the children.
+// ownerRef makes the AppService the controller of a child, so that deleting it deletes the children. Its
+// apiVersion is the object's own (app.example.com/v1 unless set: a batch.schwarzeni.github.com AppService's
+// view carries its apiVersion).
 func ownerRef(a *appv1.AppService) *metav1ac.OwnerReferenceApplyConfiguration {
+	apiVersion := a.APIVersion
+	if apiVersion == "" {
+		apiVersion = appv1.GroupVersion.String()
+	}
 	return metav1ac.OwnerReference().
-		WithAPIVersion(appv1.GroupVersion.String()).
+		WithAPIVersion(apiVersion).
 		WithKind("AppService").
 		WithName(a.Name).
 		WithUID(a.UID).

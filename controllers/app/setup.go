@@ -22,20 +22,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appv1 "github.com/operator101/operator101/apis/app/v1"
 	"github.com/operator101/operator101/controllers/internal/kit"
 )
 
 // Config is the AppService controller's own configuration; it has none yet besides kit.Options.
 type Config struct{}
 
-// Setup registers the AppService controller with the manager.
+// Setup registers the AppService controller of each AppService API with the manager.
 func Setup(mgr ctrl.Manager, o kit.Options, _ Config) error {
-	r := &AppServiceReconciler{Base: kit.NewBase(mgr, "appservice", o)}
+	if err := register(mgr, o, "appservice", v1API); err != nil {
+		return err
+	}
+	return register(mgr, o, "appservice-batch", batchAPI)
+}
+
+func register[T client.Object](mgr ctrl.Manager, o kit.Options, name string, api apiOf[T]) error {
+	r := &AppServiceReconciler[T]{Base: kit.NewBase(mgr, "appservice", o), api: api}
 	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
-		Named("appservice").
-		For(&appv1.AppService{}, builder.WithPredicates(kit.ChangedByOthers())).
+		Named(name).
+		For(api.new(), builder.WithPredicates(kit.ChangedByOthers())).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}), r.Options, r)
 }

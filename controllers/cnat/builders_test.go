@@ -108,6 +108,9 @@ func TestPod(t *testing.T) {
 			if _, ok := pod.Labels[labelAt]; ok != tc.wantLabel {
 				t.Errorf("labels %v", pod.Labels)
 			}
+			if app, ok := pod.Labels["app"]; ok != tc.wantLabel || (ok && app != tc.at.Name) {
+				t.Errorf("labels %v: want app=<At name> (the book's label) when the name is a label value", pod.Labels)
+			}
 			// The restricted Pod Security Standard.
 			psc := pod.Spec.SecurityContext
 			if psc == nil || !ptr.Deref(psc.RunAsNonRoot, false) || ptr.Deref(psc.RunAsUser, 0) != 65534 ||

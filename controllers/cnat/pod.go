@@ -33,7 +33,9 @@ import (
 // Labels on every pod of an At.
 const (
 	// labelAt names the At that owns a pod (when the name fits a label value).
-	labelAt       = "cnat.programming-kubernetes.info/at"
+	labelAt = "cnat.programming-kubernetes.info/at"
+	// labelApp is the label the book's pods carry, app=<At name>, so `kubectl get pod -l app=<At>` works.
+	labelApp      = "app"
 	containerName = "command"
 	// nonRootUID is "nobody": busybox has no USER, so the pod picks one to meet the restricted standard.
 	nonRootUID = int64(65534)
@@ -64,6 +66,7 @@ func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
 	labels := map[string]string{kit.ManagedByLabel: kit.ManagedBy}
 	if len(validation.IsValidLabelValue(at.Name)) == 0 {
 		labels[labelAt] = at.Name
+		labels[labelApp] = at.Name // the book's label: kubectl get pod -l app=<at>
 	}
 	var env []corev1.EnvVar
 	if len(proxyEnv) > 0 {
