@@ -26,7 +26,7 @@ BUSYBOX_VERSION=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null | sed
 declare -A IMAGES=(
 	[pause]="operator101/pause:3.10"
 	[busybox]="operator101/busybox:${BUSYBOX_VERSION:-latest} library/busybox:1.36 library/busybox:latest"
-	[web]="operator101/web:1 library/nginx:1.27 library/nginx:1.7.9 library/nginx:latest"
+	[web]="operator101/web:1 library/nginx:1.27 library/nginx:1.7.9 library/nginx:alpine library/nginx:latest"
 	[probe]="operator101/probe:1"
 	[olm]="operator101/olm:v0.41.0"
 	[scorecard-test]="operator-framework/scorecard-test:v1.33.0"

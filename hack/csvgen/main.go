@@ -356,6 +356,11 @@ var kindInfo = map[string]struct {
 	}},
 }
 
+// displayByCRD names the CRDs whose kind another group serves too.
+var displayByCRD = map[string]string{
+	"appservices.batch.schwarzeni.github.com": "App Service (batch.schwarzeni.github.com)",
+}
+
 type resourceRef struct{ kind, version, name string }
 
 var event = resourceRef{"Event", "v1", "events"}
@@ -377,6 +382,9 @@ func OwnedDescription(crd *apiextensionsv1.CustomResourceDefinition) (map[string
 	display := info.display
 	if !ok {
 		display = humanize(kind)
+	}
+	if d, ok := displayByCRD[crd.Name]; ok {
+		display = d // a kind served by two groups
 	}
 	d := map[string]any{
 		"name":        crd.Name,

@@ -135,13 +135,19 @@ func TestBundleContents(t *testing.T) {
 	if err := json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &examples); err != nil {
 		t.Fatalf("alm-examples: %v", err)
 	}
+	// A kind may be served by two groups (AppService): an example belongs to the owned CRD of its group.
+	owns := func(d v1alpha1.CRDDescription, group, kind string) bool {
+		return d.Kind == kind && strings.HasSuffix(d.Name, "."+group)
+	}
 	kinds := map[string]bool{}
 	for _, ex := range examples {
 		kind, _ := ex["kind"].(string)
-		kinds[kind] = true
+		apiVersion, _ := ex["apiVersion"].(string)
+		group, _, _ := strings.Cut(apiVersion, "/")
+		kinds[group+"/"+kind] = true
 		spec, _ := ex["spec"].(map[string]any)
 		for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
-			if d.Kind != kind {
+			if !owns(d, group, kind) {
 				continue
 			}
 			paths := map[string]bool{}
@@ -156,8 +162,9 @@ func TestBundleContents(t *testing.T) {
 		}
 	}
 	for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
-		if !kinds[d.Kind] {
-			t.Errorf("no alm-examples object of kind %s", d.Kind)
+		_, group, _ := strings.Cut(d.Name, ".")
+		if !kinds[group+"/"+d.Kind] {
+			t.Errorf("no alm-examples object of kind %s in group %s", d.Kind, group)
 		}
 	}
 

@@ -49,6 +49,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appv1 "github.com/operator101/operator101/apis/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/apis/batch/v1alpha1"
 	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
 	"github.com/operator101/operator101/apis/conditions"
 	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
@@ -86,6 +87,7 @@ func TestOLM(t *testing.T) {
 		{"InstallFromCatalog", installFromCatalog},
 		{"Samples", samples},
 		{"UpgradeHeldWhileAtRuns", upgrade},
+		{"SeedAppServiceKubebuilder", seedAppServiceKubebuilder},
 		{"Scorecard", scorecard},
 		{"Uninstall", uninstallKeepsWorkloads},
 	} {
@@ -360,6 +362,38 @@ func upgrade(t *testing.T) {
 	}
 }
 
+// 4b. Seed 004's AppService (the kubebuilder tutorial's, batch.schwarzeni.github.com/v1alpha1), its manifest
+// exactly as the seed has it, served by the same controller as app.example.com's: its page answers on node port
+// 30002 and `kubectl scale` takes it to 5 ready pods. The two seeds' examples share a name and a node port, so
+// the app.example.com sample leaves first.
+func seedAppServiceKubebuilder(t *testing.T) {
+	kubectl(t, "delete", "--wait=true", "--timeout=120s", "-n", samplesNS, "appservices.app.example.com/nginx-app")
+	eventually(t, 2*time.Minute, "the app.example.com sample's Service gone (node port 30002 free)", func() (bool, string) {
+		var svc corev1.Service
+		err := get(&svc, samplesNS, "nginx-app")
+		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
+	})
+	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/batch_v1alpha1_appservice.yaml")
+	waitCondition(t, &batchv1alpha1.AppService{}, samplesNS, "nginx-app", conditions.Available)
+	waitHTTP(t, fmt.Sprintf("http://%s:30002/", f.nodeIP), "")
+	kubectl(t, "scale", "-n", samplesNS, "appservices.batch.schwarzeni.github.com", "nginx-app", "--replicas", "5")
+	eventually(t, 3*time.Minute, "the kubebuilder AppService scaled to 5 ready replicas", func() (bool, string) {
+		var a batchv1alpha1.AppService
+		if err := get(&a, samplesNS, "nginx-app"); err != nil {
+			return false, err.Error()
+		}
+		return a.Spec.Replicas != nil && *a.Spec.Replicas == 5 && a.Status.ReadyReplicas == 5 && a.Status.AvailableReplicas == 5,
+			fmt.Sprintf("ready %s, available %d", a.Status.Ready, a.Status.AvailableReplicas)
+	})
+	var dep appsv1.Deployment
+	if err := get(&dep, samplesNS, "nginx-app"); err != nil {
+		t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(&dep); ref == nil || ref.APIVersion != batchv1alpha1.GroupVersion.String() {
+		t.Errorf("the Deployment's controller is %+v, want the batch.schwarzeni.github.com AppService", ref)
+	}
+}
+
 // 5. operator-sdk scorecard against the installed operator: every test a real pod, every one passes. The
 // samples leave first (the examples use the same node ports and account), and the finalizer of the
 // DatabaseUser drops its account on the way out.
@@ -624,6 +658,8 @@ func conditionsOf(obj client.Object) []metav1.Condition {
 		return o.Status.Conditions
 	case *appv1.AppService:
 		return o.Status.Conditions
+	case *batchv1alpha1.AppService:
+		return o.Status.Conditions
 	case *mygroupv1alpha1.DatabaseUser:
 		return o.Status.Conditions
 	case *cnatv1alpha1.At:
@@ -688,7 +724,8 @@ func deleteSamples(t *testing.T) {
 	t.Helper()
 	_, _ = tryRun(nil, f.kubectl, "delete", "--ignore-not-found", "--wait=true", "--timeout=120s", "-n", "default", "myweb/myweb")
 	_, _ = tryRun(nil, f.kubectl, "delete", "--ignore-not-found", "--wait=true", "--timeout=120s", "-n", samplesNS,
-		"appservices.app.example.com,ats.cnat.programming-kubernetes.info,databaseusers.mygroup.handsomeguy.cn", "--all")
+		"appservices.app.example.com,appservices.batch.schwarzeni.github.com,ats.cnat.programming-kubernetes.info,"+
+			"databaseusers.mygroup.handsomeguy.cn", "--all")
 }
 
 // uninstall removes an install the way the docs say: the Subscription, then the CSV, waiting until both are gone.
