@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -55,7 +56,8 @@ func TestKubebuilderAppService(t *testing.T) {
 		t.Fatal(err)
 	}
 	freeNodePort(t, 30002) // the app.example.com sample's test left its AppService and Service behind
-	startOperator(t, nil)
+	cfg, counter := testenv.Counting(env.Config)
+	_, rec := startOperator(t, cfg)
 	a.Namespace = env.NewNamespace(t, "kubebuilder")
 	key := testenv.Create(t, env.Client, a)
 	get := func(g gomega.Gomega) *batchv1alpha1.AppService {
@@ -104,6 +106,18 @@ func TestKubebuilderAppService(t *testing.T) {
 		g.Expect(events(g, a.Namespace, a.Name)).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
 	})
 
+	// At rest, as for app.example.com's: a change that is not the spec's (a label) costs no write.
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, timeout, func() {
+		p := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"unrelated":"label"}}}`))
+		if err := env.Client.Patch(ctx, &batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}, p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a label on a converged AppService caused %d writes: %s", n, counter)
+	}
+
 	// Drift is reverted as for app.example.com's: a Deployment scaled by hand comes back to replicas.
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	if err := env.Client.Patch(ctx, d, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":1}}`)),
@@ -141,5 +155,31 @@ func freeNodePort(t *testing.T, port int32) {
 		if err := env.Client.Delete(ctx, svc); client.IgnoreNotFound(err) != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestKubebuilderAppServiceInvalidRejected: the same limits as app.example.com's, replicas for size.
+func TestKubebuilderAppServiceInvalidRejected(t *testing.T) {
+	ns := env.NewNamespace(t, "kubebuilder")
+	for _, tc := range []struct {
+		name, spec, want string
+	}{
+		{"replicas too large", `{"replicas":101,"image":"nginx"}`, "spec.replicas"},
+		{"negative replicas", `{"replicas":-1,"image":"nginx"}`, "spec.replicas"},
+		{"empty image", `{"image":""}`, "spec.image"},
+		{"node port above 65535", `{"image":"nginx","ports":[{"port":80,"nodePort":65536}]}`, "spec.ports[0].nodePort"},
+		{"named target port", `{"image":"nginx","ports":[{"port":80,"targetPort":"http"}]}`, "spec.ports[0].targetPort"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON([]byte(`{"apiVersion":"batch.schwarzeni.github.com/v1alpha1","kind":"AppService",` +
+				`"metadata":{"name":"bad","namespace":"` + ns + `"},"spec":` + tc.spec + `}`)); err != nil {
+				t.Fatal(err)
+			}
+			err := env.Client.Create(ctx, u)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("create: %v, want a refusal naming %s", err, tc.want)
+			}
+		})
 	}
 }
