@@ -27,6 +27,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -156,8 +157,13 @@ func installFromCatalog(t *testing.T) {
 	if err := get(&csv, opNS, oldCSV); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(csv.Spec.CustomResourceDefinitions.Owned); n != 4 {
-		t.Errorf("the CSV owns %d CRDs, want 4", n)
+	// Every CRD the project generates (config/crd/bases), no more.
+	crdFiles, err := filepath.Glob(filepath.Join(f.root, "config", "crd", "bases", "*.yaml"))
+	if err != nil || len(crdFiles) == 0 {
+		t.Fatalf("the project's CRDs: %v (%d files)", err, len(crdFiles))
+	}
+	if n := len(csv.Spec.CustomResourceDefinitions.Owned); n != len(crdFiles) {
+		t.Errorf("the CSV owns %d CRDs, want %d (config/crd/bases)", n, len(crdFiles))
 	}
 	for _, owned := range csv.Spec.CustomResourceDefinitions.Owned {
 		var crd apiextensionsv1.CustomResourceDefinition
