@@ -417,24 +417,40 @@ func scorecard(t *testing.T) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
 		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "scorecard", Namespace: scoreNS}},
 	})
-	out := run(t, nil, f.operatorSDK, "scorecard", "bundle", "--namespace", scoreNS, "--service-account", "scorecard",
+	// The exit status says whether every test passed; the JSON says which did not.
+	out, runErr := tryRun(nil, f.operatorSDK, "scorecard", "bundle", "--namespace", scoreNS, "--service-account", "scorecard",
 		"--untar-image", f.helperImg, "--storage-image", f.helperImg, "--wait-time", "300s", "--output", "json")
+	i := strings.Index(out, "{")
+	if i < 0 {
+		t.Fatalf("scorecard: %v\n%s", runErr, out)
+	}
 	var list scapiv1alpha3.TestList
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &list); err != nil {
+	if err := json.Unmarshal([]byte(out[i:]), &list); err != nil {
 		t.Fatalf("scorecard output: %v\n%s", err, out)
 	}
-	passed := 0
+	// operator-sdk v1.33's olm-spec-descriptors checks an example against the first owned CRD of its kind,
+	// whatever its group: seed 004's AppService (replicas) is checked against app.example.com's descriptors
+	// (size). test/bundle checks every example against its own group's descriptors instead. That one error, and
+	// no other, is expected here (docs/olm.md).
+	kindOnlyMatch := func(r scapiv1alpha3.TestResult) bool {
+		return r.Name == "olm-spec-descriptors" && slices.Equal(r.Errors, []string{"replicas does not have a spec descriptor"})
+	}
+	passed, known := 0, 0
 	for _, test := range list.Items {
 		for _, r := range test.Status.Results {
-			if r.State != scapiv1alpha3.PassState {
-				t.Errorf("scorecard %s (%s): %s %v %v", r.Name, test.Spec.Image, r.State, r.Errors, r.Suggestions)
-			} else {
+			switch {
+			case r.State == scapiv1alpha3.PassState:
 				passed++
+			case r.State == scapiv1alpha3.FailState && kindOnlyMatch(r):
+				known++
+				t.Logf("scorecard %s: %v (operator-sdk matches examples to CRDs by kind only)", r.Name, r.Errors)
+			default:
+				t.Errorf("scorecard %s (%s): %s %v %v", r.Name, test.Spec.Image, r.State, r.Errors, r.Suggestions)
 			}
 		}
 	}
-	if len(list.Items) != 7 || passed != 7 {
-		t.Errorf("scorecard ran %d tests, %d passed; want 7 of 7", len(list.Items), passed)
+	if len(list.Items) != 7 || passed+known != 7 {
+		t.Errorf("scorecard ran %d tests, %d passed, %d known failures; want 7 of 7 (exit: %v)", len(list.Items), passed, known, runErr)
 	}
 	t.Logf("scorecard: %d/%d passed, each as a pod in %s", passed, len(list.Items), scoreNS)
 }
