@@ -135,10 +135,10 @@ func TestBundleContents(t *testing.T) {
 	if err := json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &examples); err != nil {
 		t.Fatalf("alm-examples: %v", err)
 	}
-	// A kind may be served by two groups (AppService): an example belongs to the owned CRD of its group.
-	owns := func(d v1alpha1.CRDDescription, group, kind string) bool {
-		return d.Kind == kind && strings.HasSuffix(d.Name, "."+group)
-	}
+	// A kind may be served by two groups (AppService): an example belongs to the owned CRD of its group, which
+	// the CRD's name ends with (plural.group).
+	groupOf := func(d v1alpha1.CRDDescription) string { _, g, _ := strings.Cut(d.Name, "."); return g }
+	owns := func(d v1alpha1.CRDDescription, group, kind string) bool { return d.Kind == kind && groupOf(d) == group }
 	kinds := map[string]bool{}
 	for _, ex := range examples {
 		kind, _ := ex["kind"].(string)
@@ -162,9 +162,8 @@ func TestBundleContents(t *testing.T) {
 		}
 	}
 	for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
-		_, group, _ := strings.Cut(d.Name, ".")
-		if !kinds[group+"/"+d.Kind] {
-			t.Errorf("no alm-examples object of kind %s in group %s", d.Kind, group)
+		if !kinds[groupOf(d)+"/"+d.Kind] {
+			t.Errorf("no alm-examples object of kind %s in group %s", d.Kind, groupOf(d))
 		}
 	}
 

@@ -119,11 +119,8 @@ func CanLogin(ctx context.Context, t sqlx.Target, timeout time.Duration) error {
 	return c.Close()
 }
 
-// Short reports whether tests run in -short mode (make test-unit), which starts no MariaDB: installing it
-// needs root and Debian's packages. Call it in TestMain after flag.Parse.
-func Short() bool { return testing.Short() }
-
-// Require skips t when s was not started (-short mode). make test runs every such test.
+// Require skips t when s was not started: a TestMain starts no MariaDB in -short mode (make test-unit), since
+// installing it needs root and Debian's packages. make test runs every such test.
 func Require(t testing.TB, s *Server) {
 	t.Helper()
 	if s == nil {

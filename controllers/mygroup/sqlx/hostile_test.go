@@ -34,7 +34,7 @@ var server *mariadbtest.Server
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if mariadbtest.Short() {
+	if testing.Short() { // make test-unit: no MariaDB
 		os.Exit(m.Run())
 	}
 	s, err := mariadbtest.Start()

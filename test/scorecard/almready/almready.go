@@ -36,9 +36,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -158,7 +158,8 @@ func conflictKeys(obj *unstructured.Unstructured) []string {
 	}
 	ports, _, _ := unstructured.NestedSlice(obj.Object, "spec", "ports")
 	for _, p := range ports {
-		if n, ok, _ := unstructured.NestedInt64(map[string]any{"p": p}, "p", "nodePort"); ok {
+		port, _ := p.(map[string]any)
+		if n, ok, _ := unstructured.NestedInt64(port, "nodePort"); ok {
 			keys = append(keys, fmt.Sprintf("nodePort/%d", n))
 		}
 	}
@@ -183,15 +184,13 @@ func deleteAll(c client.Client, ns string, created []client.Object) {
 				}
 				if o.GetUID() != "" && metav1.IsControlledBy(child, o) {
 					left++
-					_ = c.Delete(ctx, child, client.Preconditions{UID: ptrUID(child)})
+					_ = c.Delete(ctx, child, client.Preconditions{UID: ptr.To(child.GetUID())})
 				}
 			}
 		}
 		return left == 0, nil
 	})
 }
-
-func ptrUID(o client.Object) *types.UID { u := o.GetUID(); return &u }
 
 // CreateAll creates every example in ns, with the password Secret a DatabaseUser refers to when missing. It
 // returns what it created (for the caller to delete) and an outcome per example whose Detail says why its
