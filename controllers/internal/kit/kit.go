@@ -110,7 +110,7 @@ func NewBase(mgr ctrl.Manager, name string, o Options) Base {
 
 // Complete registers r through b with o's workers, the conflict policy and the AfterReconcile hook.
 func Complete(b *builder.Builder, o Options, r reconcile.Reconciler) error {
-	return b.WithOptions(controller.Options{MaxConcurrentReconciles: max(o.Workers, 1)}).Complete(Wrap(o, r))
+	return b.WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).Complete(Wrap(o, r))
 }
 
 // Wrap is r as Complete registers it: with the conflict policy and o's AfterReconcile hook.
