@@ -81,7 +81,7 @@ lint: golangci-lint ## Run golangci-lint (.golangci.yml; the e2e and faults suit
 test: check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e ## Everything CI runs: no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end on the local cluster (needs root).
 
 .PHONY: test-unit
-test-unit: envtest operator-sdk opm ## The edit-test loop: unit and envtest controller tests (go test -short); no root, no cluster, no package installs.
+test-unit: envtest operator-sdk opm kustomize ## The edit-test loop: unit and envtest controller tests (go test -short); no root, no cluster, no package installs.
 	go test -short ./... -count=1 -timeout 15m $(TEST_ARGS)
 
 .PHONY: check-tracked
@@ -89,7 +89,7 @@ check-tracked: ## Fail if git tracks a compiled binary or a file over 1 MiB (lar
 	hack/check-tracked-files.sh
 
 .PHONY: test-go
-test-go: envtest operator-sdk opm image-deps ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
+test-go: envtest operator-sdk opm kustomize image-deps ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
 	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
 
 .PHONY: test-faults
@@ -151,11 +151,11 @@ uninstall: manifests kustomize kubectl ## Remove the CRDs from the cluster of $K
 .PHONY: deploy
 deploy: manifests kustomize kubectl ## Deploy the operator (image $IMG) to the cluster of $KUBECONFIG without OLM.
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+	$(KUSTOMIZE) build config/deploy | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
 undeploy: kustomize kubectl ## Remove what deploy created.
-	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
+	$(KUSTOMIZE) build config/deploy | $(KUBECTL) delete --ignore-not-found -f -
 
 ##@ Tools
 

@@ -41,13 +41,15 @@ import (
 // with server-side apply (patch; create when the child does not exist yet). It deletes a Service only when
 // the AppService no longer has ports; garbage collection removes the children of a deleted AppService.
 //
-// +kubebuilder:rbac:groups=app.example.com,resources=appservices,verbs=get;list;watch
-// +kubebuilder:rbac:groups=app.example.com,resources=appservices/status,verbs=get;patch
-// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices,verbs=get;list;watch
-// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices/status,verbs=get;patch
-// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
+// the operator is installed for (docs/security.md).
+// +kubebuilder:rbac:groups=app.example.com,resources=appservices,verbs=get;list;watch,namespace=system
+// +kubebuilder:rbac:groups=app.example.com,resources=appservices/status,verbs=get;patch,namespace=system
+// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices,verbs=get;list;watch,namespace=system
+// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices/status,verbs=get;patch,namespace=system
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete,namespace=system
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
 // AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
 // Deployment's progress in the AppService's status; T is the API it serves.

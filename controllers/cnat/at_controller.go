@@ -48,10 +48,12 @@ import (
 // created again. Closing it would mean writing the status before creating the pod, which trades "exactly
 // once" for "at most once" on a crash between the two.
 
-// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats,verbs=get;list;watch
-// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/status,verbs=get;patch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
+// the operator is installed for (docs/security.md).
+// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats,verbs=get;list;watch,namespace=system
+// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/status,verbs=get;patch,namespace=system
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete,namespace=system
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
 // Reconciler drives Ats: PENDING until the schedule, then a pod, then the pod's outcome. Its options' Reader
 // (uncached) confirms the At is current before its pod is created, and finds a pod the cache has not seen.

@@ -52,10 +52,12 @@ import (
 //     database's logs, and it would trip max_connect_errors or lockout policies.
 // The comparison keeps no state, and also reverts a password changed by hand in the database.
 //
-// +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/status,verbs=get;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
+// the operator is installed for (docs/security.md).
+// +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers,verbs=get;list;watch;patch,namespace=system
+// +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/status,verbs=get;patch,namespace=system
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get,namespace=system
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
 // Reconciler makes database accounts match DatabaseUsers. Secrets are read with its options' Reader: direct
 // GETs, never cached or watched.

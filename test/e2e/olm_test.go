@@ -35,7 +35,6 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
-	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
 	appsv1 "k8s.io/api/apps/v1"
@@ -102,33 +101,8 @@ func TestOLM(t *testing.T) {
 func installFromCatalog(t *testing.T) {
 	ctx := context.Background()
 	create(t, targetSecret(opNS))
-	create(t, &operatorsv1alpha1.CatalogSource{
-		ObjectMeta: metav1.ObjectMeta{Name: "operator101-catalog", Namespace: opNS},
-		Spec: operatorsv1alpha1.CatalogSourceSpec{
-			SourceType:  operatorsv1alpha1.SourceTypeGrpc,
-			Image:       f.catalogImg,
-			DisplayName: "operator101 (local)",
-			Publisher:   "operator101",
-			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{
-				SecurityContextConfig: operatorsv1alpha1.Restricted,
-			},
-		},
-	})
-	create(t, &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "operator101", Namespace: opNS}})
-	create(t, &operatorsv1alpha1.Subscription{
-		ObjectMeta: metav1.ObjectMeta{Name: "operator101", Namespace: opNS},
-		Spec: &operatorsv1alpha1.SubscriptionSpec{
-			CatalogSource:          "operator101-catalog",
-			CatalogSourceNamespace: opNS,
-			Package:                "operator101",
-			Channel:                "stable",
-			StartingCSV:            oldCSV,
-			// Manual: the test decides when the upgrade to 0.2.0 may start.
-			InstallPlanApproval: operatorsv1alpha1.ApprovalManual,
-			// The DatabaseUser targets, as a platform team configures them.
-			Config: &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{{Name: "DATABASE_TARGETS", Value: targetEnv}}},
-		},
-	})
+	// Manual approval: the test decides when the upgrade to 0.2.0 may start. No target namespaces: AllNamespaces.
+	subscribe(t, opNS, nil, oldCSV, true)
 	approve(t, opNS, oldCSV)
 	waitCSV(t, opNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
 
@@ -263,6 +237,7 @@ func checkLeastPrivilege(t *testing.T, ctx context.Context, ns string) {
 		}
 	}
 	t.Logf("operator RBAC read back: %d rules, %d forbidden and %d allowed requests checked", len(rules), len(forbidden), len(allowed))
+	checkPermissionTable(t, "AllNamespaces", ns, samplesNS)
 }
 
 func names(subjects []rbacv1.Subject, ns string) bool {
@@ -782,7 +757,7 @@ func uninstall(t *testing.T, ns string) {
 // else OLM finds two CSVs owning the same CRDs.
 func clearInstalls(t *testing.T) {
 	t.Helper()
-	for _, ns := range []string{opNS, sdkNS} {
+	for _, ns := range []string{opNS, sdkNS, ownNS, singleNS} {
 		uninstall(t, ns)
 		deleteNamespace(t, ns)
 	}

@@ -35,15 +35,24 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Strategy reads the install strategy of the bundle's CSV under the repository root.
-func Strategy(root string) (v1alpha1.StrategyDetailsDeployment, error) {
+// CSV reads the bundle's CSV under the repository root.
+func CSV(root string) (*v1alpha1.ClusterServiceVersion, error) {
 	raw, err := os.ReadFile(filepath.Join(root, "bundle", "manifests", "operator101.clusterserviceversion.yaml"))
 	if err != nil {
-		return v1alpha1.StrategyDetailsDeployment{}, fmt.Errorf("reading the bundle's CSV (run make bundle): %w", err)
+		return nil, fmt.Errorf("reading the bundle's CSV (run make bundle): %w", err)
 	}
 	csv := &v1alpha1.ClusterServiceVersion{}
 	if err := yaml.UnmarshalStrict(raw, csv); err != nil {
-		return v1alpha1.StrategyDetailsDeployment{}, fmt.Errorf("parsing the CSV: %w", err)
+		return nil, fmt.Errorf("parsing the CSV: %w", err)
+	}
+	return csv, nil
+}
+
+// Strategy reads the install strategy of the bundle's CSV under the repository root.
+func Strategy(root string) (v1alpha1.StrategyDetailsDeployment, error) {
+	csv, err := CSV(root)
+	if err != nil {
+		return v1alpha1.StrategyDetailsDeployment{}, err
 	}
 	s := csv.Spec.InstallStrategy.StrategySpec
 	if len(s.DeploymentSpecs) != 1 {

@@ -25,6 +25,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,11 +100,63 @@ var forbidden = []struct{ group, resource string }{
 
 var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection", "escalate", "bind", "*"}
 
+// modes are the install modes the CSV declares (TestDeclaredInstallModes keeps the two lists equal), each as
+// an OperatorGroup would give it.
 func modes() []olmrbac.Mode {
 	return []olmrbac.Mode{
 		{Name: "own", OperatorNS: "own-op", Targets: []string{}},
-		{Name: "multi", OperatorNS: "multi-op", Targets: []string{"multi-a", "multi-b"}},
+		{Name: "single", OperatorNS: "single-op", Targets: []string{"single-a"}},
 		{Name: "all", OperatorNS: "all-op", Targets: nil},
+	}
+}
+
+// clusterAllowlist is every rule the operator may hold cluster-wide in every install mode, with the reason;
+// any other cluster rule in the CSV fails TestClusterPermissionsAllowlist.
+var clusterAllowlist = map[[2]string]string{
+	{"authentication.k8s.io", "tokenreviews"}:        "create: authenticate callers of the metrics endpoint",
+	{"authorization.k8s.io", "subjectaccessreviews"}: "create: authorize callers of the metrics endpoint",
+}
+
+// children are the kinds the operator writes or reads in tenant namespaces: outside its target namespaces
+// it must not touch them at all.
+var children = []struct{ group, resource string }{
+	{"", "pods"}, {"apps", "deployments"}, {"", "services"}, {"", "configmaps"}, {"", "secrets"},
+}
+
+var allVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
+
+func TestDeclaredInstallModes(t *testing.T) {
+	csv, err := olmrbac.CSV(env.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared []string
+	for _, m := range csv.Spec.InstallModes {
+		if m.Supported {
+			declared = append(declared, string(m.Type))
+		}
+	}
+	want := []string{"OwnNamespace", "SingleNamespace", "AllNamespaces"}
+	if strings.Join(declared, ",") != strings.Join(want, ",") {
+		t.Errorf("the CSV declares %v; this test and the OLM e2e prove %v: declare only what is proven", declared, want)
+	}
+}
+
+func TestClusterPermissionsAllowlist(t *testing.T) {
+	s := strategy(t)
+	for _, p := range s.ClusterPermissions {
+		for _, r := range p.Rules {
+			if len(r.NonResourceURLs) > 0 || len(r.ResourceNames) > 0 {
+				t.Errorf("cluster rule %+v: not in the allowlist", r)
+			}
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					if _, ok := clusterAllowlist[[2]string{g, res}]; !ok || !slices.Equal(r.Verbs, []string{"create"}) {
+						t.Errorf("cluster-wide %v on %s.%s is not in the allowlist (test/rbac, docs/security.md)", r.Verbs, res, g)
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -124,6 +177,19 @@ func TestLeastPrivilegeSubjectAccessReview(t *testing.T) {
 					for _, ns := range scopes {
 						if can(ctx, t, cs, user, groups, verb, f.group, f.resource, ns) {
 							t.Errorf("%s may %s %s.%s in namespace %q", m.Name, verb, f.resource, f.group, ns)
+						}
+					}
+				}
+			}
+			// Outside its namespaces (kube-system and a tenant's), a namespaced install touches none of the kinds
+			// it manages, and none of them cluster-wide.
+			if !m.All() {
+				for _, ch := range children {
+					for _, verb := range allVerbs {
+						for _, ns := range []string{"", "kube-system", "some-tenant"} {
+							if can(ctx, t, cs, user, groups, verb, ch.group, ch.resource, ns) {
+								t.Errorf("%s may %s %s.%s in namespace %q, outside its targets", m.Name, verb, ch.resource, ch.group, ns)
+							}
 						}
 					}
 				}

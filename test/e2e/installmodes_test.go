@@ -1,0 +1,275 @@
+//go:build e2e
+
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	appv1 "github.com/operator101/operator101/apis/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
+	"github.com/operator101/operator101/apis/conditions"
+	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
+	"github.com/operator101/operator101/test/olmrbac"
+)
+
+const (
+	ownNS          = "operator101-e2e-own"           // OwnNamespace: the operator and its tenants
+	singleNS       = "operator101-e2e-single"        // SingleNamespace: the operator...
+	singleTargetNS = "operator101-e2e-single-target" // ...and the one namespace it serves
+)
+
+// TestOLMNamespacedInstallModes installs operator101 through a Subscription in each namespaced install mode the
+// CSV declares, one after the other (one install of the package per cluster), and proves from the real cluster
+// that OLM scoped it: the authorizer allows every rule in the target namespace and nothing on pods, deployments,
+// services, configmaps or secrets outside it (kube-system included); the samples reconcile there and the
+// operator logs no 403. The permission table it reads back must be the one docs/security.md shows.
+// TestOLM does the same for AllNamespaces.
+func TestOLMNamespacedInstallModes(t *testing.T) {
+	clearInstalls(t)
+	for _, m := range []struct {
+		mode        operatorsv1alpha1.InstallModeType
+		ns, target  string
+		extraTarget bool
+	}{
+		{operatorsv1alpha1.InstallModeTypeOwnNamespace, ownNS, ownNS, false},
+		{operatorsv1alpha1.InstallModeTypeSingleNamespace, singleNS, singleTargetNS, true},
+	} {
+		t.Run(string(m.mode), func(t *testing.T) {
+			freshNamespace(t, m.ns)
+			if m.extraTarget {
+				freshNamespace(t, m.target)
+			}
+			t.Cleanup(func() { uninstall(t, m.ns) })
+			start := time.Now()
+			subscribe(t, m.ns, []string{m.target}, "", false)
+			waitCSV(t, m.ns, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
+			pod := operatorPod(t, m.ns, "v0.2.0")
+			if env := watched(t, pod); env != m.target {
+				t.Errorf("the operator watches %q, want %q (the OperatorGroup's target)", env, m.target)
+			}
+			t.Logf("%s install through a Subscription: CSV Succeeded and the operator ready in %s", m.mode,
+				time.Since(start).Round(time.Second))
+
+			user := "system:serviceaccount:" + m.ns + ":" + identity
+			for _, ch := range []struct{ group, resource string }{
+				{"", "pods"}, {"apps", "deployments"}, {"", "services"}, {"", "configmaps"}, {"", "secrets"},
+			} {
+				for _, verb := range tableVerbs {
+					for _, ns := range []string{"kube-system", "default", ""} {
+						if ns == m.ns || ns == m.target {
+							continue
+						}
+						if allowed(t, user, m.ns, authorizationv1.ResourceAttributes{Verb: verb, Group: ch.group, Resource: ch.resource, Namespace: ns}) {
+							t.Errorf("%s: the operator may %s %s.%s in namespace %q, outside its target", m.mode, verb, ch.resource, ch.group, ns)
+						}
+					}
+				}
+			}
+			checkPermissionTable(t, string(m.mode), m.ns, m.target)
+
+			// The samples, in the target namespace.
+			myweb := sampleMyWeb(t)
+			myweb.Namespace = m.target
+			create(t, myweb)
+			kubectl(t, "apply", "-n", m.target, "-f", "config/samples/app_v1_appservice.yaml")
+			kubectl(t, "apply", "-n", m.target, "-f", "config/samples/cnat_v1alpha1_at.yaml")
+			waitCondition(t, &operatorv1.MyWeb{}, m.target, myweb.Name, conditions.Available)
+			waitCondition(t, &appv1.AppService{}, m.target, "nginx-app", conditions.Available)
+			waitAtPhase(t, m.target, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
+			waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "<h1>Hello, World!</h1>")
+			if logs := kubectl(t, "logs", "-n", m.ns, pod.Name); forbiddenLine.MatchString(logs) {
+				t.Errorf("%s: the operator was refused something:\n%s", m.mode, strings.Join(forbiddenLine.FindAllString(logs, 5), "\n"))
+			}
+			// The samples go while the operator runs (before the uninstall the cleanups do).
+			kubectl(t, "delete", "-n", m.target, "--wait=true", "--timeout=120s",
+				"mywebs.operator.k8s-summit.org,appservices.app.example.com,ats.cnat.programming-kubernetes.info", "--all")
+		})
+	}
+}
+
+// forbiddenLine is a line of the operator's log about a request the API server refused (403).
+var forbiddenLine = regexp.MustCompile(`(?im)^.*(forbidden|cannot (get|list|watch|create|patch|delete) resource).*$`)
+
+// subscribe installs the package into ns through a CatalogSource, an OperatorGroup targeting targets (nil: all
+// namespaces) and a Subscription to the stable channel at startingCSV ("" for the channel's head), approved
+// by hand when manual.
+func subscribe(t *testing.T, ns string, targets []string, startingCSV string, manual bool) {
+	t.Helper()
+	create(t, &operatorsv1alpha1.CatalogSource{
+		ObjectMeta: metav1.ObjectMeta{Name: "operator101-catalog", Namespace: ns},
+		Spec: operatorsv1alpha1.CatalogSourceSpec{
+			SourceType:  operatorsv1alpha1.SourceTypeGrpc,
+			Image:       f.catalogImg,
+			DisplayName: "operator101 (local)",
+			Publisher:   "operator101",
+			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{
+				SecurityContextConfig: operatorsv1alpha1.Restricted,
+			},
+		},
+	})
+	create(t, &operatorsv1.OperatorGroup{ObjectMeta: metav1.ObjectMeta{Name: "operator101", Namespace: ns},
+		Spec: operatorsv1.OperatorGroupSpec{TargetNamespaces: targets}})
+	approval := operatorsv1alpha1.ApprovalAutomatic
+	if manual {
+		approval = operatorsv1alpha1.ApprovalManual
+	}
+	create(t, &operatorsv1alpha1.Subscription{
+		ObjectMeta: metav1.ObjectMeta{Name: "operator101", Namespace: ns},
+		Spec: &operatorsv1alpha1.SubscriptionSpec{
+			CatalogSource:          "operator101-catalog",
+			CatalogSourceNamespace: ns,
+			Package:                "operator101",
+			Channel:                "stable",
+			StartingCSV:            startingCSV,
+			InstallPlanApproval:    approval,
+			// The DatabaseUser targets, as a platform team configures them.
+			Config: &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{{Name: "DATABASE_TARGETS", Value: targetEnv}}},
+		},
+	})
+}
+
+// tableVerbs are the verbs the permission table reports.
+var tableVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+
+// allowed asks the cluster's authorizer whether the ServiceAccount user (of namespace saNS) may do ra.
+func allowed(t *testing.T, user, saNS string, ra authorizationv1.ResourceAttributes) bool {
+	t.Helper()
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user,
+		Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + saNS, "system:authenticated"},
+		ResourceAttributes: &ra}}
+	if err := c.Create(context.Background(), sar); err != nil {
+		t.Fatalf("SubjectAccessReview: %v", err)
+	}
+	return sar.Status.Allowed
+}
+
+// checkPermissionTable reads back, with SubjectAccessReviews, what the operator installed in ns (serving target)
+// may do on every resource its CSV names, in its namespace, the target, kube-system and cluster-wide; and
+// compares that table with the one docs/security.md shows for mode.
+func checkPermissionTable(t *testing.T, mode, ns, target string) {
+	t.Helper()
+	csv, err := olmrbac.CSV(f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type gr struct{ group, resource string }
+	var rows []gr
+	s := csv.Spec.InstallStrategy.StrategySpec
+	for _, p := range append(slices.Clone(s.ClusterPermissions), s.Permissions...) {
+		for _, r := range p.Rules {
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					if !slices.Contains(rows, gr{g, res}) {
+						rows = append(rows, gr{g, res})
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(rows, func(a, b gr) int { return strings.Compare(a.group+"/"+a.resource, b.group+"/"+b.resource) })
+	user := "system:serviceaccount:" + ns + ":" + identity
+	var b strings.Builder
+	b.WriteString("| API group | resource | its namespace | target namespace | kube-system | cluster-wide |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		group := r.group
+		if group == "" {
+			group = "core"
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` |", group, r.resource)
+		for _, where := range []string{ns, target, "kube-system", ""} {
+			var verbs []string
+			for _, v := range tableVerbs {
+				res, sub, _ := strings.Cut(r.resource, "/")
+				if allowed(t, user, ns, authorizationv1.ResourceAttributes{Verb: v, Group: r.group, Resource: res, Subresource: sub, Namespace: where}) {
+					verbs = append(verbs, v)
+				}
+			}
+			cell := strings.Join(verbs, ", ")
+			if cell == "" {
+				cell = "—"
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
+	got := b.String()
+	doc, err := os.ReadFile(filepath.Join(f.root, "docs", "security.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin, end := "<!-- e2e:rbac "+mode+" -->\n", "<!-- /e2e:rbac -->"
+	i := strings.Index(string(doc), begin)
+	j := -1
+	if i >= 0 {
+		j = strings.Index(string(doc)[i:], end)
+	}
+	if i < 0 || j < 0 || string(doc)[i+len(begin):i+j] != got {
+		t.Errorf("docs/security.md does not show what the cluster answers for %s; between %q and %q it should read:\n%s",
+			mode, strings.TrimSpace(begin), end, got)
+	} else {
+		t.Logf("%s: docs/security.md's permission table matches the cluster (%d rows, %d SubjectAccessReviews)",
+			mode, len(rows), len(rows)*4*len(tableVerbs))
+	}
+}
+
+func sampleMyWeb(t *testing.T) *operatorv1.MyWeb {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(f.root, "config", "samples", "operator_v1_myweb.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m operatorv1.MyWeb
+	if err := yaml.UnmarshalStrict(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return &m
+}
+
+// watched is what the operator pod watches: WATCH_NAMESPACE, which the CSV takes from the pod's
+// olm.targetNamespaces annotation (downward API).
+func watched(t *testing.T, p corev1.Pod) string {
+	t.Helper()
+	for _, e := range p.Spec.Containers[0].Env {
+		if e.Name == "WATCH_NAMESPACE" {
+			if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil ||
+				e.ValueFrom.FieldRef.FieldPath != "metadata.annotations['olm.targetNamespaces']" {
+				t.Fatalf("WATCH_NAMESPACE is %+v, not the OperatorGroup's targets", e)
+			}
+			return p.Annotations["olm.targetNamespaces"]
+		}
+	}
+	t.Fatal("the operator pod has no WATCH_NAMESPACE")
+	return ""
+}
