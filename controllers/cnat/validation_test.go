@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
@@ -92,6 +93,42 @@ func TestValidation(t *testing.T) {
 		g.Expect(edit(func(a *cnatv1alpha1.At) { a.Labels = map[string]string{"phase": phase} })).To(gomega.Succeed())
 	}
 	g.Expect(getAt(g, key(at)).Spec.Command).To(gomega.Equal("echo c"))
+}
+
+// activeDeadlineSeconds: the API server fills in the default (3600) when the At sets none, refuses more than a
+// day (86400) and less than a second, and freezes the value once the command started.
+func TestActiveDeadlineSecondsDefaultAndMax(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t, "at")
+	at := createAt(t, ns, "defaulted", "2030-01-01T00:00:00Z", "true")
+	g.Expect(at.Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(cnatv1alpha1.DefaultActiveDeadlineSeconds)))
+	g.Expect(getAt(g, key(at)).Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(3600)))
+
+	for _, v := range []int64{cnatv1alpha1.MaxActiveDeadlineSeconds + 1, 0, -5} {
+		bad := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "bad-"},
+			Spec: cnatv1alpha1.AtSpec{Schedule: "2030-01-01T00:00:00Z", Command: "true", ActiveDeadlineSeconds: ptr.To(v)}}
+		testenv.ExpectInvalid(t, env.Client, bad, "spec.activeDeadlineSeconds")
+	}
+	longest := createAt(t, ns, "a-day", "2030-01-01T00:00:00Z", "true",
+		func(a *cnatv1alpha1.At) {
+			a.Spec.ActiveDeadlineSeconds = ptr.To[int64](cnatv1alpha1.MaxActiveDeadlineSeconds)
+		})
+	g.Expect(longest.Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(86400)))
+
+	// Free while PENDING, frozen once the command started.
+	edit := func(v int64) error {
+		cur := getAt(g, key(at))
+		cur.Spec.ActiveDeadlineSeconds = ptr.To(v)
+		return env.Client.Update(ctx, cur)
+	}
+	g.Expect(edit(60)).To(gomega.Succeed())
+	cur := getAt(g, key(at))
+	cur.Status.Phase = cnatv1alpha1.PhaseRunning
+	must(t, env.Client.Status().Update(ctx, cur))
+	err := edit(120)
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("activeDeadlineSeconds cannot change once the command started")))
+	g.Expect(getAt(g, key(at)).Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(60)))
 }
 
 // The book's example applies unchanged, and (its schedule long past) runs at once.
