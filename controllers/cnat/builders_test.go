@@ -123,6 +123,9 @@ func TestPod(t *testing.T) {
 				len(sc.Capabilities.Add) != 0 || ptr.Deref(sc.Privileged, false) {
 				t.Errorf("container securityContext %+v", sc)
 			}
+			if got := ptr.Deref(pod.Spec.ActiveDeadlineSeconds, 0); got != cnatv1alpha1.DefaultActiveDeadlineSeconds {
+				t.Errorf("activeDeadlineSeconds %d, want the default %d for an At without one", got, cnatv1alpha1.DefaultActiveDeadlineSeconds)
+			}
 			if ptr.Deref(pod.Spec.AutomountServiceAccountToken, true) {
 				t.Errorf("the command needs no service account token")
 			}
@@ -130,6 +133,25 @@ func TestPod(t *testing.T) {
 				t.Errorf("Pod is not deterministic")
 			}
 		})
+	}
+}
+
+// The At's activeDeadlineSeconds becomes the pod's, and stays in the cached pod (the Upgradeable gate reads it).
+func TestPodActiveDeadlineSeconds(t *testing.T) {
+	for _, d := range []int64{1, 90, cnatv1alpha1.MaxActiveDeadlineSeconds} {
+		at := newAt("bounded", "sleep infinity", "")
+		at.Spec.ActiveDeadlineSeconds = ptr.To(d)
+		pod := Pod(at, nil)
+		if got := ptr.Deref(pod.Spec.ActiveDeadlineSeconds, 0); got != d {
+			t.Errorf("activeDeadlineSeconds %d, want %d", got, d)
+		}
+		trimmed, err := TrimPodForCache(pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ptr.Deref(trimmed.(*corev1.Pod).Spec.ActiveDeadlineSeconds, 0); got != d {
+			t.Errorf("cached pod: activeDeadlineSeconds %d, want %d", got, d)
+		}
 	}
 }
 
@@ -167,6 +189,12 @@ func TestFromPod(t *testing.T) {
 			cnatv1alpha1.PhaseFailed, ptr.To[int32](137), metav1.ConditionFalse, "OOMKilled", "exited 137 (OOMKilled)", &finished},
 		{"evicted, no container status", pod(corev1.PodFailed, nil, "Evicted"),
 			cnatv1alpha1.PhaseFailed, nil, metav1.ConditionFalse, "Evicted", "failed (Evicted)", &metav1.Time{Time: now}},
+		{"killed at its activeDeadlineSeconds", func() *corev1.Pod {
+			p := pod(corev1.PodFailed, &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", FinishedAt: finished}, "DeadlineExceeded")
+			p.Status.Message = "Pod was active on the node longer than the specified deadline"
+			return p
+		}(), cnatv1alpha1.PhaseFailed, ptr.To[int32](137), metav1.ConditionFalse, "DeadlineExceeded",
+			"exited 137 (DeadlineExceeded): Pod was active on the node longer than the specified deadline", &finished},
 		{"odd reason", pod(corev1.PodFailed, nil, "Deadline-Exceeded 1"),
 			cnatv1alpha1.PhaseFailed, nil, metav1.ConditionFalse, "DeadlineExceeded1", "Deadline-Exceeded 1", &metav1.Time{Time: now}},
 	} {

@@ -55,14 +55,16 @@ func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 		out.Phase = cnatv1alpha1.PhaseFailed
 		out.ExitCode = exitCode(term, -1)
 		out.CompletionTime = finishedAt(term, now)
-		reason := pod.Status.Reason
-		msg := pod.Status.Message
+		// The pod's own reason (DeadlineExceeded, Evicted, ...) says why the kubelet ended it, and wins over
+		// the container's, which only tells how the command died of it (Error, exit 137).
+		var reason, msg string
 		if term != nil {
-			if term.Reason != "" {
-				reason = term.Reason
-			}
-			if term.Message != "" {
-				msg = term.Message
+			reason, msg = term.Reason, term.Message
+		}
+		if pod.Status.Reason != "" {
+			reason = pod.Status.Reason
+			if pod.Status.Message != "" {
+				msg = pod.Status.Message
 			}
 		}
 		if reason == "" {

@@ -148,6 +148,8 @@ func TestBookSample(t *testing.T) {
 	g.Expect(pod.Name).To(gomega.Equal("example-at-pod"))
 	g.Expect(pod.Spec.Containers[0].Command).To(gomega.Equal([]string{"/bin/sh", "-c", "echo YAY"}))
 	g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal("busybox"))
+	// Bounded by the default deadline, which the API server filled in.
+	g.Expect(pod.Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(cnatv1alpha1.DefaultActiveDeadlineSeconds)))
 }
 
 // Under OLM: Upgradeable=False on the operator's OperatorCondition while an At runs, True again after. The
