@@ -253,3 +253,73 @@ func TestPendingAndPodLost(t *testing.T) {
 		t.Errorf("lost %+v", lost)
 	}
 }
+
+func TestStartDeadlineAndWhyNotStarted(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := newAt("x", "true", "nope:1")
+	at.Spec.Schedule = "2026-01-02T03:00:00Z" // before the pod's creation: counted from the creation
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x-pod", CreationTimestamp: metav1.NewTime(created)}}
+	if got := startDeadline(at, pod, 5*time.Minute); !got.Equal(created.Add(5 * time.Minute)) {
+		t.Errorf("startDeadline = %v, want the creation + 5m", got)
+	}
+	at.Spec.Schedule = "2026-01-02T03:10:00Z" // after it (a clock ahead of the API server's): from the schedule
+	if got := startDeadline(at, pod, 5*time.Minute); !got.Equal(time.Date(2026, 1, 2, 3, 15, 0, 0, time.UTC)) {
+		t.Errorf("startDeadline = %v, want the schedule + 5m", got)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		status corev1.PodStatus
+		want   string
+		notRun bool
+	}{
+		{"no status yet", corev1.PodStatus{}, "still Pending", true},
+		{"pending", corev1.PodStatus{Phase: corev1.PodPending}, "still Pending", true},
+		{"image pull", corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "sidecar", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "Other"}}},
+			{Name: containerName, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason: "ImagePullBackOff", Message: `Back-off pulling image "nope:1"`}}}}},
+			`ImagePullBackOff: Back-off pulling image "nope:1"`, true},
+		{"unschedulable", corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
+			{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "NotReady"},
+			{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available"}}},
+			"Unschedulable: 0/3 nodes are available", true},
+		{"long message cut", corev1.PodStatus{Phase: corev1.PodPending, Reason: "X", Message: strings.Repeat("m", 2000)},
+			"X: " + strings.Repeat("m", maxWhy-6) + "...", true},
+		{"running", corev1.PodStatus{Phase: corev1.PodRunning}, "", false},
+		{"failed", corev1.PodStatus{Phase: corev1.PodFailed}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pod.DeepCopy()
+			p.Status = tc.status
+			if notStarted(p) != tc.notRun {
+				t.Fatalf("notStarted = %v", !tc.notRun)
+			}
+			if !tc.notRun {
+				return
+			}
+			// The cached pod tells the same.
+			trimmed, err := TrimPodForCache(p.DeepCopy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []*corev1.Pod{p, trimmed.(*corev1.Pod)} {
+				if got := whyNotStarted(q); got != tc.want {
+					t.Errorf("whyNotStarted = %q, want %q", got, tc.want)
+				}
+			}
+		})
+	}
+
+	now := created.Add(time.Hour)
+	st := startTimedOut(fromPod(cnatv1alpha1.AtStatus{}, pod, created), "x-pod", 5*time.Minute, "ImagePullBackOff: no", now)
+	c := meta.FindStatusCondition(st.Conditions, cnatv1alpha1.ConditionSucceeded)
+	if st.Phase != cnatv1alpha1.PhaseFailed || st.ExitCode != nil || !st.CompletionTime.Time.Equal(now) ||
+		c.Status != metav1.ConditionFalse || c.Reason != cnatv1alpha1.ReasonStartDeadlineExceeded ||
+		st.Message != "pod x-pod did not start within 5m0s (ImagePullBackOff: no); it was deleted and the command is not run" {
+		t.Errorf("startTimedOut: %+v", st)
+	}
+	if !isFinished(st.Phase) {
+		t.Errorf("a start timeout must be final")
+	}
+}

@@ -21,6 +21,7 @@ package cnat
 import (
 	"fmt"
 	"os"
+	"time"
 
 	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
@@ -45,7 +46,14 @@ type Config struct {
 	// Upgradeable is OLM's Upgradeable condition (default: the OperatorCondition named by
 	// OPERATOR_CONDITION_NAME, or none when it is unset: outside OLM the operator reports nothing).
 	Upgradeable conditions.Condition
+	// StartDeadline is how long an At's pod may stay Pending (its image not pulled, no node for it, ...)
+	// before the At is FAILED and the pod deleted (default DefaultStartDeadline).
+	StartDeadline time.Duration
 }
+
+// DefaultStartDeadline is how long an At's pod may take to start by default: long enough for a slow image
+// pull or a node scaled up for it, short enough that an At whose image does not exist says so soon.
+const DefaultStartDeadline = 5 * time.Minute
 
 // Setup registers the At controller with the manager. It sees every event of an At, its own status writes
 // included (no kit.ChangedByOthers): the Upgradeable condition is computed from the cached Ats after each

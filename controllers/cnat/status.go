@@ -86,6 +86,74 @@ func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 	return out
 }
 
+// notStarted tells whether pod has not started its command yet: Pending, or without any status so far.
+func notStarted(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodPending || pod.Status.Phase == ""
+}
+
+// startDeadline is when a pod that has not started is given up on: limit after the pod's creation, counted
+// no earlier than the At's schedule (the pod is created once the schedule is due, so in a cluster the two
+// agree; the schedule keeps the count in the clock's own time when the API server's differs).
+func startDeadline(at *cnatv1alpha1.At, pod *corev1.Pod, limit time.Duration) time.Time {
+	from := pod.CreationTimestamp.Time
+	if when, err := time.Parse(cnatv1alpha1.ScheduleLayout, at.Spec.Schedule); err == nil && when.After(from) {
+		from = when
+	}
+	return from.Add(limit)
+}
+
+// maxWhy bounds the pod's own words in an At's message.
+const maxWhy = 512
+
+// whyNotStarted is what the pod says keeps it from starting: the command's container waiting (ErrImagePull,
+// ImagePullBackOff, CreateContainerConfigError, ...), the scheduler's reason, or the pod's.
+func whyNotStarted(pod *corev1.Pod) string {
+	why := ""
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name == containerName && cs.State.Waiting != nil && cs.State.Waiting.Reason != "" {
+			why = joinReason(cs.State.Waiting.Reason, cs.State.Waiting.Message)
+		}
+	}
+	if why == "" {
+		for _, c := range pod.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				why = joinReason(c.Reason, c.Message)
+			}
+		}
+	}
+	if why == "" && pod.Status.Reason != "" {
+		why = joinReason(pod.Status.Reason, pod.Status.Message)
+	}
+	if why == "" {
+		why = "still Pending"
+	}
+	if len(why) > maxWhy {
+		why = why[:maxWhy-3] + "..."
+	}
+	return why
+}
+
+func joinReason(reason, msg string) string {
+	if msg == "" {
+		return reason
+	}
+	if reason == "" {
+		return msg
+	}
+	return reason + ": " + msg
+}
+
+// startTimedOut is the final status of an At whose pod did not start within limit (why: the pod's own reason)
+// and was deleted: the command never ran, and is not run.
+func startTimedOut(s cnatv1alpha1.AtStatus, podName string, limit time.Duration, why string, now time.Time) cnatv1alpha1.AtStatus {
+	out := *s.DeepCopy()
+	out.Phase = cnatv1alpha1.PhaseFailed
+	out.CompletionTime = &metav1.Time{Time: now}
+	out.Message = fmt.Sprintf("pod %s did not start within %s (%s); it was deleted and the command is not run", podName, limit, why)
+	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonStartDeadlineExceeded, out.Message, now)
+	return out
+}
+
 // pending is the status of an At waiting for its schedule.
 func pending(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
 	out := *s.DeepCopy()
