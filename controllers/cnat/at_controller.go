@@ -62,7 +62,6 @@ import (
 // (uncached) confirms the At is current before its pod is created, and finds a pod the cache has not seen.
 type Reconciler struct {
 	kit.Base
-	upgradeable   *upgradeable
 	startDeadline time.Duration
 }
 
@@ -71,19 +70,11 @@ func newReconciler(b kit.Base, cfg Config) *Reconciler {
 	if d <= 0 {
 		d = DefaultStartDeadline
 	}
-	return &Reconciler{Base: b, upgradeable: newUpgradeable(b.Client, cfg.Upgradeable), startDeadline: d}
+	return &Reconciler{Base: b, startDeadline: d}
 }
 
 // Reconcile brings one At one step further.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	res, err := r.reconcile(ctx, req)
-	if uerr := r.upgradeable.sync(ctx); uerr != nil && err == nil {
-		err = uerr
-	}
-	return res, err
-}
-
-func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	at := &cnatv1alpha1.At{}
 	if err := r.Client.Get(ctx, req.NamespacedName, at); err != nil {

@@ -21,19 +21,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/onsi/gomega"
-	"github.com/operator-framework/api/crds"
-	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
-	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
@@ -150,72 +141,4 @@ func TestBookSample(t *testing.T) {
 	g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal("busybox"))
 	// Bounded by the default deadline, which the API server filled in.
 	g.Expect(pod.Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(cnatv1alpha1.DefaultActiveDeadlineSeconds)))
-}
-
-// Under OLM: Upgradeable=False on the operator's OperatorCondition while an At runs, True again after. The
-// OperatorCondition CRD comes from operator-framework/api; OPERATOR_CONDITION_NAME is set as OLM sets it.
-func TestUpgradeableWhileRunning(t *testing.T) {
-	g := gomega.NewWithT(t)
-	ctx := context.Background()
-	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
-		CRDs: []*apiextensionsv1.CustomResourceDefinition{crds.OperatorCondition()}})
-	must(t, err)
-	scheme := runtime.NewScheme()
-	must(t, apiv2.AddToScheme(scheme))
-	oc, err := client.New(env.Config, client.Options{Scheme: scheme})
-	must(t, err)
-
-	opNS := env.NewNamespace(t, "at")
-	cond := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "operator101.v0.0.1"}}
-	must(t, oc.Create(ctx, cond))
-	upgradeable := func(g gomega.Gomega) *metav1.Condition {
-		cur := &apiv2.OperatorCondition{}
-		g.Expect(oc.Get(ctx, client.ObjectKeyFromObject(cond), cur)).To(gomega.Succeed())
-		return meta.FindStatusCondition(cur.Spec.Conditions, apiv2.Upgradeable)
-	}
-
-	t.Setenv(cnat.OperatorConditionEnv, cond.Name)
-	ns := env.NewNamespace(t, "at")
-	cfg, counter := testenv.Counting(env.Config)
-	rec := testenv.NewReconciles()
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock(), AfterReconcile: rec.Add}, cnat.Config{OperatorNamespace: opNS})
-	// No At, no write: OLM reads a missing Upgradeable condition as upgradeable.
-	g.Expect(upgradeable(g)).To(gomega.BeNil())
-
-	at := createAt(t, ns, "blocks-upgrade", sched(t0), "sleep 60")
-	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
-	g.Eventually(func(g gomega.Gomega) {
-		c := upgradeable(g)
-		g.Expect(c).NotTo(gomega.BeNil())
-		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionFalse))
-		g.Expect(c.Reason).To(gomega.Equal(cnatv1alpha1.ReasonAtRunning))
-	}, timeout).Should(gomega.Succeed())
-
-	setPodStatus(t, key(at), corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0)})
-	waitPhase(t, key(at), cnatv1alpha1.PhaseDone)
-	g.Eventually(func(g gomega.Gomega) {
-		c := upgradeable(g)
-		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionTrue))
-		g.Expect(c.Reason).To(gomega.Equal(cnatv1alpha1.ReasonNoAtRunning))
-	}, timeout).Should(gomega.Succeed())
-	// Writes only on change: False, then True; plus a first True when the first reconcile ran before its
-	// At was RUNNING in the cache.
-	g.Expect(counter.Writes(false)["PUT operatorconditions"]).To(gomega.BeElementOf(2, 3), "%s", counter)
-
-	// At rest, reconciles leave the OperatorCondition alone.
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key(at), timeout, func() { testenv.Poke(t, env.Client, key(at), &cnatv1alpha1.At{}) })
-	g.Expect(counter.Total()).To(gomega.Equal(0), "writes at rest: %s", counter)
-}
-
-// Without OPERATOR_CONDITION_NAME (not under OLM) nothing is reported and nothing is needed.
-func TestNoOperatorConditionOutsideOLM(t *testing.T) {
-	g := gomega.NewWithT(t)
-	t.Setenv(cnat.OperatorConditionEnv, "")
-	ns := env.NewNamespace(t, "at")
-	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, cnat.Config{})
-	at := createAt(t, ns, "no-olm", sched(t0), "true")
-	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
-	g.Consistently(func() int { return counter.Writes(false)["PUT operatorconditions"] }, 500*time.Millisecond).Should(gomega.BeZero())
 }
