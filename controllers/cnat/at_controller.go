@@ -44,6 +44,11 @@ import (
 //   - once DONE or FAILED the status is final: the pod's later fate (deleted by hand or by the TTL) changes
 //     nothing, and no pod is created again. An At RUNNING whose pod is gone (checked uncached) becomes FAILED
 //     with reason PodDeleted: the command may have run.
+//   - a pod that does not start (still Pending after the start deadline) is deleted, and only then the At is
+//     written FAILED (reason StartDeadlineExceeded). The delete carries the pod's UID and resourceVersion, so a
+//     pod that started meanwhile is not deleted; and only an At already stored as RUNNING is treated so, so that
+//     a crash between the delete and the status write finds a RUNNING At without its pod (FAILED, PodDeleted),
+//     never a PENDING At that would create the pod again.
 // The one gap: a pod created, finished and deleted while the operator was down before it wrote RUNNING is
 // created again. Closing it would mean writing the status before creating the pod, which trades "exactly
 // once" for "at most once" on a crash between the two.
@@ -59,23 +64,19 @@ import (
 // (uncached) confirms the At is current before its pod is created, and finds a pod the cache has not seen.
 type Reconciler struct {
 	kit.Base
-	upgradeable *upgradeable
+	startDeadline time.Duration
 }
 
 func newReconciler(b kit.Base, cfg Config) *Reconciler {
-	return &Reconciler{Base: b, upgradeable: newUpgradeable(b.Client, cfg.Upgradeable)}
+	d := cfg.StartDeadline
+	if d <= 0 {
+		d = DefaultStartDeadline
+	}
+	return &Reconciler{Base: b, startDeadline: d}
 }
 
 // Reconcile brings one At one step further.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	res, err := r.reconcile(ctx, req)
-	if uerr := r.upgradeable.sync(ctx); uerr != nil && err == nil {
-		err = uerr
-	}
-	return res, err
-}
-
-func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	logger := log.FromContext(ctx)
 	at := &cnatv1alpha1.At{}
 	if err := r.Client.Get(ctx, req.NamespacedName, at); err != nil {
@@ -100,7 +101,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			// the slow requeue.
 			return r.podNameTaken(ctx, at, pod, now)
 		}
-		return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+		return r.observePod(ctx, at, pod, now)
 	}
 
 	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
@@ -110,7 +111,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 		if pod != nil {
-			return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+			return r.observePod(ctx, at, pod, now)
 		}
 		return ctrl.Result{}, r.writeStatus(ctx, at, podLost(at.Status, podKey.Name, now))
 	}
@@ -170,6 +171,38 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
 	}
 	return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+}
+
+// observePod writes the status the At's own pod gives, and bounds the pod's start: a pod still Pending
+// (not scheduled, its image not pulled, ...) once the start deadline passed is deleted and the At FAILED.
+// Until then the reconcile comes back at the deadline.
+func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
+	if !notStarted(pod) {
+		return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+	}
+	wait := startDeadline(at, pod, r.startDeadline).Sub(now)
+	if wait > 0 || at.Status.Phase != cnatv1alpha1.PhaseRunning {
+		// Only a RUNNING At loses its pod (see "exactly once" above); the status write brings the next look.
+		if err := r.writeStatus(ctx, at, fromPod(at.Status, pod, now)); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: max(wait, 0)}, nil
+	}
+	why := whyNotStarted(pod)
+	if pod.DeletionTimestamp == nil {
+		rv := pod.ResourceVersion
+		err := r.Client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID, ResourceVersion: &rv},
+			client.PropagationPolicy(metav1.DeletePropagationBackground))
+		switch {
+		case apierrors.IsConflict(err):
+			// The pod changed since the cache saw it (it may have started): look again at the newer one.
+			return ctrl.Result{RequeueAfter: kit.ConflictRetry}, nil
+		case err != nil && !apierrors.IsNotFound(err):
+			return ctrl.Result{}, fmt.Errorf("deleting pod %s, which did not start: %w", pod.Name, err)
+		}
+		log.FromContext(ctx).Info("pod deleted: it did not start in time", "pod", pod.Name, "deadline", r.startDeadline, "why", why)
+	}
+	return ctrl.Result{}, r.writeStatus(ctx, at, startTimedOut(at.Status, pod.Name, r.startDeadline, why, now))
 }
 
 // podNameTakenRetry is how often an At whose pod name is taken by a pod it does not own looks again.

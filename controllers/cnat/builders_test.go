@@ -123,6 +123,9 @@ func TestPod(t *testing.T) {
 				len(sc.Capabilities.Add) != 0 || ptr.Deref(sc.Privileged, false) {
 				t.Errorf("container securityContext %+v", sc)
 			}
+			if got := ptr.Deref(pod.Spec.ActiveDeadlineSeconds, 0); got != cnatv1alpha1.DefaultActiveDeadlineSeconds {
+				t.Errorf("activeDeadlineSeconds %d, want the default %d for an At without one", got, cnatv1alpha1.DefaultActiveDeadlineSeconds)
+			}
 			if ptr.Deref(pod.Spec.AutomountServiceAccountToken, true) {
 				t.Errorf("the command needs no service account token")
 			}
@@ -130,6 +133,25 @@ func TestPod(t *testing.T) {
 				t.Errorf("Pod is not deterministic")
 			}
 		})
+	}
+}
+
+// The At's activeDeadlineSeconds becomes the pod's, and stays in the cached pod (the Upgradeable gate reads it).
+func TestPodActiveDeadlineSeconds(t *testing.T) {
+	for _, d := range []int64{1, 90, cnatv1alpha1.MaxActiveDeadlineSeconds} {
+		at := newAt("bounded", "sleep infinity", "")
+		at.Spec.ActiveDeadlineSeconds = ptr.To(d)
+		pod := Pod(at, nil)
+		if got := ptr.Deref(pod.Spec.ActiveDeadlineSeconds, 0); got != d {
+			t.Errorf("activeDeadlineSeconds %d, want %d", got, d)
+		}
+		trimmed, err := TrimPodForCache(pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ptr.Deref(trimmed.(*corev1.Pod).Spec.ActiveDeadlineSeconds, 0); got != d {
+			t.Errorf("cached pod: activeDeadlineSeconds %d, want %d", got, d)
+		}
 	}
 }
 
@@ -167,6 +189,12 @@ func TestFromPod(t *testing.T) {
 			cnatv1alpha1.PhaseFailed, ptr.To[int32](137), metav1.ConditionFalse, "OOMKilled", "exited 137 (OOMKilled)", &finished},
 		{"evicted, no container status", pod(corev1.PodFailed, nil, "Evicted"),
 			cnatv1alpha1.PhaseFailed, nil, metav1.ConditionFalse, "Evicted", "failed (Evicted)", &metav1.Time{Time: now}},
+		{"killed at its activeDeadlineSeconds", func() *corev1.Pod {
+			p := pod(corev1.PodFailed, &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", FinishedAt: finished}, "DeadlineExceeded")
+			p.Status.Message = "Pod was active on the node longer than the specified deadline"
+			return p
+		}(), cnatv1alpha1.PhaseFailed, ptr.To[int32](137), metav1.ConditionFalse, "DeadlineExceeded",
+			"exited 137 (DeadlineExceeded): Pod was active on the node longer than the specified deadline", &finished},
 		{"odd reason", pod(corev1.PodFailed, nil, "Deadline-Exceeded 1"),
 			cnatv1alpha1.PhaseFailed, nil, metav1.ConditionFalse, "DeadlineExceeded1", "Deadline-Exceeded 1", &metav1.Time{Time: now}},
 	} {
@@ -223,5 +251,75 @@ func TestPendingAndPodLost(t *testing.T) {
 	c := meta.FindStatusCondition(lost.Conditions, cnatv1alpha1.ConditionSucceeded)
 	if lost.Phase != cnatv1alpha1.PhaseFailed || c.Reason != "PodDeleted" || lost.ExitCode != nil {
 		t.Errorf("lost %+v", lost)
+	}
+}
+
+func TestStartDeadlineAndWhyNotStarted(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := newAt("x", "true", "nope:1")
+	at.Spec.Schedule = "2026-01-02T03:00:00Z" // before the pod's creation: counted from the creation
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x-pod", CreationTimestamp: metav1.NewTime(created)}}
+	if got := startDeadline(at, pod, 5*time.Minute); !got.Equal(created.Add(5 * time.Minute)) {
+		t.Errorf("startDeadline = %v, want the creation + 5m", got)
+	}
+	at.Spec.Schedule = "2026-01-02T03:10:00Z" // after it (a clock ahead of the API server's): from the schedule
+	if got := startDeadline(at, pod, 5*time.Minute); !got.Equal(time.Date(2026, 1, 2, 3, 15, 0, 0, time.UTC)) {
+		t.Errorf("startDeadline = %v, want the schedule + 5m", got)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		status corev1.PodStatus
+		want   string
+		notRun bool
+	}{
+		{"no status yet", corev1.PodStatus{}, "still Pending", true},
+		{"pending", corev1.PodStatus{Phase: corev1.PodPending}, "still Pending", true},
+		{"image pull", corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "sidecar", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "Other"}}},
+			{Name: containerName, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason: "ImagePullBackOff", Message: `Back-off pulling image "nope:1"`}}}}},
+			`ImagePullBackOff: Back-off pulling image "nope:1"`, true},
+		{"unschedulable", corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{
+			{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "NotReady"},
+			{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/3 nodes are available"}}},
+			"Unschedulable: 0/3 nodes are available", true},
+		{"long message cut", corev1.PodStatus{Phase: corev1.PodPending, Reason: "X", Message: strings.Repeat("m", 2000)},
+			"X: " + strings.Repeat("m", maxWhy-6) + "...", true},
+		{"running", corev1.PodStatus{Phase: corev1.PodRunning}, "", false},
+		{"failed", corev1.PodStatus{Phase: corev1.PodFailed}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pod.DeepCopy()
+			p.Status = tc.status
+			if notStarted(p) != tc.notRun {
+				t.Fatalf("notStarted = %v", !tc.notRun)
+			}
+			if !tc.notRun {
+				return
+			}
+			// The cached pod tells the same.
+			trimmed, err := TrimPodForCache(p.DeepCopy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []*corev1.Pod{p, trimmed.(*corev1.Pod)} {
+				if got := whyNotStarted(q); got != tc.want {
+					t.Errorf("whyNotStarted = %q, want %q", got, tc.want)
+				}
+			}
+		})
+	}
+
+	now := created.Add(time.Hour)
+	st := startTimedOut(fromPod(cnatv1alpha1.AtStatus{}, pod, created), "x-pod", 5*time.Minute, "ImagePullBackOff: no", now)
+	c := meta.FindStatusCondition(st.Conditions, cnatv1alpha1.ConditionSucceeded)
+	if st.Phase != cnatv1alpha1.PhaseFailed || st.ExitCode != nil || !st.CompletionTime.Time.Equal(now) ||
+		c.Status != metav1.ConditionFalse || c.Reason != cnatv1alpha1.ReasonStartDeadlineExceeded ||
+		st.Message != "pod x-pod did not start within 5m0s (ImagePullBackOff: no); it was deleted and the command is not run" {
+		t.Errorf("startTimedOut: %+v", st)
+	}
+	if !isFinished(st.Phase) {
+		t.Errorf("a start timeout must be final")
 	}
 }

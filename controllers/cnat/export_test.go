@@ -34,3 +34,9 @@ const OperatorConditionEnv = operatorConditionEnv
 func NewReconciler(c client.Client, rec recorder.EventRecorder, o kit.Options, cfg Config) reconcile.Reconciler {
 	return kit.Wrap(o, newReconciler(kit.Base{Client: c, Recorder: rec, Options: o}, cfg))
 }
+
+// UpgradeableGate is the key the Upgradeable gate's reconciles are counted under (kit.Options.AfterReconcile).
+var UpgradeableGate = gateRequest.NamespacedName
+
+// RunningAtPodIndex is the cache index the gate lists pods by.
+const RunningAtPodIndex = runningAtPodIndex

@@ -63,6 +63,9 @@ func FuzzAtPod(f *testing.F) {
 			pod.Spec.SecurityContext == nil || pod.Spec.SecurityContext.RunAsNonRoot == nil || !*pod.Spec.SecurityContext.RunAsNonRoot {
 			t.Fatalf("the pod is not restricted: %+v / %+v", pod.Spec.SecurityContext, sc)
 		}
+		if d := pod.Spec.ActiveDeadlineSeconds; d == nil || *d != cnatv1alpha1.DefaultActiveDeadlineSeconds {
+			t.Fatalf("activeDeadlineSeconds = %v, want the default for an At without one", d)
+		}
 		if refs := pod.OwnerReferences; len(refs) != 1 || refs[0].UID != "uid" || refs[0].Controller == nil || !*refs[0].Controller {
 			t.Fatalf("owner references = %+v", refs)
 		}

@@ -55,9 +55,9 @@ func PodName(atName string) string {
 	return strings.TrimRight(atName[:validation.DNS1123SubdomainMaxLength-len(suffix)], ".-") + suffix
 }
 
-// Pod is the pod that runs the At's command: `/bin/sh -c <command>`, never restarted, owned by the At, and
-// meeting the restricted Pod Security Standard. proxyEnv (the operator's HTTP(S)_PROXY/NO_PROXY, which OLM sets
-// from the cluster's proxy) is passed on to the command.
+// Pod is the pod that runs the At's command: `/bin/sh -c <command>`, never restarted, owned by the At, bounded
+// by the At's activeDeadlineSeconds, and meeting the restricted Pod Security Standard. proxyEnv (the operator's
+// HTTP(S)_PROXY/NO_PROXY, which OLM sets from the cluster's proxy) is passed on to the command.
 func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
 	image := at.Spec.Image
 	if image == "" {
@@ -88,6 +88,7 @@ func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
 		},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                corev1.RestartPolicyNever,
+			ActiveDeadlineSeconds:        ptr.To(activeDeadlineSeconds(at)),
 			AutomountServiceAccountToken: ptr.To(false),
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr.To(true),
@@ -112,27 +113,50 @@ func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
 	}
 }
 
+// activeDeadlineSeconds is the deadline of the At's run: its spec's (which the API server defaults), or the
+// default for an At that has none (one built in Go, not read from the API server).
+func activeDeadlineSeconds(at *cnatv1alpha1.At) int64 {
+	if d := at.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
+		return *d
+	}
+	return cnatv1alpha1.DefaultActiveDeadlineSeconds
+}
+
 // TrimPodForCache is the cache transform of pods: the At controller reads a pod's metadata (name, owner,
-// creation time) and the parts of its status FromPod uses (phase, reason, message, the command's container
-// state), never its spec. The spec (with the command, the env and the security context) and the rest of the
-// status are dropped, so a thousand Ats' pods cost the cache a fraction of their size. Pods are never written
-// from the cache: they are created from Pod() and deleted by name.
+// creation time), its activeDeadlineSeconds, and the parts of its status fromPod, the start deadline and the
+// Upgradeable gate use (phase, reason, message, start time, why it is not scheduled, the command's container
+// state). The rest of the spec (the command, the env and the security context) and of the status are dropped,
+// so a thousand Ats' pods cost the cache a fraction of their size. Pods are never written from the cache: they
+// are created from Pod() and deleted by name.
 func TrimPodForCache(obj any) (any, error) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
-	pod.Spec = corev1.PodSpec{}
+	pod.Spec = corev1.PodSpec{ActiveDeadlineSeconds: pod.Spec.ActiveDeadlineSeconds}
 	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason, Message: pod.Status.Message,
+		StartTime: pod.Status.StartTime, Conditions: trimConditions(pod.Status.Conditions),
 		ContainerStatuses: trimContainerStatuses(pod.Status.ContainerStatuses)}
 	pod.ManagedFields = nil
 	return pod, nil
 }
 
+// trimConditions keeps the one pod condition the At controller reads: PodScheduled when it is False (why the
+// pod found no node).
+func trimConditions(in []corev1.PodCondition) []corev1.PodCondition {
+	for _, c := range in {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return []corev1.PodCondition{{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}}
+		}
+	}
+	return nil
+}
+
 func trimContainerStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus {
 	for _, cs := range in {
 		if cs.Name == containerName {
-			return []corev1.ContainerStatus{{Name: cs.Name, State: corev1.ContainerState{Terminated: cs.State.Terminated}}}
+			return []corev1.ContainerStatus{{Name: cs.Name,
+				State: corev1.ContainerState{Waiting: cs.State.Waiting, Terminated: cs.State.Terminated}}}
 		}
 	}
 	return nil

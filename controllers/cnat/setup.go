@@ -21,6 +21,7 @@ package cnat
 import (
 	"fmt"
 	"os"
+	"time"
 
 	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
 	"github.com/operator-framework/operator-lib/conditions"
@@ -45,11 +46,19 @@ type Config struct {
 	// Upgradeable is OLM's Upgradeable condition (default: the OperatorCondition named by
 	// OPERATOR_CONDITION_NAME, or none when it is unset: outside OLM the operator reports nothing).
 	Upgradeable conditions.Condition
+	// StartDeadline is how long an At's pod may stay Pending (its image not pulled, no node for it, ...)
+	// before the At is FAILED and the pod deleted (default DefaultStartDeadline).
+	StartDeadline time.Duration
 }
 
-// Setup registers the At controller with the manager. It sees every event of an At, its own status writes
-// included (no kit.ChangedByOthers): the Upgradeable condition is computed from the cached Ats after each
-// reconcile, and the cache holds an At's new phase only once its status write comes back as an event.
+// DefaultStartDeadline is how long an At's pod may take to start by default: long enough for a slow image
+// pull or a node scaled up for it, short enough that an At whose image does not exist says so soon.
+const DefaultStartDeadline = 5 * time.Minute
+
+// Setup registers the At controller with the manager, and under OLM the Upgradeable gate (upgradeable.go).
+// The At controller sees every event of an At, its own status writes included (no kit.ChangedByOthers): a
+// stored RUNNING is what lets the next reconcile give up on a pod that did not start, and the cache holds an
+// At's new phase only once its status write comes back as an event.
 func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 	if cfg.Upgradeable == nil && os.Getenv(operatorConditionEnv) != "" {
 		cond, err := operatorCondition(mgr, cfg.OperatorNamespace)
@@ -59,10 +68,16 @@ func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 		cfg.Upgradeable = cond
 	}
 	r := newReconciler(kit.NewBase(mgr, "at", o), cfg)
-	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
+	if err := kit.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("at").
 		For(&cnatv1alpha1.At{}).
-		Owns(&corev1.Pod{}), r.Options, r)
+		Owns(&corev1.Pod{}), r.Options, r); err != nil {
+		return err
+	}
+	if cfg.Upgradeable == nil {
+		return nil
+	}
+	return setupUpgradeable(mgr, r.Options, cfg.Upgradeable)
 }
 
 // operatorCondition is the Upgradeable condition of the OperatorCondition OLM made for the operator, read and

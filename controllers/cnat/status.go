@@ -55,14 +55,16 @@ func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 		out.Phase = cnatv1alpha1.PhaseFailed
 		out.ExitCode = exitCode(term, -1)
 		out.CompletionTime = finishedAt(term, now)
-		reason := pod.Status.Reason
-		msg := pod.Status.Message
+		// The pod's own reason (DeadlineExceeded, Evicted, ...) says why the kubelet ended it, and wins over
+		// the container's, which only tells how the command died of it (Error, exit 137).
+		var reason, msg string
 		if term != nil {
-			if term.Reason != "" {
-				reason = term.Reason
-			}
-			if term.Message != "" {
-				msg = term.Message
+			reason, msg = term.Reason, term.Message
+		}
+		if pod.Status.Reason != "" {
+			reason = pod.Status.Reason
+			if pod.Status.Message != "" {
+				msg = pod.Status.Message
 			}
 		}
 		if reason == "" {
@@ -81,6 +83,74 @@ func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 		out.Message = fmt.Sprintf("pod %s runs the command", pod.Name)
 		setSucceeded(&out, metav1.ConditionUnknown, cnatv1alpha1.ReasonRunning, out.Message, now)
 	}
+	return out
+}
+
+// notStarted tells whether pod has not started its command yet: Pending, or without any status so far.
+func notStarted(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodPending || pod.Status.Phase == ""
+}
+
+// startDeadline is when a pod that has not started is given up on: limit after the pod's creation, counted
+// no earlier than the At's schedule (the pod is created once the schedule is due, so in a cluster the two
+// agree; the schedule keeps the count in the clock's own time when the API server's differs).
+func startDeadline(at *cnatv1alpha1.At, pod *corev1.Pod, limit time.Duration) time.Time {
+	from := pod.CreationTimestamp.Time
+	if when, err := time.Parse(cnatv1alpha1.ScheduleLayout, at.Spec.Schedule); err == nil && when.After(from) {
+		from = when
+	}
+	return from.Add(limit)
+}
+
+// maxWhy bounds the pod's own words in an At's message.
+const maxWhy = 512
+
+// whyNotStarted is what the pod says keeps it from starting: the command's container waiting (ErrImagePull,
+// ImagePullBackOff, CreateContainerConfigError, ...), the scheduler's reason, or the pod's.
+func whyNotStarted(pod *corev1.Pod) string {
+	why := ""
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name == containerName && cs.State.Waiting != nil && cs.State.Waiting.Reason != "" {
+			why = joinReason(cs.State.Waiting.Reason, cs.State.Waiting.Message)
+		}
+	}
+	if why == "" {
+		for _, c := range pod.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				why = joinReason(c.Reason, c.Message)
+			}
+		}
+	}
+	if why == "" && pod.Status.Reason != "" {
+		why = joinReason(pod.Status.Reason, pod.Status.Message)
+	}
+	if why == "" {
+		why = "still Pending"
+	}
+	if len(why) > maxWhy {
+		why = why[:maxWhy-3] + "..."
+	}
+	return why
+}
+
+func joinReason(reason, msg string) string {
+	if msg == "" {
+		return reason
+	}
+	if reason == "" {
+		return msg
+	}
+	return reason + ": " + msg
+}
+
+// startTimedOut is the final status of an At whose pod did not start within limit (why: the pod's own reason)
+// and was deleted: the command never ran, and is not run.
+func startTimedOut(s cnatv1alpha1.AtStatus, podName string, limit time.Duration, why string, now time.Time) cnatv1alpha1.AtStatus {
+	out := *s.DeepCopy()
+	out.Phase = cnatv1alpha1.PhaseFailed
+	out.CompletionTime = &metav1.Time{Time: now}
+	out.Message = fmt.Sprintf("pod %s did not start within %s (%s); it was deleted and the command is not run", podName, limit, why)
+	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonStartDeadlineExceeded, out.Message, now)
 	return out
 }
 

@@ -106,24 +106,45 @@ func getPod(t *testing.T, at types.NamespacedName) (*corev1.Pod, bool) {
 	return pod, true
 }
 
-// setPodStatus plays the kubelet: envtest runs none.
+// setPodStatus plays the kubelet: envtest runs none. The pod started at t0 (status.startTime, from which the
+// kubelet counts activeDeadlineSeconds).
 func setPodStatus(t *testing.T, key types.NamespacedName, phase corev1.PodPhase, term *corev1.ContainerStateTerminated) {
+	t.Helper()
+	updatePodStatus(t, key, func(pod *corev1.Pod) {
+		pod.Status.Phase = phase
+		pod.Status.StartTime = &metav1.Time{Time: t0}
+		state := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0)}}
+		if term != nil {
+			state = corev1.ContainerState{Terminated: term}
+		}
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: "command", Image: pod.Spec.Containers[0].Image, ImageID: "docker.io/library/busybox@sha256:0", State: state,
+		}}
+	})
+}
+
+// updatePodStatus lets f change the status of the At's pod, as the kubelet would, and writes it.
+func updatePodStatus(t *testing.T, key types.NamespacedName, f func(*corev1.Pod)) {
 	t.Helper()
 	pod, ok := getPod(t, key)
 	if !ok {
 		t.Fatalf("no pod for %s", key)
 	}
-	pod.Status.Phase = phase
-	state := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0)}}
-	if term != nil {
-		state = corev1.ContainerState{Terminated: term}
-	}
-	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
-		Name: "command", Image: pod.Spec.Containers[0].Image, ImageID: "docker.io/library/busybox@sha256:0", State: state,
-	}}
+	f(pod)
 	if err := env.Client.Status().Update(context.Background(), pod); err != nil {
 		t.Fatalf("setting pod status: %v", err)
 	}
+}
+
+// setPodWaiting makes the At's pod Pending, its command's container waiting for reason (ErrImagePull, ...).
+func setPodWaiting(t *testing.T, key types.NamespacedName, reason, message string) {
+	t.Helper()
+	updatePodStatus(t, key, func(pod *corev1.Pod) {
+		pod.Status.Phase = corev1.PodPending
+		pod.Status.StartTime = &metav1.Time{Time: t0}
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "command", Image: pod.Spec.Containers[0].Image,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}}
+	})
 }
 
 func podPosts(c *testenv.Counter) int { return c.Writes(false)["POST pods"] }

@@ -21,18 +21,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/onsi/gomega"
-	"github.com/operator-framework/api/crds"
-	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
-	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
@@ -94,6 +86,42 @@ func TestValidation(t *testing.T) {
 	g.Expect(getAt(g, key(at)).Spec.Command).To(gomega.Equal("echo c"))
 }
 
+// activeDeadlineSeconds: the API server fills in the default (3600) when the At sets none, refuses more than a
+// day (86400) and less than a second, and freezes the value once the command started.
+func TestActiveDeadlineSecondsDefaultAndMax(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t, "at")
+	at := createAt(t, ns, "defaulted", "2030-01-01T00:00:00Z", "true")
+	g.Expect(at.Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(cnatv1alpha1.DefaultActiveDeadlineSeconds)))
+	g.Expect(getAt(g, key(at)).Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(3600)))
+
+	for _, v := range []int64{cnatv1alpha1.MaxActiveDeadlineSeconds + 1, 0, -5} {
+		bad := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "bad-"},
+			Spec: cnatv1alpha1.AtSpec{Schedule: "2030-01-01T00:00:00Z", Command: "true", ActiveDeadlineSeconds: ptr.To(v)}}
+		testenv.ExpectInvalid(t, env.Client, bad, "spec.activeDeadlineSeconds")
+	}
+	longest := createAt(t, ns, "a-day", "2030-01-01T00:00:00Z", "true",
+		func(a *cnatv1alpha1.At) {
+			a.Spec.ActiveDeadlineSeconds = ptr.To[int64](cnatv1alpha1.MaxActiveDeadlineSeconds)
+		})
+	g.Expect(longest.Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(86400)))
+
+	// Free while PENDING, frozen once the command started.
+	edit := func(v int64) error {
+		cur := getAt(g, key(at))
+		cur.Spec.ActiveDeadlineSeconds = ptr.To(v)
+		return env.Client.Update(ctx, cur)
+	}
+	g.Expect(edit(60)).To(gomega.Succeed())
+	cur := getAt(g, key(at))
+	cur.Status.Phase = cnatv1alpha1.PhaseRunning
+	must(t, env.Client.Status().Update(ctx, cur))
+	err := edit(120)
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("activeDeadlineSeconds cannot change once the command started")))
+	g.Expect(getAt(g, key(at)).Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(60)))
+}
+
 // The book's example applies unchanged, and (its schedule long past) runs at once.
 func TestBookSample(t *testing.T) {
 	g := gomega.NewWithT(t)
@@ -111,72 +139,6 @@ func TestBookSample(t *testing.T) {
 	g.Expect(pod.Name).To(gomega.Equal("example-at-pod"))
 	g.Expect(pod.Spec.Containers[0].Command).To(gomega.Equal([]string{"/bin/sh", "-c", "echo YAY"}))
 	g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal("busybox"))
-}
-
-// Under OLM: Upgradeable=False on the operator's OperatorCondition while an At runs, True again after. The
-// OperatorCondition CRD comes from operator-framework/api; OPERATOR_CONDITION_NAME is set as OLM sets it.
-func TestUpgradeableWhileRunning(t *testing.T) {
-	g := gomega.NewWithT(t)
-	ctx := context.Background()
-	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
-		CRDs: []*apiextensionsv1.CustomResourceDefinition{crds.OperatorCondition()}})
-	must(t, err)
-	scheme := runtime.NewScheme()
-	must(t, apiv2.AddToScheme(scheme))
-	oc, err := client.New(env.Config, client.Options{Scheme: scheme})
-	must(t, err)
-
-	opNS := env.NewNamespace(t, "at")
-	cond := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "operator101.v0.0.1"}}
-	must(t, oc.Create(ctx, cond))
-	upgradeable := func(g gomega.Gomega) *metav1.Condition {
-		cur := &apiv2.OperatorCondition{}
-		g.Expect(oc.Get(ctx, client.ObjectKeyFromObject(cond), cur)).To(gomega.Succeed())
-		return meta.FindStatusCondition(cur.Spec.Conditions, apiv2.Upgradeable)
-	}
-
-	t.Setenv(cnat.OperatorConditionEnv, cond.Name)
-	ns := env.NewNamespace(t, "at")
-	cfg, counter := testenv.Counting(env.Config)
-	rec := testenv.NewReconciles()
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock(), AfterReconcile: rec.Add}, cnat.Config{OperatorNamespace: opNS})
-	// No At, no write: OLM reads a missing Upgradeable condition as upgradeable.
-	g.Expect(upgradeable(g)).To(gomega.BeNil())
-
-	at := createAt(t, ns, "blocks-upgrade", sched(t0), "sleep 60")
-	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
-	g.Eventually(func(g gomega.Gomega) {
-		c := upgradeable(g)
-		g.Expect(c).NotTo(gomega.BeNil())
-		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionFalse))
-		g.Expect(c.Reason).To(gomega.Equal(cnatv1alpha1.ReasonAtRunning))
-	}, timeout).Should(gomega.Succeed())
-
-	setPodStatus(t, key(at), corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0)})
-	waitPhase(t, key(at), cnatv1alpha1.PhaseDone)
-	g.Eventually(func(g gomega.Gomega) {
-		c := upgradeable(g)
-		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionTrue))
-		g.Expect(c.Reason).To(gomega.Equal(cnatv1alpha1.ReasonNoAtRunning))
-	}, timeout).Should(gomega.Succeed())
-	// Writes only on change: False, then True; plus a first True when the first reconcile ran before its
-	// At was RUNNING in the cache.
-	g.Expect(counter.Writes(false)["PUT operatorconditions"]).To(gomega.BeElementOf(2, 3), "%s", counter)
-
-	// At rest, reconciles leave the OperatorCondition alone.
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key(at), timeout, func() { testenv.Poke(t, env.Client, key(at), &cnatv1alpha1.At{}) })
-	g.Expect(counter.Total()).To(gomega.Equal(0), "writes at rest: %s", counter)
-}
-
-// Without OPERATOR_CONDITION_NAME (not under OLM) nothing is reported and nothing is needed.
-func TestNoOperatorConditionOutsideOLM(t *testing.T) {
-	g := gomega.NewWithT(t)
-	t.Setenv(cnat.OperatorConditionEnv, "")
-	ns := env.NewNamespace(t, "at")
-	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, cnat.Config{})
-	at := createAt(t, ns, "no-olm", sched(t0), "true")
-	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
-	g.Consistently(func() int { return counter.Writes(false)["PUT operatorconditions"] }, 500*time.Millisecond).Should(gomega.BeZero())
+	// Bounded by the default deadline, which the API server filled in.
+	g.Expect(pod.Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(cnatv1alpha1.DefaultActiveDeadlineSeconds)))
 }

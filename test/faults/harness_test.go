@@ -23,6 +23,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -51,12 +53,13 @@ type cluster struct {
 	auditLog   string
 }
 
-// auditPolicy records the request of every pod creation, at the end of the request (with its status code).
+// auditPolicy records every pod creation, at the end of the request, with its status code and the pod it
+// created (its UID).
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived", "ResponseStarted"]
 rules:
-- level: Request
+- level: RequestResponse
   verbs: ["create"]
   resources: [{group: "", resources: ["pods"]}]
 - level: None
@@ -109,22 +112,39 @@ func startCluster(t *testing.T) *cluster {
 	return c
 }
 
-// podCreations reads the API server's audit log, per namespace/name: the pods created (201), and the pod
-// creations that ended "client disconnected" (500), i.e. the client was killed while its request ran. A request
-// whose body was read may still have created its pod (the API server finishes the write); one that ended before
-// its body was read names no pod and created none.
-func (c *cluster) podCreations(t *testing.T) (created, disconnected map[string]int) {
+// podCreates is what the API server's audit log says of pod creations, per namespace/name.
+type podCreates struct {
+	// created counts the creations answered 201, and uids holds the UID of each pod they created (from the
+	// response; a 201 without one counts as a pod of its own).
+	created map[string]int
+	uids    map[string]map[types.UID]bool
+	// disconnected counts the creations that ended "client disconnected" (500): the client was killed while
+	// its request ran. One whose body was read may still have created its pod (the API server finishes the
+	// write, and the log shows no UID); one that ended before its body was read names no pod and created none.
+	disconnected map[string]int
+}
+
+// podCreations reads the API server's audit log.
+func (c *cluster) podCreations(t *testing.T) podCreates {
 	t.Helper()
 	f, err := os.Open(c.auditLog)
 	must(t, err)
 	defer func() { _ = f.Close() }()
-	created, disconnected = map[string]int{}, map[string]int{}
-	sc := bufio.NewScanner(f)
+	out, err := parsePodCreations(f)
+	must(t, err)
+	return out
+}
+
+// parsePodCreations reads the pod creations of an audit log.
+func parsePodCreations(r io.Reader) (podCreates, error) {
+	out := podCreates{created: map[string]int{}, uids: map[string]map[types.UID]bool{}, disconnected: map[string]int{}}
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		var ev struct {
 			Verb      string `json:"verb"`
 			Stage     string `json:"stage"`
+			AuditID   string `json:"auditID"`
 			ObjectRef struct {
 				Resource  string `json:"resource"`
 				Namespace string `json:"namespace"`
@@ -136,9 +156,12 @@ func (c *cluster) podCreations(t *testing.T) (created, disconnected map[string]i
 			RequestObject struct {
 				Metadata metav1.ObjectMeta `json:"metadata"`
 			} `json:"requestObject"`
+			ResponseObject struct {
+				Metadata metav1.ObjectMeta `json:"metadata"`
+			} `json:"responseObject"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("audit log: %v", err)
+			return out, fmt.Errorf("audit log: %w", err)
 		}
 		if ev.Verb != "create" || ev.ObjectRef.Resource != "pods" || ev.Stage != "ResponseComplete" {
 			continue
@@ -146,13 +169,80 @@ func (c *cluster) podCreations(t *testing.T) (created, disconnected map[string]i
 		key := ev.ObjectRef.Namespace + "/" + ev.RequestObject.Metadata.Name
 		switch {
 		case ev.ResponseStatus.Code == 201:
-			created[key]++
+			out.created[key]++
+			uid := ev.ResponseObject.Metadata.UID
+			if uid == "" {
+				uid = types.UID("no-uid-in-the-audit-log/" + ev.AuditID)
+			}
+			addUID(out.uids, key, uid)
 		case ev.ResponseStatus.Code == 500 && ev.ResponseStatus.Message == "client disconnected" && ev.RequestObject.Metadata.Name != "":
-			disconnected[key]++
+			out.disconnected[key]++
 		}
 	}
-	must(t, sc.Err())
-	return created, disconnected
+	return out, sc.Err()
+}
+
+// podsPerAt is the pods (UIDs) created for each At's pod name in ns: those of the creations answered 201 and
+// those the kubelet saw. unanswered counts the pods no 201 tells of (their creation's client was killed); strays
+// are pods of names that belong to no At.
+func podsPerAt(ns string, ats []string, creates podCreates, seen map[string]map[types.UID]bool) (
+	perAt map[string]map[types.UID]bool, unanswered int, strays map[string]map[types.UID]bool) {
+	all := map[string]map[types.UID]bool{}
+	for _, m := range []map[string]map[types.UID]bool{creates.uids, seen} {
+		for key, uids := range m {
+			for u := range uids {
+				addUID(all, key, u)
+			}
+		}
+	}
+	perAt = map[string]map[types.UID]bool{}
+	for _, name := range ats {
+		key := ns + "/" + name + "-pod"
+		perAt[name] = all[key]
+		for u := range all[key] {
+			if !creates.uids[key][u] {
+				unanswered++
+			}
+		}
+		delete(all, key)
+	}
+	return perAt, unanswered, all
+}
+
+func addUID(m map[string]map[types.UID]bool, key string, uid types.UID) {
+	if m[key] == nil {
+		m[key] = map[types.UID]bool{}
+	}
+	m[key][uid] = true
+}
+
+// podsSeen records the UID of every pod the stand-in kubelet saw, per namespace/name: the pods that a
+// creation whose client was killed made anyway are among them (every pod is seen within 100 ms, and none is
+// deleted before it finished).
+type podsSeen struct {
+	mu   sync.Mutex
+	uids map[string]map[types.UID]bool
+}
+
+func (p *podsSeen) add(pod *corev1.Pod) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.uids == nil {
+		p.uids = map[string]map[types.UID]bool{}
+	}
+	addUID(p.uids, pod.Namespace+"/"+pod.Name, pod.UID)
+}
+
+func (p *podsSeen) get() map[string]map[types.UID]bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]map[types.UID]bool{}
+	for k, uids := range p.uids {
+		for u := range uids {
+			addUID(out, k, u)
+		}
+	}
+	return out
 }
 
 var (
@@ -246,8 +336,8 @@ func eventually(t *testing.T, within time.Duration, what string, ok func() (bool
 }
 
 // completePods plays the kubelet, which envtest does not have: every operator101 pod in ns that has not
-// finished succeeds. It returns how many it moved.
-func completePods(ctx context.Context, c client.Client, ns string) (int, error) {
+// finished succeeds. It records every pod it sees in seen (when not nil), and returns how many it moved.
+func completePods(ctx context.Context, c client.Client, ns string, seen *podsSeen) (int, error) {
 	var pods corev1.PodList
 	if err := c.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"app.kubernetes.io/managed-by": "operator101"}); err != nil {
 		return 0, err
@@ -255,6 +345,9 @@ func completePods(ctx context.Context, c client.Client, ns string) (int, error) 
 	n := 0
 	for i := range pods.Items {
 		p := &pods.Items[i]
+		if seen != nil {
+			seen.add(p)
+		}
 		if p.Status.Phase == corev1.PodSucceeded || p.DeletionTimestamp != nil {
 			continue
 		}

@@ -33,6 +33,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -45,7 +46,9 @@ import (
 // TestKillTheOperatorAtRandomPoints runs the real manager binary against an API server and a private MariaDB
 // and kills it with SIGKILL at random points (FAULTS_KILLS times, 100 by default) while At objects fire and
 // DatabaseUsers are created, changed and deleted. Then a last manager runs to the end, and:
-//   - no At ran twice: the API server's audit log shows exactly one pod created per At;
+//   - no At ran twice: exactly one pod was created per At, told apart by UID: the pods of the creations the
+//     API server's audit log shows answered 201, and the pods the stand-in kubelet saw (a creation whose
+//     client was killed is logged "500 client disconnected" without its pod, yet may have made one);
 //   - no database account is lost or orphaned: mysql.user holds exactly the accounts of the DatabaseUsers that
 //     exist, each with its current password;
 //   - every object converges: Ats DONE, DatabaseUsers Ready for their generation, deleted ones gone.
@@ -84,7 +87,8 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 	args := []string{"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
 		"--max-concurrent-reconciles=2"}
 
-	// The kubelet: every pod the operator creates succeeds soon after.
+	// The kubelet: every pod the operator creates succeeds soon after; it notes the UID of each.
+	seen := &podsSeen{}
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -94,7 +98,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
-			if _, err := completePods(ctx, k, ns); err != nil {
+			if _, err := completePods(ctx, k, ns, seen); err != nil {
 				t.Errorf("completing pods: %v", err)
 				return
 			}
@@ -106,7 +110,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 	var ats []string
 	passwords := map[string]string{}
 	var deleted []string
-	var created, changed, rotated int
+	var dbCreated, changed, rotated int
 	next := 0
 	existing := func() string {
 		names := make([]string, 0, len(passwords))
@@ -140,7 +144,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 					Grants:             []mygroupv1alpha1.Grant{{Database: "db_" + strconv.Itoa(next), Privileges: []mygroupv1alpha1.Privilege{"SELECT"}}},
 					MaxUserConnections: ptr.To(int32(rng.IntN(10))), CleanupPolicy: mygroupv1alpha1.CleanupDelete}}))
 			passwords[name] = pw
-			created++
+			dbCreated++
 		case r < 75:
 			name := existing()
 			maxConn, privs := int32(rng.IntN(10)), []mygroupv1alpha1.Privilege{"SELECT", "INSERT"}[:1+rng.IntN(2)]
@@ -252,34 +256,45 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 		t.Errorf("%d accounts in mysql.user, want %d", len(accounts), len(passwords))
 	}
 
-	// Pods: exactly one created per At, none for anything else.
-	creations, disconnected := c.podCreations(t)
-	duplicates, pods := 0, 0
+	// Pods: exactly one created per At, none for anything else. A pod is a UID: one answered 201, or one the
+	// kubelet saw (made by a creation whose client was killed); two UIDs for one At are two runs.
+	creates := c.podCreations(t)
+	perAt, unanswered, strays := podsPerAt(ns, ats, creates, seen.get())
+	duplicates, created := 0, 0
 	for _, name := range ats {
 		key := ns + "/" + name + "-pod"
-		n := creations[key]
-		pods += n
+		n := len(perAt[name])
+		created += n
 		if n != 1 {
-			// The pod creations of this name whose client was killed before the answer tell a kill during the
-			// POST apart from a pod never asked for.
-			t.Errorf("At %s: %d pods created, want 1 (%d more creations of it ended \"client disconnected\")", name, n, disconnected[key])
+			t.Errorf("At %s: %d pods created (UIDs %v), want 1: %d creations answered 201 (UIDs %v), %d ended \"client disconnected\"",
+				name, n, keys(perAt[name]), creates.created[key], keys(creates.uids[key]), creates.disconnected[key])
 		}
 		if n > 1 {
 			duplicates += n - 1
 		}
-		delete(creations, key)
 	}
-	if len(creations) > 0 {
-		t.Errorf("pods created for no At: %v", creations)
+	if len(strays) > 0 {
+		t.Errorf("pods created for no At: %v", strays)
 	}
 	if len(lost) > 0 || len(orphans) > 0 {
 		t.Errorf("lost accounts %v, orphaned accounts %v", lost, orphans)
 	}
-	t.Logf("%d manager runs, %d SIGKILLs at random points (%d of them with work unfinished); %d Ats (%d pods created, %d duplicates); DatabaseUsers: "+
+	t.Logf("%d manager runs, %d SIGKILLs at random points (%d of them with work unfinished); %d Ats (%d pods created, %d of them "+
+		"by a creation whose client was killed, %d duplicates); DatabaseUsers: "+
 		"%d created, %d changed, %d passwords rotated, %d deleted; accounts at the end: %d (lost %d, orphaned %d); "+
 		"kills took %s, convergence after the last one %s, total %s",
-		kills+1, kills, midWork, len(ats), pods, duplicates, created, changed, rotated, len(deleted), len(accounts), len(lost),
+		kills+1, kills, midWork, len(ats), created, unanswered, duplicates, dbCreated, changed, rotated, len(deleted), len(accounts), len(lost),
 		len(orphans), killed.Round(time.Second), converged.Round(100*time.Millisecond), time.Since(began).Round(time.Second))
+}
+
+// keys lists a set's UIDs, sorted.
+func keys(set map[types.UID]bool) []types.UID {
+	out := make([]types.UID, 0, len(set))
+	for u := range set {
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // unfinished says whether an At in ns has not finished or a DatabaseUser is not Ready for its generation or is

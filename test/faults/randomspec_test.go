@@ -103,7 +103,8 @@ var kinds = []crdKind{
 			return map[string]any{"spec": map[string]any{"schedule": "2099-04-12T10:12:00Z", "command": "echo YAY",
 				"ttlSecondsAfterFinished": 60}}
 		},
-		paths: [][]any{{"spec", "schedule"}, {"spec", "command"}, {"spec", "image"}, {"spec", "ttlSecondsAfterFinished"}},
+		paths: [][]any{{"spec", "schedule"}, {"spec", "command"}, {"spec", "image"}, {"spec", "ttlSecondsAfterFinished"},
+			{"spec", "activeDeadlineSeconds"}},
 	},
 	{
 		gvk: schema.GroupVersionKind{Group: "mygroup.handsomeguy.cn", Version: "v1alpha1", Kind: "DatabaseUser"}, plural: "databaseusers",

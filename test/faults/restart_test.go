@@ -62,7 +62,7 @@ func TestAPIServerRestartDuringReconcile(t *testing.T) {
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
-			_, _ = completePods(ctx, k, ns)
+			_, _ = completePods(ctx, k, ns, nil)
 		}
 	}()
 	t.Cleanup(func() { close(stop); <-stopped })
@@ -156,7 +156,7 @@ func TestAPIServerRestartDuringReconcile(t *testing.T) {
 	if p.exited() || p.cmd.Process.Pid != pid {
 		t.Fatalf("the manager did not survive the restart: %v\n%s", p.err, tail(p.log()))
 	}
-	creations, _ := c.podCreations(t) // the manager is never killed here: every creation answers 201
+	creations := c.podCreations(t).created // the manager is never killed here: every creation answers 201
 	for _, name := range ats {
 		if n := creations[ns+"/"+name+"-pod"]; n != 1 {
 			t.Errorf("At %s: %d pods created, want 1", name, n)

@@ -35,6 +35,14 @@ const ScheduleLayout = "2006-01-02T15:04:05Z"
 // DefaultImage runs the command when spec.image is empty.
 const DefaultImage = "busybox"
 
+// The bounds of spec.activeDeadlineSeconds; keep them equal to the field's markers below.
+const (
+	// DefaultActiveDeadlineSeconds is the run's deadline when the At sets none: one hour.
+	DefaultActiveDeadlineSeconds = 3600
+	// MaxActiveDeadlineSeconds is the longest deadline an At may ask for: one day.
+	MaxActiveDeadlineSeconds = 86400
+)
+
 // ConditionSucceeded tells whether the command ran and exited 0: Unknown while PENDING or RUNNING, True once
 // DONE, False once FAILED (or when the schedule cannot be parsed).
 const ConditionSucceeded = "Succeeded"
@@ -57,6 +65,13 @@ const (
 	ReasonPodDeleted = "PodDeleted"
 	// ReasonFailed: FAILED, the pod failed without saying why.
 	ReasonFailed = "Failed"
+	// ReasonDeadlineExceeded: FAILED, the kubelet killed the pod at its activeDeadlineSeconds (the pod's own
+	// reason, kept as it is).
+	ReasonDeadlineExceeded = "DeadlineExceeded"
+	// ReasonStartDeadlineExceeded: FAILED, the pod never started (its image could not be pulled, it could
+	// not be scheduled, ...) within the operator's start deadline; it was deleted and the command is not run.
+	// The message carries the pod's own reason, such as ImagePullBackOff.
+	ReasonStartDeadlineExceeded = "StartDeadlineExceeded"
 )
 
 // Reasons of the Upgradeable condition the operator reports to OLM in its OperatorCondition: an upgrade
@@ -93,6 +108,18 @@ type AtSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+
+	// activeDeadlineSeconds bounds the run: it becomes the pod's activeDeadlineSeconds, which the kubelet
+	// counts from the moment it accepted the pod (an image pull included). A command still running then is
+	// killed and the At is FAILED with reason DeadlineExceeded. While a command runs it holds operator
+	// upgrades (OLM's Upgradeable condition), so every run needs an end: the default is one hour (3600), for
+	// the short one-off commands an At is made for, and the maximum is one day (86400); a longer task belongs
+	// in a Job. It cannot change once the command started.
+	// +optional
+	// +kubebuilder:default=3600
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
 }
 
 // AtStatus is what happened to the command.
@@ -139,6 +166,7 @@ type AtStatus struct {
 // +kubebuilder:printcolumn:name="Exit",type=integer,JSONPath=`.status.exitCode`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (self.spec.schedule == oldSelf.spec.schedule && self.spec.command == oldSelf.spec.command)",message="schedule and command cannot change once the command started: create a new At"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || !has(oldSelf.spec.activeDeadlineSeconds) || (has(self.spec.activeDeadlineSeconds) && self.spec.activeDeadlineSeconds == oldSelf.spec.activeDeadlineSeconds)",message="activeDeadlineSeconds cannot change once the command started: its pod keeps the deadline it was created with"
 type At struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -172,6 +173,39 @@ func TestDeploymentAvailable(t *testing.T) {
 	dep.Generation = 4 // a new spec: not rolled out yet
 	if DeploymentAvailable(dep) {
 		t.Fatal("a Deployment whose generation is not observed is not available")
+	}
+}
+
+// The bench's stand-in kubelet marks each At pod Running once: the patch makes the pod Running with a start
+// time, and a Running pod is no longer waiting; other pods are never touched.
+func TestAtPodRunningPatch(t *testing.T) {
+	at := At("bench", 7, "2030-01-01T00:00:00Z")
+	at.UID = "uid-7"
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "at-00007-pod", OwnerReferences: []metav1.OwnerReference{{
+		APIVersion: "cnat.programming-kubernetes.info/v1alpha1", Kind: "At", Name: at.Name, UID: at.UID, Controller: ptr.To(true)}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "command", Image: "busybox"}}}}
+	if !AtPodWaiting(pod) {
+		t.Fatal("a new At pod must wait for the bench's kubelet")
+	}
+	now := metav1.NewTime(time.Date(2030, 1, 1, 0, 0, 1, 0, time.UTC))
+	var patched struct {
+		Status corev1.PodStatus `json:"status"`
+	}
+	if err := jsonUnmarshal(RunningStatusPatch(pod, now), &patched); err != nil {
+		t.Fatal(err)
+	}
+	pod.Status = patched.Status
+	if pod.Status.Phase != corev1.PodRunning || pod.Status.StartTime == nil || !pod.Status.StartTime.Equal(&now) ||
+		len(pod.Status.ContainerStatuses) != 1 || pod.Status.ContainerStatuses[0].State.Running == nil {
+		t.Fatalf("status after the patch: %+v", pod.Status)
+	}
+	if AtPodWaiting(pod) {
+		t.Fatal("a Running At pod must not be marked again")
+	}
+	web := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", OwnerReferences: []metav1.OwnerReference{{
+		APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", Controller: ptr.To(true)}}}}
+	if AtPodWaiting(web) || AtPodWaiting(&corev1.Pod{}) {
+		t.Fatal("only At pods are marked Running")
 	}
 }
 

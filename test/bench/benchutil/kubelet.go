@@ -24,6 +24,35 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// OperatorConditionName is the OperatorCondition the bench creates in the manager's namespace, as OLM would,
+// and names in the manager's OPERATOR_CONDITION_NAME: the At controller's Upgradeable gate is active.
+const OperatorConditionName = "operator101.v0.0.0-bench"
+
+// AtPodWaiting tells whether pod is an At's pod that the bench has not yet marked Running: created by the
+// operator (an At controls it) and without a phase or Pending.
+func AtPodWaiting(pod *corev1.Pod) bool {
+	ref := metav1.GetControllerOf(pod)
+	return ref != nil && ref.Kind == "At" && (pod.Status.Phase == "" || pod.Status.Phase == corev1.PodPending)
+}
+
+// RunningStatusPatch is the merge patch of a pod's status subresource that does what the kubelet does once
+// the command's container runs: phase Running, started now. No kubelet runs in the bench, so the bench writes
+// it; a Running At pod holds the Upgradeable gate (until its activeDeadlineSeconds, an hour by default).
+func RunningStatusPatch(pod *corev1.Pod, now metav1.Time) []byte {
+	st := corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &now,
+		Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now}}}
+	for _, c := range pod.Spec.Containers {
+		st.ContainerStatuses = append(st.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image,
+			ImageID: c.Image, Ready: true, Started: new(true),
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}})
+	}
+	b, err := json.Marshal(map[string]any{"status": st})
+	if err != nil {
+		panic(err) // plain structs always encode
+	}
+	return b
+}
+
 // DeploymentAvailable tells whether the bench already marked dep as rolled out and available.
 func DeploymentAvailable(dep *appsv1.Deployment) bool {
 	want := int32(1)

@@ -23,6 +23,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/operator-framework/api/crds"
+	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -56,11 +59,13 @@ func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(apis.AddToScheme(s))
+	utilruntime.Must(apiv2.AddToScheme(s))
 	return s
 }
 
-// startAPIServer starts etcd and kube-apiserver on loopback, installs the CRDs, and creates the users.
-func startAPIServer(assets, crds, dir string) (*apiServer, error) {
+// startAPIServer starts etcd and kube-apiserver on loopback, installs the CRDs (operator101's, and OLM's
+// OperatorCondition for the Upgradeable gate), and creates the users.
+func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -71,7 +76,8 @@ func startAPIServer(assets, crds, dir string) (*apiServer, error) {
 	}
 	s.env = &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     []string{crds},
+		CRDDirectoryPaths:     []string{crdDir},
+		CRDs:                  []*apiextensionsv1.CustomResourceDefinition{crds.OperatorCondition()},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                s.scheme,
 	}

@@ -74,6 +74,18 @@ type AtResult struct {
 	// Watch-based: schedule to the bench seeing the pod (includes watch delivery), for comparison.
 	WatchP99Seconds float64 `json:"watchP99Seconds"`
 	Writes          Writes  `json:"writes"`
+	// Upgradeable is the At controller's Upgradeable gate once every At pod runs.
+	Upgradeable *GateResult `json:"upgradeable,omitempty"`
+}
+
+// GateResult is the OperatorCondition's Upgradeable condition after the At phase, with the manager's writes
+// of it during the phase.
+type GateResult struct {
+	Status      string `json:"status"`
+	Reason      string `json:"reason"`
+	Message     string `json:"message"`
+	RunningPods int    `json:"runningPods"`
+	Writes      int    `json:"writes"`
 }
 
 // SizeResult is everything measured at one size.
@@ -147,6 +159,14 @@ func (r Report) Markdown() string {
 			s.PerObject, s.StatusWritesPer, s.TrailingWrites.Total, s.TrailingSeconds, s.AtRest.Total, s.AtRest.Seconds, strings.Join(restarts, ", "), atN, at,
 			f1(s.AfterConvergence.PeakRSSMiB), f1(s.AfterAt.PeakRSSMiB), f1(s.AfterConvergence.CPUSeconds), f1(s.AfterAt.CPUSeconds),
 			s.LoadAverage[0], s.LoadAverage[1])
+	}
+	b.WriteString("\nThe At controller's Upgradeable gate (an OperatorCondition as OLM makes it; every At pod marked Running):\n\n")
+	for _, s := range r.Sizes {
+		if s.At != nil && s.At.Upgradeable != nil {
+			u := s.At.Upgradeable
+			fmt.Fprintf(&b, "- N=%d: Upgradeable=%s (%s) with %d pods running, %d OperatorCondition writes in the At phase: %q\n",
+				s.Plan.N, u.Status, u.Reason, u.RunningPods, u.Writes, u.Message)
+		}
 	}
 	b.WriteString("\nManager writes per object at creation, by verb and resource:\n\n")
 	for _, s := range r.Sizes {

@@ -27,9 +27,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -198,10 +200,17 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return res, err
 	}
+	// As OLM does: an OperatorCondition in the manager's namespace, named in OPERATOR_CONDITION_NAME, so that
+	// the At controller's Upgradeable gate runs as it does under OLM.
+	oc := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: benchutil.OperatorConditionName}}
+	if err := c.Create(ctx, oc); err != nil {
+		return res, fmt.Errorf("creating the OperatorCondition: %w", err)
+	}
+	managerEnv := append(append([]string(nil), o.managerEnv...), "OPERATOR_CONDITION_NAME="+oc.Name)
 	mgrs := 0
 	var mgr *manager
 	start := func() error {
-		m, err := startManager(ctx, o.managerBin, srv.managerKC, ns, filepath.Join(dir, fmt.Sprintf("manager-%d.log", mgrs)), o.managerArgs, o.managerEnv)
+		m, err := startManager(ctx, o.managerBin, srv.managerKC, ns, filepath.Join(dir, fmt.Sprintf("manager-%d.log", mgrs)), o.managerArgs, managerEnv)
 		if err != nil {
 			return err
 		}
@@ -226,6 +235,8 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	pods := newTracker(n)
 	queue := workqueue.NewTyped[types.NamespacedName]()
 	defer queue.ShutDown()
+	podQueue := workqueue.NewTyped[types.NamespacedName]()
+	defer podQueue.ShutDown()
 	for obj, f := range map[client.Object]func(any){
 		&operatorv1.MyWeb{}: func(obj any) {
 			if w, ok := obj.(*operatorv1.MyWeb); ok && available(w.Status.Conditions, w.Generation, w.Status.ObservedGeneration) {
@@ -245,6 +256,9 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		&corev1.Pod{}: func(obj any) {
 			if p, ok := obj.(*corev1.Pod); ok {
 				pods.mark(p.Name)
+				if benchutil.AtPodWaiting(p) {
+					podQueue.Add(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+				}
 			}
 		},
 	} {
@@ -277,6 +291,30 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 					}
 				}
 				queue.Done(key)
+			}
+		}()
+	}
+
+	// The stand-in kubelet of the Ats: every At pod starts running (and so holds the Upgradeable gate).
+	var runningPods atomic.Int64
+	for range 8 {
+		go func() {
+			for {
+				key, shutdown := podQueue.Get()
+				if shutdown {
+					return
+				}
+				pod := &corev1.Pod{}
+				if err := cache.Get(cctx, key, pod); err == nil && benchutil.AtPodWaiting(pod) {
+					patch := client.RawPatch(types.MergePatchType, benchutil.RunningStatusPatch(pod, metav1.Now()))
+					if err := c.Status().Patch(cctx, pod, patch); err != nil && cctx.Err() == nil {
+						logf("marking pod %s running: %v (retrying)", key.Name, err)
+						time.AfterFunc(200*time.Millisecond, func() { podQueue.Add(key) })
+					} else if err == nil {
+						runningPods.Add(1)
+					}
+				}
+				podQueue.Done(key)
 			}
 		}()
 	}
@@ -404,6 +442,14 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		watchDelays = append(watchDelays, d.Seconds())
 	}
 	at.WatchP99Seconds = benchutil.Percentile(watchDelays, 99)
+	// The Upgradeable gate: False, held by every At pod once the bench's kubelet runs them all (its message
+	// follows the holders at most every 10 s, so wait for it before the manager counts as idle).
+	gate := &GateResult{}
+	at.Upgradeable = gate
+	if err := waitGate(ctx, c, client.ObjectKeyFromObject(oc), n, gate, o.timeout); err != nil {
+		return res, fmt.Errorf("At: Upgradeable gate: %w (%d At pods marked running)", err, runningPods.Load())
+	}
+	gate.RunningPods = int(runningPods.Load())
 	if _, err := tail.waitIdle(ctx, time.Now(), o.settle, o.timeout); err != nil {
 		return res, fmt.Errorf("At: %w", err)
 	}
@@ -468,6 +514,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	res.BenchWrites = benchutil.CountWrites(events, benchutil.Filter{User: benchUser, From: t0, To: settled})
 	res.AtRest = writes(events, benchutil.Filter{User: managerUser, From: restStart, To: restEnd})
 	at.Writes = writes(events, benchutil.Filter{User: managerUser, From: atStart, To: atEnd})
+	gate.Writes = at.Writes.ByKey["update operatorconditions"]
 	for _, w := range restartWindows {
 		res.Restarts = append(res.Restarts, writes(events, benchutil.Filter{User: managerUser, From: w.from, To: w.to}))
 	}
@@ -478,10 +525,39 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	}
 	at.Pods = len(delays)
 	at.P50Seconds, at.P99Seconds, at.MaxSeconds = benchutil.Percentile(delays, 50), benchutil.Percentile(delays, 99), benchutil.Max(delays)
-	logf("N=%d: writes/object at creation %.2f (%s); at rest %d; restarts %v; At p50 %.3f p99 %.3f max %.3f s",
+	logf("N=%d: writes/object at creation %.2f (%s); at rest %d; restarts %v; At p50 %.3f p99 %.3f max %.3f s; "+
+		"Upgradeable=%s (%s) with %d pods running, %d OperatorCondition writes",
 		n, res.PerObject, benchutil.FormatCounts(res.CreationWrites.ByKey, plan.Objects()), res.AtRest.Total,
-		totals(res.Restarts), at.P50Seconds, at.P99Seconds, at.MaxSeconds)
+		totals(res.Restarts), at.P50Seconds, at.P99Seconds, at.MaxSeconds, gate.Status, gate.Message, gate.RunningPods, gate.Writes)
 	return res, nil
+}
+
+// waitGate waits until the OperatorCondition's Upgradeable condition is False and counts all n Ats as
+// holders, and records it in g.
+func waitGate(ctx context.Context, c client.Client, key types.NamespacedName, n int, g *GateResult, timeout time.Duration) error {
+	want := fmt.Sprintf("%d Ats are running a command", n)
+	if n == 1 {
+		want = "is running a command"
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		oc := &apiv2.OperatorCondition{}
+		if err := c.Get(ctx, key, oc); err != nil {
+			return err
+		}
+		if cond := meta.FindStatusCondition(oc.Spec.Conditions, apiv2.Upgradeable); cond != nil {
+			g.Status, g.Reason, g.Message = string(cond.Status), cond.Reason, cond.Message
+			if cond.Status == metav1.ConditionFalse && strings.Contains(cond.Message, want) {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not False with %q within %v: %s %s", want, timeout, g.Status, g.Message)
+		}
+		if err := sleep(ctx, 250*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 func totals(ws []Writes) []int {
