@@ -17,6 +17,10 @@ BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
 # The container tool: podman builds images offline here (FROM scratch, static binaries).
 CONTAINER_TOOL ?= podman
+# Pushes verify the registry's TLS certificate (against REGISTRY_CERT_DIR when set, else the system's CAs),
+# except to a registry on this machine: localhost, 127.0.0.1 or the local cluster's node address.
+LOCAL_REGISTRIES := localhost localhost:% 127.0.0.1 127.0.0.1:% 198.18.255.254 198.18.255.254:%
+push_flags = $(if $(filter $(LOCAL_REGISTRIES),$(firstword $(subst /, ,$(1)))),--tls-verify=false,--tls-verify=true$(if $(REGISTRY_CERT_DIR), --cert-dir $(REGISTRY_CERT_DIR)))
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -136,7 +140,7 @@ docker-build: ## Build the operator image (offline: OFFLINE=1, the default here,
 
 .PHONY: docker-push
 docker-push: ## Push the operator image.
-	$(CONTAINER_TOOL) push --tls-verify=false $(IMG)
+	$(CONTAINER_TOOL) push $(call push_flags,$(IMG)) $(IMG)
 
 ##@ Deployment
 
@@ -196,7 +200,7 @@ bundle-build: ## Build the bundle image BUNDLE_IMG (offline, podman) from bundle
 
 .PHONY: bundle-push
 bundle-push: ## Push the bundle image.
-	$(CONTAINER_TOOL) push --tls-verify=false $(BUNDLE_IMG)
+	$(CONTAINER_TOOL) push $(call push_flags,$(BUNDLE_IMG)) $(BUNDLE_IMG)
 
 .PHONY: catalog
 catalog: opm ## Render the file-based catalog (catalog/operator101/) from config/catalog with opm, then validate it.
@@ -208,7 +212,7 @@ catalog-build: opm ## Build the catalog image CATALOG_IMG (offline, podman, on a
 
 .PHONY: catalog-push
 catalog-push: ## Push the catalog image.
-	$(CONTAINER_TOOL) push --tls-verify=false $(CATALOG_IMG)
+	$(CONTAINER_TOOL) push $(call push_flags,$(CATALOG_IMG)) $(CATALOG_IMG)
 
 .PHONY: scorecard
 scorecard: operator-sdk envtest ## Run the scorecard suites (basic, olm, operator101) on this machine and print a table.

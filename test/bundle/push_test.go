@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bundle
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestPushesVerifyTLSExceptOnThisMachine reads the commands `make docker-push bundle-push catalog-push` would
+// run (make -n) for registries on this machine and elsewhere: TLS is skipped only for the former.
+func TestPushesVerifyTLSExceptOnThisMachine(t *testing.T) {
+	root := repoRoot(t)
+	for _, c := range []struct {
+		base, certDir, want string
+	}{
+		{"localhost:5000/operator101/operator101", "", "--tls-verify=false"},
+		{"127.0.0.1:5000/operator101/operator101", "", "--tls-verify=false"},
+		{"198.18.255.254:5000/operator101/operator101", "", "--tls-verify=false"},
+		{"quay.io/someone/operator101", "", "--tls-verify=true"},
+		{"registry.example.com:5000/team/operator101", "/etc/registry-ca", "--tls-verify=true --cert-dir /etc/registry-ca"},
+		{"localhost.example.com/team/operator101", "", "--tls-verify=true"},
+	} {
+		args := []string{"-s", "-n", "docker-push", "bundle-push", "catalog-push", "IMAGE_TAG_BASE=" + c.base, "VERSION=9.9.9"}
+		if c.certDir != "" {
+			args = append(args, "REGISTRY_CERT_DIR="+c.certDir)
+		}
+		cmd := exec.Command("make", args...)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("%s: want 3 push commands, got:\n%s", c.base, out)
+		}
+		for i, suffix := range []string{":v9.9.9", "-bundle:v9.9.9", "-catalog:v9.9.9"} {
+			want := "podman push " + c.want + " " + c.base + suffix
+			if lines[i] != want {
+				t.Errorf("push %d for %s:\n got %s\nwant %s", i, c.base, lines[i], want)
+			}
+		}
+	}
+}
