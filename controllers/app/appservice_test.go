@@ -71,6 +71,8 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 	g.Expect(d.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(*a.Spec.Size)))
 	c := d.Spec.Template.Spec.Containers[0]
 	g.Expect(c.Image).To(gomega.Equal(a.Spec.Image))
+	g.Expect(a.Spec.AutomountServiceAccountToken).NotTo(gomega.BeNil(), "the schema defaults it")
+	g.Expect(d.Spec.Template.Spec.AutomountServiceAccountToken).To(gomega.Equal(a.Spec.AutomountServiceAccountToken))
 	for _, e := range a.Spec.Envs {
 		g.Expect(c.Env).To(gomega.ContainElement(corev1.EnvVar{Name: e.Name, Value: e.Value, ValueFrom: e.ValueFrom}))
 	}
@@ -146,6 +148,7 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 		}},
 		{"ports removed", func(a *appv1.AppService) { a.Spec.Ports = nil }},
 		{"ports back", func(a *appv1.AppService) { a.Spec.Ports = []appv1.ServicePort{{Port: 8080, NodePort: 30212}} }},
+		{"automountServiceAccountToken", func(a *appv1.AppService) { a.Spec.AutomountServiceAccountToken = ptr.To(true) }},
 	}
 	for _, u := range updates {
 		t.Run(u.field, func(t *testing.T) {

@@ -80,6 +80,8 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 	g.Expect(pod.Annotations).To(gomega.HaveKeyWithValue(operator.PageHashAnnotation, operator.PageHash(w.Spec.PageContentHtml)))
 	g.Expect(pod.Spec.Containers[0].VolumeMounts[0].MountPath).To(gomega.Equal("/usr/share/nginx/html"))
 	g.Expect(pod.Spec.Volumes[0].ConfigMap.Name).To(gomega.Equal(w.Name))
+	g.Expect(w.Spec.AutomountServiceAccountToken).NotTo(gomega.BeNil(), "the schema defaults it")
+	g.Expect(pod.Spec.AutomountServiceAccountToken).To(gomega.Equal(w.Spec.AutomountServiceAccountToken))
 	g.Expect(c.svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
 	g.Expect(c.svc.Spec.Ports).To(gomega.HaveLen(1))
 	g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(w.Spec.NodePortNumber))
@@ -117,8 +119,11 @@ func TestMyWebCreateAndUpdate(t *testing.T) {
 		"nodePortNumber":  func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 30111 },
 		"pageContentHtml": func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "<h1>two</h1>" },
 		"replicas":        func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](3) },
+		"automountServiceAccountToken": func(w *operatorv1.MyWeb) {
+			w.Spec.AutomountServiceAccountToken = ptr.To(true)
+		},
 	}
-	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas"} {
+	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas", "automountServiceAccountToken"} {
 		t.Run(field, func(t *testing.T) {
 			patchWeb(t, key, updates[field])
 			testenv.Eventually(t, timeout, func(g gomega.Gomega) {
