@@ -94,7 +94,7 @@ type TakenName struct {
 //   - foreign stays as it was (its resourceVersion does not change), and no other write is made while it is
 //     there, across reconciles that no event triggers (the operator looks again every NotOwnedRetry);
 //   - the custom resource is Degraded, reason ChildNotOwned, naming foreign (kind namespace/name), with exactly
-//     one Warning Event;
+//     one Warning Event, and its other children are created;
 //   - once the custom resource is deleted (and the garbage collector has deleted what it owns), foreign is
 //     still there and unchanged: it never got an owner reference;
 //   - a custom resource of that name created again, and untouched afterwards, heals once foreign is deleted:
@@ -144,6 +144,33 @@ func (c TakenName) Run(t *testing.T, foreign client.Object, within time.Duration
 		g.Expect(c.Counter.Total()).To(gomega.Equal(0), "writes while the name is taken: %s", c.Counter)
 	}, "reconciles that write nothing while the name is taken")
 	unchanged(t, "while the custom resource is Degraded")
+	// Its other children, whose names are free, are there and its own.
+	for _, l := range c.Children {
+		list := l()
+		lgvk, err := c.Client.GroupVersionKindFor(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lgvk.Kind == gvk.Kind+"List" {
+			continue
+		}
+		if err := c.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := meta.ExtractList(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, o := range objs {
+			if child := o.(client.Object); child.GetName() == name {
+				found = metav1.IsControlledBy(child, owner)
+			}
+		}
+		if !found {
+			t.Errorf("no %s %s controlled by the custom resource beside the tenant's %s", lgvk.Kind, name, gvk.Kind)
+		}
+	}
 	g := gomega.NewWithT(t)
 	evs := EventsRegarding(g, c.Client, ns, owner.GetUID(), conditions.ReasonNotOwned)
 	g.Expect(evs).To(gomega.HaveLen(1), "ChildNotOwned Events")
