@@ -108,10 +108,10 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
 		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
 	} else {
-		errs = append(errs, kit.ApplyChild(ctx, r.Client, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment))
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment))
 	}
 	if desired := Service(a); desired != nil {
-		errs = append(errs, kit.ApplyChild(ctx, r.Client, a, "Service", svc, desired, corev1ac.ExtractService))
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Service", svc, desired, corev1ac.ExtractService))
 	} else if kit.Found(svc) != nil && metav1.IsControlledBy(svc, a) {
 		// No ports any more: the Service has nothing to expose.
 		err := r.Client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})

@@ -37,8 +37,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	appv1 "github.com/operator101/operator101/apis/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/apis/batch/v1alpha1"
 	"github.com/operator101/operator101/apis/conditions"
 	"github.com/operator101/operator101/controllers/app"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -69,6 +71,8 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 	g.Expect(d.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(*a.Spec.Size)))
 	c := d.Spec.Template.Spec.Containers[0]
 	g.Expect(c.Image).To(gomega.Equal(a.Spec.Image))
+	g.Expect(a.Spec.AutomountServiceAccountToken).NotTo(gomega.BeNil(), "the schema defaults it")
+	g.Expect(d.Spec.Template.Spec.AutomountServiceAccountToken).To(gomega.Equal(a.Spec.AutomountServiceAccountToken))
 	for _, e := range a.Spec.Envs {
 		g.Expect(c.Env).To(gomega.ContainElement(corev1.EnvVar{Name: e.Name, Value: e.Value, ValueFrom: e.ValueFrom}))
 	}
@@ -144,6 +148,7 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 		}},
 		{"ports removed", func(a *appv1.AppService) { a.Spec.Ports = nil }},
 		{"ports back", func(a *appv1.AppService) { a.Spec.Ports = []appv1.ServicePort{{Port: 8080, NodePort: 30212}} }},
+		{"automountServiceAccountToken", func(a *appv1.AppService) { a.Spec.AutomountServiceAccountToken = ptr.To(true) }},
 	}
 	for _, u := range updates {
 		t.Run(u.field, func(t *testing.T) {
@@ -188,6 +193,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	// The children's watch events reconcile the AppService a few more times: wait until one wrote nothing.
 	waitQuiet(t, rec, key, counter)
 	t.Logf("writes at creation of one AppService: %d (%s)", counter.Total(), counter)
+	t.Logf("uncached lookups at creation: %v", counter.Gets())
 	if n := counter.Total(); n > 4 {
 		t.Errorf("%d writes to create one AppService (2 children and a status), want at most 4: %s", n, counter)
 	}
@@ -211,6 +217,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a label on a converged AppService caused %d writes: %s", n, counter)
 	}
+	expectNoChildLookups(t, counter, "a label on a converged AppService")
 
 	mgr.Stop(t)
 	counter.Reset()
@@ -219,6 +226,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a restarted operator wrote %d times to a converged AppService: %s", n, counter)
 	}
+	expectNoChildLookups(t, counter, "a restarted operator, converged AppService")
 	t.Logf("writes at rest (a label, a restart): %d", counter.Total())
 }
 
@@ -390,4 +398,66 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
 		expectFollows(g, a)
 	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+}
+
+// TestAppServiceNeverAdoptsAnObjectItDidNotCreate: a tenant's own Deployment or Service (no operator101 label,
+// so not in the operator's cache) that has the AppService's name is never written, for both AppService APIs:
+// the AppService is Degraded, ChildNotOwned, naming it, with one Warning Event; the object gets no owner
+// reference, so it survives the AppService's deletion; and the AppService heals by itself once the object is
+// deleted (testenv.TakenName).
+func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	_, rec := startOperatorWith(t, cfg, kit.Options{NotOwnedRetry: 200 * time.Millisecond})
+	port := int32(30280)
+	children := []func() client.ObjectList{
+		func() client.ObjectList { return &appsv1.DeploymentList{} },
+		func() client.ObjectList { return &corev1.ServiceList{} },
+	}
+	apis := map[string]testenv.TakenName{
+		"app.example.com": {
+			Client: env.Client, Counter: counter, Reconciles: rec, Children: children,
+			NewOwner: func(ns, name string) client.Object {
+				port++
+				return newApp(ns, name, port)
+			},
+			Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+				return getApp(g, key).Status.Conditions
+			},
+		},
+		"batch.schwarzeni.github.com": {
+			Client: env.Client, Counter: counter, Reconciles: rec, Children: children,
+			NewOwner: func(ns, name string) client.Object {
+				port++
+				v1 := newApp(ns, name, port)
+				return &batchv1alpha1.AppService{ObjectMeta: v1.ObjectMeta,
+					Spec: batchv1alpha1.AppServiceSpec{Replicas: v1.Spec.Size, Application: v1.Spec.Application}}
+			},
+			Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+				a := &batchv1alpha1.AppService{}
+				g.Expect(env.Client.Get(ctx, key, a)).To(gomega.Succeed())
+				return a.Status.Conditions
+			},
+		},
+	}
+	tenant := map[string]func(ns, name string) client.Object{
+		"Deployment": func(ns, name string) client.Object { return testenv.TenantDeployment(ns, name) },
+		"Service":    func(ns, name string) client.Object { return testenv.TenantService(ns, name) },
+	}
+	for _, api := range []string{"app.example.com", "batch.schwarzeni.github.com"} {
+		for _, kind := range []string{"Deployment", "Service"} {
+			t.Run(api+"/"+kind, func(t *testing.T) {
+				apis[api].Run(t, tenant[kind](env.NewNamespace(t, "appservice"), "shop"), timeout)
+			})
+		}
+	}
+}
+
+// expectNoChildLookups fails the test when the operator looked a child up past the cache: it does so only for
+// a child the cache lacks, never for a converged AppService.
+func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
+	t.Helper()
+	gets := counter.Gets()
+	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"]; n != 0 {
+		t.Errorf("%s: %d uncached lookups of children: %v", what, n, gets)
+	}
 }

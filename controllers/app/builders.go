@@ -26,6 +26,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/apis/app/v1"
 	"github.com/operator101/operator101/controllers/internal/kit"
@@ -90,7 +91,8 @@ func protocol(p appv1.ServicePort) corev1.Protocol {
 
 // Deployment runs spec.size pods of spec.image with spec.resources and spec.envs. proxyEnv (OLM's proxy
 // settings, from proxy.ReadProxyVarsFromEnv) comes first in the environment, unless spec.envs names the same
-// variable: the spec wins. Each port's target is declared on the container.
+// variable: the spec wins. Each port's target is declared on the container. The pods get no ServiceAccount
+// token unless spec.automountServiceAccountToken asks for it.
 func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	container := corev1ac.Container().WithName(containerName).WithImage(a.Spec.Image)
 
@@ -151,7 +153,9 @@ func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.Deploy
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(a.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().
 				WithLabels(podLabels(a.Name)).
-				WithSpec(corev1ac.PodSpec().WithContainers(container)))), nil
+				WithSpec(corev1ac.PodSpec().
+					WithAutomountServiceAccountToken(ptr.Deref(a.Spec.AutomountServiceAccountToken, false)).
+					WithContainers(container)))), nil
 }
 
 // Service exposes spec.ports on every node (a NodePort Service); nil when there are no ports.

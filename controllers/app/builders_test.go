@@ -164,3 +164,26 @@ func TestStatusReplicaCounts(t *testing.T) {
 		t.Errorf("ready %q and %d conditions, want 3/4 and Available, Progressing, Degraded", s.Ready, len(s.Conditions))
 	}
 }
+
+// The application's pods get no ServiceAccount token unless the spec asks for one.
+func TestDeploymentServiceAccountToken(t *testing.T) {
+	cases := []struct {
+		name  string
+		field *bool
+		want  bool
+	}{
+		{"unset: no token", nil, false},
+		{"false: no token", ptr.To(false), false},
+		{"true: the token is mounted", ptr.To(true), true},
+	}
+	for _, tc := range cases {
+		d, err := Deployment(newApp(func(s *appv1.AppServiceSpec) { s.AutomountServiceAccountToken = tc.field }), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := d.Spec.Template.Spec.AutomountServiceAccountToken
+		if got == nil || *got != tc.want {
+			t.Errorf("%s: automountServiceAccountToken = %v, want %v", tc.name, ptr.Deref(got, true), tc.want)
+		}
+	}
+}

@@ -26,9 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	appv1 "github.com/operator101/operator101/apis/app/v1"
+	"github.com/operator101/operator101/controllers"
 	"github.com/operator101/operator101/controllers/app"
 	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"
@@ -42,14 +42,21 @@ const timeout = 30 * time.Second
 
 var ctx = context.Background()
 
-// startOperator runs the AppService controller in a manager on cfg (env.Config when nil), with the cache
-// transform of the real manager.
+// startOperator runs the AppService controller in a manager on cfg (env.Config when nil), with the real
+// manager's cache: only operator101's own children (labelled managed-by), trimmed.
 func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
+	return startOperatorWith(t, cfg, kit.Options{})
+}
+
+// startOperatorWith is startOperator with options o (its workers and hook are set here).
+func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
 	rec := testenv.NewReconciles()
+	o.Workers, o.AfterReconcile = 2, rec.Add
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return app.Setup(mgr, kit.Options{Workers: 2, AfterReconcile: rec.Add}, app.Config{})
-	}, func(o *ctrl.Options) { o.Cache = cache.Options{DefaultTransform: kit.TrimForCache} })
+		return app.Setup(mgr, o, app.Config{})
+	}, func(o *ctrl.Options) { o.Cache = (&controllers.Options{}).CacheOptions() })
 	return mgr, rec
 }
 

@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,13 +38,15 @@ import (
 //   - the pod has one name, PodName(at), and an owner reference to the At. Before creating it the reconciler
 //     checks, with an uncached GET, that its cached At is current and still PENDING. A create that meets
 //     AlreadyExists means an earlier incarnation created it (and crashed before writing the status): the
-//     existing pod is adopted, not replaced.
+//     existing pod is adopted, not replaced, if the At controls it. A pod of that name the At does not control
+//     (someone else's) is never deleted, adopted or taken for the At's run: the At waits, PENDING, reason
+//     PodNameTaken, and runs once that pod is gone.
 //   - the pod is created first; the reconcile its event brings writes RUNNING. Every status write carries the
 //     At's resourceVersion (optimistic lock), so a reconcile working from a stale copy cannot move the phase
 //     back.
 //   - once DONE or FAILED the status is final: the pod's later fate (deleted by hand or by the TTL) changes
-//     nothing, and no pod is created again. An At RUNNING whose pod is gone (checked uncached) becomes FAILED
-//     with reason PodDeleted: the command may have run.
+//     nothing, and no pod is created again. An At RUNNING whose pod is gone (checked uncached; a pod of that
+//     name it does not control counts as gone) becomes FAILED with reason PodDeleted: the command may have run.
 //   - a pod that does not start (still Pending after the start deadline) is deleted, and only then the At is
 //     written FAILED (reason StartDeadlineExceeded). The delete carries the pod's UID and resourceVersion, so a
 //     pod that started meanwhile is not deleted; and only an At already stored as RUNNING is treated so, so that
@@ -94,26 +97,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.cleanup(ctx, at, pod, now)
 	}
 
-	if pod != nil {
-		if !metav1.IsControlledBy(pod, at) {
-			// Someone else's pod, or the pod of an earlier At of this name not yet garbage collected: wait
-			// for it to go. An owned pod's deletion triggers a reconcile; a pod without owner does not, hence
-			// the slow requeue.
-			return r.podNameTaken(ctx, at, pod, now)
-		}
+	if pod != nil && metav1.IsControlledBy(pod, at) {
 		return r.observePod(ctx, at, pod, now)
 	}
 
 	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
-		// The cache may lag behind the pod's creation: ask the API server before concluding it is gone.
+		// The cache may lag behind the pod's creation: ask the API server before concluding it is gone. A pod
+		// of that name the At does not control is not its run: its own pod is gone.
 		pod, err = r.getPod(ctx, r.Reader, podKey)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if pod != nil {
+		if pod != nil && metav1.IsControlledBy(pod, at) {
 			return r.observePod(ctx, at, pod, now)
 		}
 		return ctrl.Result{}, r.writeStatus(ctx, at, podLost(at.Status, podKey.Name, now))
+	}
+
+	if pod != nil {
+		// Someone else's pod (labelled as operator101's), or the pod of an earlier At of this name not yet
+		// garbage collected: wait for it to go.
+		return r.podNameTaken(ctx, at, pod, now)
 	}
 
 	// PENDING (or new).
@@ -144,6 +148,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
+	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c != nil && c.Reason == cnatv1alpha1.ReasonPodNameTaken {
+		// The name was taken at the last look, by a pod the cache does not hold (no operator101 label): look
+		// again past the cache rather than send a create that would be refused every NotOwnedRetry.
+		pod, err = r.getPod(ctx, r.Reader, podKey)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if pod != nil && !metav1.IsControlledBy(pod, at) {
+			return r.podNameTaken(ctx, at, pod, now)
+		}
+	}
+
+	// The create is the check that the name is free: it never takes over an existing pod, whether the cache
+	// holds it or not (the cache holds only operator101's pods).
 	desired := Pod(at, r.ProxyEnv)
 	err = r.Client.Create(ctx, desired)
 	switch {
@@ -205,16 +223,21 @@ func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *c
 	return ctrl.Result{}, r.writeStatus(ctx, at, startTimedOut(at.Status, pod.Name, r.startDeadline, why, now))
 }
 
-// podNameTakenRetry is how often an At whose pod name is taken by a pod it does not own looks again.
-const podNameTakenRetry = time.Minute
-
+// podNameTaken is the reconcile of a due At whose pod name is taken by pod, which it does not control: it stays
+// PENDING with reason PodNameTaken, and a Warning Event when it gets that reason. The pod is not touched. No
+// event tells when that pod goes (it is not in the cache, or its events go to its own controller), so the At
+// looks again every NotOwnedRetry.
 func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
 	st := waiting(at.Status, metav1.ConditionUnknown, cnatv1alpha1.ReasonPodNameTaken,
-		fmt.Sprintf("pod %s exists and does not belong to this At; waiting for it to be deleted", pod.Name), now)
-	if err := r.writeStatus(ctx, at, st); err != nil {
+		fmt.Sprintf("Pod %s/%s exists and is not controlled by this At; the command runs once it is deleted", pod.Namespace, pod.Name), now)
+	var events []kit.Event
+	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonPodNameTaken {
+		events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
+	}
+	if err := r.writeStatus(ctx, at, st, events...); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: podNameTakenRetry}, nil
+	return r.RetryNotOwned(), nil
 }
 
 // cleanup deletes the pod of a finished At once ttlSecondsAfterFinished passed since it finished, and asks to
@@ -254,12 +277,13 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 	return pod, nil
 }
 
-// writeStatus writes st when it differs from the At's status, with an Event when the phase changes.
-func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus) error {
+// writeStatus writes st when it differs from the At's status, with an Event when the phase changes, and the
+// events given.
+func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...kit.Event) error {
 	st.ObservedGeneration = at.Generation
 	before := at.DeepCopy()
 	at.Status = st
-	return kit.Report(ctx, r.Client, r.Recorder, before, at, phaseEvents(before.Status.Phase, st)...)
+	return kit.Report(ctx, r.Client, r.Recorder, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
 }
 
 // phaseEvents is the Event an At's move from phase old to st deserves: one when it leaves PENDING, its first

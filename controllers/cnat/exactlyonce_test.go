@@ -205,28 +205,103 @@ func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
 	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseDone))
 }
 
-// A pod of the At's pod name that the At does not own (left by someone else): the At waits, PENDING, and
-// neither runs its command in that pod nor touches it.
+// A pod of the At's pod name that the At does not control (someone else's, without operator101's label, so
+// not in the operator's cache): the At waits, PENDING, reason PodNameTaken naming the pod, with one Warning
+// Event; it never runs its command in that pod nor touches it, and tries no create while the name is known
+// taken (one refused create, at the first try). The pod gets no owner reference, so deleting the At leaves it.
+// An At of that name created again runs once the pod is deleted, without being touched itself.
 func TestForeignPodWithThePodName(t *testing.T) {
+	ctx := context.Background()
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	foreign := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cnat.PodName("taken")},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cnat.PodName("taken"), Labels: map[string]string{"team": "shop"}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "busybox"}}},
 	}
-	must(t, env.Client.Create(context.Background(), foreign))
+	must(t, env.Client.Create(ctx, foreign))
+	unchanged := func(when string) {
+		t.Helper()
+		pod, ok := getPod(t, client.ObjectKeyFromObject(&cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken"}}))
+		g.Expect(ok).To(gomega.BeTrue(), "%s: the pod is gone", when)
+		g.Expect(pod.UID).To(gomega.Equal(foreign.UID), when)
+		g.Expect(pod.ResourceVersion).To(gomega.Equal(foreign.ResourceVersion), "%s: the pod was written", when)
+		g.Expect(pod.OwnerReferences).To(gomega.BeEmpty(), when)
+		g.Expect(pod.Labels).To(gomega.Equal(foreign.Labels), when)
+	}
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, cnat.Config{})
+	rec := testenv.NewReconciles()
+	startOperator(t, cfg, ns, kit.Options{Clock: newClock(), NotOwnedRetry: 200 * time.Millisecond, AfterReconcile: rec.Add}, cnat.Config{})
+	taken := func(at *cnatv1alpha1.At) {
+		t.Helper()
+		testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+			a := getAt(g, key(at))
+			testenv.ExpectCondition(g, a.Status.Conditions, cnatv1alpha1.ConditionSucceeded, metav1.ConditionUnknown,
+				cnatv1alpha1.ReasonPodNameTaken, "Pod "+ns+"/"+foreign.Name+" exists and is not controlled by this At")
+			g.Expect(a.Status.Phase).To(gomega.Equal(cnatv1alpha1.PhasePending))
+			g.Expect(testenv.EventsRegarding(g, env.Client, ns, at.UID, cnatv1alpha1.ReasonPodNameTaken)).NotTo(gomega.BeEmpty())
+		})
+	}
+
 	at := createAt(t, ns, "taken", sched(t0), "true")
-	g.Eventually(func(g gomega.Gomega) {
-		a := getAt(g, key(at))
-		c := meta.FindStatusCondition(a.Status.Conditions, cnatv1alpha1.ConditionSucceeded)
-		g.Expect(c).NotTo(gomega.BeNil())
-		g.Expect(c.Reason).To(gomega.Equal("PodNameTaken"))
-		g.Expect(a.Status.Phase).To(gomega.Equal(cnatv1alpha1.PhasePending))
-	}, timeout).Should(gomega.Succeed())
+	taken(at)
+	// The retries that follow (no event triggers them) write nothing and send no create.
+	counter.Reset()
+	n := rec.Get(key(at))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec.Get(key(at))).To(gomega.BeNumerically(">=", n+3)) })
+	g.Expect(counter.Total()).To(gomega.Equal(0), "writes while the pod name is taken: %s", counter)
+	evs := testenv.EventsRegarding(g, env.Client, ns, at.UID, cnatv1alpha1.ReasonPodNameTaken)
+	g.Expect(evs).To(gomega.HaveLen(1))
+	g.Expect(evs[0].Type).To(gomega.Equal(corev1.EventTypeWarning))
+	g.Expect(evs[0].Series).To(gomega.BeNil(), "the Event was recorded again")
+	unchanged("while the At waits")
+
+	// Deleting the At leaves the pod: it has no owner reference for the garbage collector to follow.
+	must(t, env.Client.Delete(ctx, at))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, key(at), &cnatv1alpha1.At{}))).To(gomega.BeTrue())
+	})
+	g.Expect(testenv.CollectGarbage(t, env.Client, ns, at.UID, &corev1.PodList{})).To(gomega.Equal(0))
+	unchanged("after the At was deleted")
+	g.Expect(podPosts(counter)).To(gomega.Equal(0), "creates: %s", counter)
+
+	// The At created again runs once the pod is gone, which no event tells it.
+	at = createAt(t, ns, "taken", sched(t0), "true")
+	taken(at)
+	must(t, env.Client.Delete(ctx, foreign))
+	running := waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
+	pod, ok := getPod(t, key(at))
+	g.Expect(ok).To(gomega.BeTrue())
+	g.Expect(metav1.IsControlledBy(pod, running)).To(gomega.BeTrue(), "the At's pod is its own")
+	g.Expect(podPosts(counter)).To(gomega.Equal(2), "one refused create while taken, one that ran: %s", counter)
+}
+
+// A RUNNING At whose pod was replaced, while the operator was down, by someone else's pod of the same name
+// (not in the cache) does not take that pod for its run, even one that succeeded: it is FAILED, PodDeleted,
+// and the pod is left alone.
+func TestForeignPodIsNotTheRun(t *testing.T) {
+	ctx := context.Background()
+	g := gomega.NewWithT(t)
+	ns := env.NewNamespace(t, "at")
+	m := startOperator(t, nil, ns, kit.Options{Clock: newClock()}, cnat.Config{})
+	at := createAt(t, ns, "replaced", sched(t0), "sleep 100")
+	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
+	m.Stop(t)
+
 	pod, _ := getPod(t, key(at))
-	g.Expect(pod.UID).To(gomega.Equal(foreign.UID))
-	g.Expect(pod.OwnerReferences).To(gomega.BeEmpty())
-	g.Expect(podPosts(counter)).To(gomega.Equal(0))
+	must(t, env.Client.Delete(ctx, pod, client.GracePeriodSeconds(0)))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { _, ok := getPod(t, key(at)); g.Expect(ok).To(gomega.BeFalse()) })
+	foreign := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod.Name},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "command", Image: "busybox"}}},
+	}
+	must(t, env.Client.Create(ctx, foreign))
+	setPodStatus(t, key(at), corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0)})
+	before, _ := getPod(t, key(at))
+
+	startOperator(t, nil, ns, kit.Options{Clock: newClock()}, cnat.Config{})
+	failed := waitPhase(t, key(at), cnatv1alpha1.PhaseFailed)
+	g.Expect(meta.FindStatusCondition(failed.Status.Conditions, cnatv1alpha1.ConditionSucceeded).Reason).To(gomega.Equal(cnatv1alpha1.ReasonPodDeleted))
+	after, _ := getPod(t, key(at))
+	g.Expect(after.ResourceVersion).To(gomega.Equal(before.ResourceVersion), "the pod was written")
+	g.Expect(after.OwnerReferences).To(gomega.BeEmpty())
 }

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
+	"github.com/operator101/operator101/controllers"
 	"github.com/operator101/operator101/controllers/cnat"
 	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/test/testenv"
@@ -51,13 +52,16 @@ var t0 = time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func sched(t time.Time) string { return t.UTC().Format(cnatv1alpha1.ScheduleLayout) }
 
-// startOperator starts a manager with the At controller on cfg (env.Config when nil), watching ns only so
-// that tests do not see each other's Ats.
+// startOperator starts a manager with the At controller on cfg (env.Config when nil), with the real manager's
+// cache (only operator101's own pods, trimmed), watching ns only so that tests do not see each other's Ats.
 func startOperator(t *testing.T, cfg *rest.Config, ns string, o kit.Options, c cnat.Config) *testenv.Manager {
 	t.Helper()
 	o.Workers = 2
 	return env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return cnat.Setup(mgr, o, c) },
-		func(o *ctrl.Options) { o.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}} })
+		func(o *ctrl.Options) {
+			o.Cache = (&controllers.Options{}).CacheOptions()
+			o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
+		})
 }
 
 func createAt(t *testing.T, ns, name, schedule, command string, mutate ...func(*cnatv1alpha1.At)) *cnatv1alpha1.At {

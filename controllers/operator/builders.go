@@ -26,6 +26,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
 	"github.com/operator101/operator101/controllers/internal/kit"
@@ -81,7 +82,8 @@ func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
 }
 
 // Deployment runs spec.replicas web servers (1 when unset) that serve the page from the ConfigMap. proxyEnv
-// (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container.
+// (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container. The pods get no
+// ServiceAccount token unless spec.automountServiceAccountToken asks for it.
 func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.DeploymentApplyConfiguration {
 	replicas := int32(1)
 	if w.Spec.Replicas != nil {
@@ -105,6 +107,7 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.Deploym
 				WithLabels(podLabels(w.Name)).
 				WithAnnotations(map[string]string{pageHashAnnotation: pageHash(w.Spec.PageContentHtml)}).
 				WithSpec(corev1ac.PodSpec().
+					WithAutomountServiceAccountToken(ptr.Deref(w.Spec.AutomountServiceAccountToken, false)).
 					WithContainers(container).
 					WithVolumes(corev1ac.Volume().WithName(volumeName).
 						WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(w.Name))))))

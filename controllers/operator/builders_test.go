@@ -148,3 +148,24 @@ func TestService(t *testing.T) {
 }
 
 func itoa(i int32) string { return strconv.Itoa(int(i)) }
+
+// The web server pods get no ServiceAccount token unless the spec asks for one.
+func TestDeploymentServiceAccountToken(t *testing.T) {
+	cases := []struct {
+		name  string
+		field *bool
+		want  bool
+	}{
+		{"unset: no token", nil, false},
+		{"false: no token", ptr.To(false), false},
+		{"true: the token is mounted", ptr.To(true), true},
+	}
+	for _, tc := range cases {
+		w := newWeb("w", nil, "x", 30100)
+		w.Spec.AutomountServiceAccountToken = tc.field
+		got := Deployment(w, nil).Spec.Template.Spec.AutomountServiceAccountToken
+		if got == nil || *got != tc.want {
+			t.Errorf("%s: automountServiceAccountToken = %v, want %v", tc.name, ptr.Deref(got, true), tc.want)
+		}
+	}
+}

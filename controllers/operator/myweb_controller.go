@@ -65,9 +65,9 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	applyErr := errors.Join(
-		kit.ApplyChild(ctx, r.Client, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap),
-		kit.ApplyChild(ctx, r.Client, w, "Deployment", dep, Deployment(w, r.ProxyEnv), appsv1ac.ExtractDeployment),
-		kit.ApplyChild(ctx, r.Client, w, "Service", svc, Service(w), corev1ac.ExtractService))
+		kit.ApplyChild(ctx, r.Client, r.Reader, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap),
+		kit.ApplyChild(ctx, r.Client, r.Reader, w, "Deployment", dep, Deployment(w, r.ProxyEnv), appsv1ac.ExtractDeployment),
+		kit.ApplyChild(ctx, r.Client, r.Reader, w, "Service", svc, Service(w), corev1ac.ExtractService))
 
 	before := w.DeepCopy()
 	w.Status = Status(w, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))

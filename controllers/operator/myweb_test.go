@@ -35,6 +35,7 @@ import (
 
 	"github.com/operator101/operator101/apis/conditions"
 	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
+	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/controllers/operator"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -79,6 +80,8 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 	g.Expect(pod.Annotations).To(gomega.HaveKeyWithValue(operator.PageHashAnnotation, operator.PageHash(w.Spec.PageContentHtml)))
 	g.Expect(pod.Spec.Containers[0].VolumeMounts[0].MountPath).To(gomega.Equal("/usr/share/nginx/html"))
 	g.Expect(pod.Spec.Volumes[0].ConfigMap.Name).To(gomega.Equal(w.Name))
+	g.Expect(w.Spec.AutomountServiceAccountToken).NotTo(gomega.BeNil(), "the schema defaults it")
+	g.Expect(pod.Spec.AutomountServiceAccountToken).To(gomega.Equal(w.Spec.AutomountServiceAccountToken))
 	g.Expect(c.svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
 	g.Expect(c.svc.Spec.Ports).To(gomega.HaveLen(1))
 	g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(w.Spec.NodePortNumber))
@@ -116,8 +119,11 @@ func TestMyWebCreateAndUpdate(t *testing.T) {
 		"nodePortNumber":  func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 30111 },
 		"pageContentHtml": func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "<h1>two</h1>" },
 		"replicas":        func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](3) },
+		"automountServiceAccountToken": func(w *operatorv1.MyWeb) {
+			w.Spec.AutomountServiceAccountToken = ptr.To(true)
+		},
 	}
-	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas"} {
+	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas", "automountServiceAccountToken"} {
 		t.Run(field, func(t *testing.T) {
 			patchWeb(t, key, updates[field])
 			testenv.Eventually(t, timeout, func(g gomega.Gomega) {
@@ -189,6 +195,7 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	// The children's watch events reconcile the MyWeb a few more times: wait until one reconcile wrote nothing.
 	waitQuiet(t, rec, key, counter)
 	t.Logf("writes at creation of one MyWeb: %d (%s)", counter.Total(), counter)
+	t.Logf("uncached lookups at creation: %v", counter.Gets())
 	if n := counter.Total(); n > 6 {
 		t.Errorf("%d writes to create one MyWeb (3 children and a status), want at most 6: %s", n, counter)
 	}
@@ -200,6 +207,7 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a label on a converged MyWeb caused %d writes: %s", n, counter)
 	}
+	expectNoChildLookups(t, counter, "a label on a converged MyWeb")
 
 	mgr.Stop(t)
 	counter.Reset()
@@ -208,6 +216,7 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a restarted operator wrote %d times to a converged MyWeb: %s", n, counter)
 	}
+	expectNoChildLookups(t, counter, "a restarted operator, converged MyWeb")
 }
 
 // waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
@@ -376,5 +385,50 @@ func TestMyWebNodePortOutOfRange(t *testing.T) {
 	})
 	if n := len(testenv.EventsOfReason(t, env.Client, ns, "outside", "NodePortOutOfRange")); n != 1 {
 		t.Errorf("%d NodePortOutOfRange Events, want 1 (Events on transitions only)", n)
+	}
+}
+
+// TestMyWebNeverAdoptsAnObjectItDidNotCreate: a tenant's own ConfigMap, Deployment or Service (no operator101
+// label, so not in the operator's cache) that has the MyWeb's name is never written: the MyWeb is Degraded,
+// ChildNotOwned, naming it, with one Warning Event; the object gets no owner reference, so it survives the
+// MyWeb's deletion; and the MyWeb heals by itself once the object is deleted (testenv.TakenName).
+func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	_, rec := startOperatorWith(t, cfg, kit.Options{NotOwnedRetry: 200 * time.Millisecond})
+	port := int32(30170)
+	check := testenv.TakenName{
+		Client: env.Client, Counter: counter, Reconciles: rec,
+		NewOwner: func(ns, name string) client.Object {
+			port++
+			return newWeb(ns, name, port)
+		},
+		Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+			return getWeb(g, key).Status.Conditions
+		},
+		Children: []func() client.ObjectList{
+			func() client.ObjectList { return &corev1.ConfigMapList{} },
+			func() client.ObjectList { return &appsv1.DeploymentList{} },
+			func() client.ObjectList { return &corev1.ServiceList{} },
+		},
+	}
+	tenant := map[string]func(ns, name string) client.Object{
+		"ConfigMap":  func(ns, name string) client.Object { return testenv.TenantConfigMap(ns, name) },
+		"Deployment": func(ns, name string) client.Object { return testenv.TenantDeployment(ns, name) },
+		"Service":    func(ns, name string) client.Object { return testenv.TenantService(ns, name) },
+	}
+	for _, kind := range []string{"ConfigMap", "Deployment", "Service"} {
+		t.Run(kind, func(t *testing.T) {
+			check.Run(t, tenant[kind](env.NewNamespace(t, "web"), "shop"), timeout)
+		})
+	}
+}
+
+// expectNoChildLookups fails the test when the operator looked a child up past the cache: it does so only for
+// a child the cache lacks, never for a converged MyWeb.
+func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
+	t.Helper()
+	gets := counter.Gets()
+	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"]; n != 0 {
+		t.Errorf("%s: %d uncached lookups of children: %v", what, n, gets)
 	}
 }

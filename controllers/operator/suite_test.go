@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/operator101/operator101/controllers"
 	"github.com/operator101/operator101/controllers/internal/kit"
 	"github.com/operator101/operator101/controllers/operator"
 	"github.com/operator101/operator101/test/testenv"
@@ -38,12 +39,20 @@ const timeout = 30 * time.Second
 
 var ctx = context.Background()
 
-// startOperator runs the MyWeb controller in a manager on cfg (env.Config when nil).
+// startOperator runs the MyWeb controller in a manager on cfg (env.Config when nil), with the real manager's
+// cache: only operator101's own children (labelled managed-by), trimmed.
 func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
+	return startOperatorWith(t, cfg, kit.Options{})
+}
+
+// startOperatorWith is startOperator with options o (its workers and hook are set here).
+func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
 	rec := testenv.NewReconciles()
+	o.Workers, o.AfterReconcile = 2, rec.Add
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return operator.Setup(mgr, kit.Options{Workers: 2, AfterReconcile: rec.Add}, operator.Config{})
-	})
+		return operator.Setup(mgr, o, operator.Config{})
+	}, func(o *ctrl.Options) { o.Cache = (&controllers.Options{}).CacheOptions() })
 	return mgr, rec
 }

@@ -27,15 +27,17 @@ import (
 )
 
 // Counter counts the write requests (POST, PUT, PATCH, DELETE) a client sends to the API server, by verb and
-// resource, as the API server sees them on the wire.
+// resource, as the API server sees them on the wire, and apart from them the GETs of one object by name (not
+// lists, not watches: what the cache does).
 type Counter struct {
 	mu     sync.Mutex
 	counts map[string]int
+	gets   map[string]int
 }
 
 // Counting returns a copy of cfg whose requests are counted by the returned Counter.
 func Counting(cfg *rest.Config) (*rest.Config, *Counter) {
-	c := &Counter{counts: map[string]int{}}
+	c := &Counter{counts: map[string]int{}, gets: map[string]int{}}
 	out := rest.CopyConfig(cfg)
 	prev := out.WrapTransport
 	out.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
@@ -43,7 +45,13 @@ func Counting(cfg *rest.Config) (*rest.Config, *Counter) {
 			rt = prev(rt)
 		}
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions {
+			switch r.Method {
+			case http.MethodGet:
+				if namesOneObject(r.URL.Path) {
+					c.addGet("GET " + resourceOf(r.URL.Path))
+				}
+			case http.MethodHead, http.MethodOptions:
+			default:
 				c.add(r.Method + " " + resourceOf(r.URL.Path))
 			}
 			return rt.RoundTrip(r)
@@ -59,17 +67,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // resourceOf names the resource (and subresource) of an API path:
 // /apis/apps/v1/namespaces/ns/deployments/x/status -> deployments/status.
 func resourceOf(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	// Drop the prefix: api/v1 or apis/GROUP/VERSION.
-	switch {
-	case len(parts) >= 2 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
-		parts = parts[3:]
-	}
-	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
-		parts = parts[2:]
-	}
+	parts, _ := resourceParts(path)
 	switch len(parts) {
 	case 0:
 		return path
@@ -78,6 +76,35 @@ func resourceOf(path string) string {
 	default:
 		return parts[0] + "/" + parts[2]
 	}
+}
+
+// namesOneObject tells whether an API path names one object (or a subresource of it), not a collection.
+func namesOneObject(path string) bool {
+	parts, api := resourceParts(path)
+	return api && len(parts) >= 2
+}
+
+// resourceParts is an API path from the resource on: /apis/apps/v1/namespaces/ns/deployments/x/status ->
+// deployments, x, status; api is false for a path outside /api and /apis (discovery, openapi, health).
+func resourceParts(path string) (parts []string, api bool) {
+	parts = strings.Split(strings.Trim(path, "/"), "/")
+	// Drop the prefix: api/v1 or apis/GROUP/VERSION.
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts, api = parts[2:], true
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts, api = parts[3:], true
+	}
+	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
+		parts = parts[2:]
+	}
+	return parts, api
+}
+
+func (c *Counter) addGet(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gets[key]++
 }
 
 func (c *Counter) add(key string) {
@@ -91,6 +118,18 @@ func (c *Counter) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.counts = map[string]int{}
+	c.gets = map[string]int{}
+}
+
+// Gets returns the counts of GETs of one object by name, by "GET resource" (GET configmaps).
+func (c *Counter) Gets() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.gets))
+	for k, v := range c.gets {
+		out[k] = v
+	}
+	return out
 }
 
 // Writes returns the counts by "VERB resource", leaving out Events and Leases (leader election) unless

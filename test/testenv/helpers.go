@@ -206,3 +206,47 @@ func EventsOfReason(t testing.TB, c client.Client, ns, name, reason string) []ev
 	}
 	return out
 }
+
+// CollectGarbage plays the garbage collector, which envtest does not run, after the deletion of the object
+// whose UID is owner: it deletes every object of the kinds of lists in ns that has an owner reference to it.
+// It returns how many it deleted.
+func CollectGarbage(t testing.TB, c client.Client, ns string, owner types.UID, lists ...client.ObjectList) int {
+	t.Helper()
+	ctx := context.Background()
+	n := 0
+	for _, list := range lists {
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := meta.ExtractList(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			obj := o.(client.Object)
+			for _, ref := range obj.GetOwnerReferences() {
+				if ref.UID == owner {
+					if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+						t.Fatal(err)
+					}
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+// EventsRegarding returns the Events in ns with that reason regarding the object whose UID is uid.
+func EventsRegarding(g gomega.Gomega, c client.Client, ns string, uid types.UID, reason string) []eventsv1.Event {
+	list := &eventsv1.EventList{}
+	g.Expect(c.List(context.Background(), list, client.InNamespace(ns))).To(gomega.Succeed())
+	var out []eventsv1.Event
+	for _, e := range list.Items {
+		if e.Regarding.UID == uid && e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
+}

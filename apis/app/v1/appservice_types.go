@@ -125,6 +125,13 @@ type Application struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.nodePort) || self.exists_one(q, has(q.nodePort) && q.nodePort == p.nodePort))",message="two ports cannot share a nodePort"
 	// +optional
 	Ports []ServicePort `json:"ports,omitempty"`
+
+	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the
+	// application's pods (default false: they get no credentials for the Kubernetes API). Set it to true only
+	// for an application that calls the Kubernetes API; a change rolls the pods.
+	// +kubebuilder:default=false
+	// +optional
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
 }
 
 // AppServiceStatus is what the operator observed of the application.

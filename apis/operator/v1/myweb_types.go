@@ -52,6 +52,13 @@ type MyWebSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
+
+	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the web
+	// server pods (default false: they get no credentials for the Kubernetes API). Set it to true only for an
+	// image that calls the Kubernetes API; a change rolls the pods.
+	// +kubebuilder:default=false
+	// +optional
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
 }
 
 // MyWebStatus is what the operator observed of the site.

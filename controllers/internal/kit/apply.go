@@ -48,6 +48,25 @@ type Extractor[O client.Object, A runtime.ApplyConfiguration] func(observed O, f
 // ErrNotOwned: a child's name is taken by an object the custom resource does not control.
 var ErrNotOwned = errors.New("exists and is not controlled by this resource; rename or delete it")
 
+// NotOwned is the ErrNotOwned error of obj, an object of kind; it names the object (kind namespace/name).
+func NotOwned(kind string, obj metav1.Object) error {
+	return fmt.Errorf("%s %s/%s %w", kind, obj.GetNamespace(), obj.GetName(), ErrNotOwned)
+}
+
+// OnlyNotOwned tells whether err is made of ErrNotOwned alone: every error joined in it (errors.Join) is one.
+func OnlyNotOwned(err error) bool {
+	var joined interface{ Unwrap() []error }
+	if errors.As(err, &joined) {
+		for _, e := range joined.Unwrap() {
+			if !OnlyNotOwned(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, ErrNotOwned)
+}
+
 // ReadChildren fills each child from the cache under the owner's name; a child that does not exist stays
 // empty (Found tells it apart). kind names the owner's kind in the error.
 func ReadChildren(ctx context.Context, c client.Reader, kind string, owner client.Object, children ...client.Object) error {
@@ -70,15 +89,52 @@ func Found[O client.Object](obj O) O {
 }
 
 // ApplyChild applies desired unless observed already matches it. observed is what the cache holds (empty
-// when the child does not exist). An existing child must be controlled by owner: the operator does not take
-// over objects it did not create. kind names the child's kind in the error.
-func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, owner metav1.Object,
-	kind string, observed O, desired A, extract Extractor[O, A]) error {
-	if observed.GetUID() != "" && !metav1.IsControlledBy(observed, owner) {
-		return fmt.Errorf("%s %s/%s %w", kind, observed.GetNamespace(), observed.GetName(), ErrNotOwned)
+// when the cache has no such child). The operator never takes over an object it did not create: a child the
+// cache holds must be controlled by owner, and a child the cache lacks is first looked up on the API server
+// through live (the uncached reader, Options.Reader). An object of that name that owner does not control is
+// ErrNotOwned (NotOwned names it), and nothing is written. kind names the child's kind in the error.
+func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, live client.Reader,
+	owner metav1.Object, kind string, observed O, desired A, extract Extractor[O, A]) error {
+	if observed.GetUID() != "" {
+		if !metav1.IsControlledBy(observed, owner) {
+			return NotOwned(kind, observed)
+		}
+	} else if err := nameFree(ctx, live, owner, kind, desired); err != nil {
+		return err
 	}
 	if _, err := IfChanged(ctx, c, Found(observed), desired, extract); err != nil {
 		return err
+	}
+	return nil
+}
+
+// nameFree returns ErrNotOwned when the API server holds an object of desired's kind and name that owner does
+// not control; nil when there is none, or when owner controls it (the cache has not seen our own create yet).
+//
+// Why past the cache: the cache holds only objects labelled ManagedByLabel, so someone else's unlabelled object
+// of the child's name is not in it, and a forced apply would take it over. The check is one metadata-only GET,
+// made only for a child the cache lacks (its first write, or while its name is taken), never for a converged one.
+// The race left open: an object someone else creates between this GET and the apply is still taken over. The
+// window is one round trip at the child's first write, and only someone allowed to create objects in the
+// owner's namespace can hit it, who may as well create, change or delete the owner there. Server-side apply has
+// no create-only precondition to close it (a uid in the body is refused when the object does not exist).
+func nameFree(ctx context.Context, live client.Reader, owner metav1.Object, kind string, desired runtime.ApplyConfiguration) error {
+	body, err := toMap(desired)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: body}
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(u.GroupVersionKind())
+	key := client.ObjectKey{Namespace: u.GetNamespace(), Name: u.GetName()}
+	if err := live.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("looking up %s %s before creating it: %w", kind, key, err)
+	}
+	if !metav1.IsControlledBy(obj, owner) {
+		return NotOwned(kind, obj)
 	}
 	return nil
 }

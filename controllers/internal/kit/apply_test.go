@@ -18,13 +18,19 @@ package kit
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/test/testenv"
@@ -139,4 +145,104 @@ func TestIfChanged(t *testing.T) {
 	// The cache keeps only our managedFields entries; the comparison still holds on the trimmed copy.
 	trimmed, _ := TrimForCache(get())
 	step("trimmed cached copy costs no write", trimmed.(*corev1.ConfigMap), false)
+}
+
+func TestOnlyNotOwned(t *testing.T) {
+	notOwned := NotOwned("Service", &metav1.ObjectMeta{Namespace: "ns", Name: "web"})
+	other := errors.New("the node port is taken")
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"one", notOwned, true},
+		{"wrapped", fmt.Errorf("reconciling: %w", notOwned), true},
+		{"joined", errors.Join(notOwned, NotOwned("ConfigMap", &metav1.ObjectMeta{Namespace: "ns", Name: "web"})), true},
+		{"another error", other, false},
+		{"joined with another error", errors.Join(notOwned, other), false},
+		{"wrapped join with another error", fmt.Errorf("x: %w", errors.Join(other, notOwned)), false},
+	}
+	for _, c := range cases {
+		if got := OnlyNotOwned(c.err); got != c.want {
+			t.Errorf("%s: OnlyNotOwned(%v) = %v, want %v", c.name, c.err, got, c.want)
+		}
+	}
+	if got := notOwned.Error(); got != "Service ns/web exists and is not controlled by this resource; rename or delete it" {
+		t.Errorf("NotOwned names the object as %q", got)
+	}
+}
+
+// TestApplyChildNeverTakesOver runs against a real API server: an object of the child's name that the owner
+// does not control is never written, whether the cache holds it (labelled) or not (unlabelled, found by the
+// uncached lookup); the lookup is made only when the cache lacks the child.
+func TestApplyChildNeverTakesOver(t *testing.T) {
+	ctx := context.Background()
+	ns := env.NewNamespace(t, "kit")
+	cfg, counter := testenv.Counting(env.Config)
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := &metav1.ObjectMeta{Namespace: ns, Name: "owner", UID: types.UID("3f1b0c43-2e25-4a4e-9d7e-6a4bb2f0a001")}
+	desired := func(name string) *corev1ac.ConfigMapApplyConfiguration {
+		return corev1ac.ConfigMap(name, ns).WithLabels(map[string]string{ManagedByLabel: ManagedBy}).
+			WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("ConfigMap").WithName(owner.Name).
+				WithUID(owner.UID).WithController(true)).
+			WithData(map[string]string{"index.html": "<h1>ours</h1>"})
+	}
+	get := func(name string) *corev1.ConfigMap {
+		t.Helper()
+		var cm corev1.ConfigMap
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cm); err != nil {
+			t.Fatal(err)
+		}
+		return &cm
+	}
+	// step applies name's desired child with observed as the cache's copy (nil: the cache lacks it), and checks
+	// the outcome, the writes and the uncached GETs.
+	step := func(what, name string, observed *corev1.ConfigMap, wantNotOwned bool, wantWrites, wantGets int) {
+		t.Helper()
+		if observed == nil {
+			observed = &corev1.ConfigMap{}
+		}
+		counter.Reset()
+		err := ApplyChild(ctx, c, c, owner, "ConfigMap", observed, desired(name), corev1ac.ExtractConfigMap)
+		switch {
+		case wantNotOwned && !errors.Is(err, ErrNotOwned):
+			t.Errorf("%s: err = %v, want ErrNotOwned", what, err)
+		case wantNotOwned && !strings.HasPrefix(err.Error(), "ConfigMap "+ns+"/"+name+" exists"):
+			t.Errorf("%s: %q does not name the object", what, err)
+		case !wantNotOwned && err != nil:
+			t.Errorf("%s: %v", what, err)
+		}
+		if n, g := counter.Total(), counter.Gets()["GET configmaps"]; n != wantWrites || g != wantGets {
+			t.Errorf("%s: %d writes [%s], %d GETs; want %d writes, %d GETs", what, n, counter, g, wantWrites, wantGets)
+		}
+	}
+
+	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "theirs", Labels: map[string]string{"team": "shop"}},
+		Data: map[string]string{"index.html": "<h1>theirs</h1>"}}
+	if err := env.Client.Create(ctx, theirs); err != nil {
+		t.Fatal(err)
+	}
+	step("unlabelled, not in the cache", "theirs", nil, true, 0, 1)
+	if now := get("theirs"); now.ResourceVersion != theirs.ResourceVersion || len(now.OwnerReferences) != 0 ||
+		!equality.Semantic.DeepEqual(now.Data, theirs.Data) {
+		t.Errorf("the other object was changed: %+v", now)
+	}
+
+	labelled := theirs.DeepCopy()
+	labelled.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "labelled", Labels: map[string]string{ManagedByLabel: ManagedBy}}
+	if err := env.Client.Create(ctx, labelled); err != nil {
+		t.Fatal(err)
+	}
+	step("labelled, in the cache, another controller", "labelled", get("labelled"), true, 0, 0)
+
+	step("absent: created", "mine", nil, false, 1, 1)
+	step("ours, the cache behind", "mine", nil, false, 1, 1)
+	step("ours, in the cache, converged", "mine", get("mine"), false, 0, 0)
+	if mine := get("mine"); !metav1.IsControlledBy(mine, owner) {
+		t.Errorf("the created child's owner references: %+v", mine.OwnerReferences)
+	}
 }

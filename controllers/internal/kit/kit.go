@@ -19,21 +19,23 @@ limitations under the License.
 //
 //  1. observe: read the object and its children from the manager's cache (ReadChildren, Found);
 //  2. build each child's desired state with the kind's pure builders (in the kind's package);
-//  3. apply only what differs, server-side, under one field owner, and never to a child the object does
-//     not control (ApplyChild, IfChanged);
+//  3. apply only what differs, server-side, under one field owner, and never to an object of a child's name
+//     that the object does not control, whether the cache holds it or not (ApplyChild, IfChanged);
 //  4. derive the status from what was observed (a pure function in the kind's package; RolloutConditions
 //     for the kinds that run a Deployment);
 //  5. write the status only when it changed, with the object's resourceVersion, and record an Event for each
 //     transition a person may act on (Report).
 //
 // A converged object therefore costs no write. Every kind registers through Complete with the same Options,
-// which also hold the test seams (clock, uncached reader, one hook after each reconcile) and the one policy
-// for a status write that meets a newer object (ErrStale: look again in ConflictRetry).
+// which also hold the test seams (clock, uncached reader, one hook after each reconcile), the one policy for a
+// status write that meets a newer object (ErrStale: look again in ConflictRetry) and the one for a child's name
+// taken by an object the owner does not control (ErrNotOwned: look again in NotOwnedRetry).
 package kit
 
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/operator-framework/operator-lib/proxy"
 	corev1 "k8s.io/api/core/v1"
@@ -73,6 +75,10 @@ type Options struct {
 	Clock clock.PassiveClock
 	// Reader reads from the API server, past the cache (default: the manager's API reader).
 	Reader client.Reader
+	// NotOwnedRetry is how soon an object whose child's name is taken by an object it does not control looks
+	// again (default DefaultNotOwnedRetry). No event says when that object goes: it is not in the cache (no
+	// ManagedByLabel), or its events go to its own controller.
+	NotOwnedRetry time.Duration
 	// AfterReconcile, when set, is called at the end of every reconcile, after its writes (tests wait for
 	// reconciles, or count them, with it).
 	AfterReconcile func(ctrl.Request)
@@ -92,7 +98,25 @@ func (o Options) WithDefaults(mgr ctrl.Manager) Options {
 	if o.ProxyEnv == nil {
 		o.ProxyEnv = proxy.ReadProxyVarsFromEnv()
 	}
+	if o.NotOwnedRetry <= 0 {
+		o.NotOwnedRetry = DefaultNotOwnedRetry
+	}
 	return o
+}
+
+// DefaultNotOwnedRetry is how often, by default, an object whose child's name is taken looks again: a person
+// who removes the other object sees the owner heal within it, and a taken name costs one reconcile (reads only,
+// no write) per period.
+const DefaultNotOwnedRetry = 30 * time.Second
+
+// RetryNotOwned is the result of a reconcile that found a child's name taken by an object the owner does not
+// control: look again in NotOwnedRetry (DefaultNotOwnedRetry when unset), without backoff and without an error.
+func (o Options) RetryNotOwned() ctrl.Result {
+	d := o.NotOwnedRetry
+	if d <= 0 {
+		d = DefaultNotOwnedRetry
+	}
+	return ctrl.Result{RequeueAfter: d}
 }
 
 // Base is what every reconciler holds: the manager's cached client, an Event recorder and the options.

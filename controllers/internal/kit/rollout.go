@@ -187,12 +187,16 @@ func RolloutEvents(old, cur []metav1.Condition) []Event {
 
 // ReportRollout ends the reconcile of a kind that runs a Deployment: obj holds the status just derived from
 // what was observed, before is obj as it was read, and applyErr the error of writing the children. The status
-// is written when it changed, with an Event per condition transition worth telling; applyErr is returned so
-// that a child that could not be written is retried with backoff (a node port may be freed, a conflicting
-// object deleted).
+// is written when it changed, with an Event per condition transition worth telling. A child whose name is taken
+// by an object obj does not control (applyErr is ErrNotOwned alone) is looked at again in NotOwnedRetry, since
+// no event tells when that object goes; any other applyErr is returned, so that the child is retried with
+// backoff (a node port may be freed).
 func (b Base) ReportRollout(ctx context.Context, before, obj client.Object, oldConds, newConds []metav1.Condition, applyErr error) (ctrl.Result, error) {
 	if err := Report(ctx, b.Client, b.Recorder, before, obj, RolloutEvents(oldConds, newConds)...); err != nil {
 		return ctrl.Result{}, err
+	}
+	if OnlyNotOwned(applyErr) {
+		return b.RetryNotOwned(), nil
 	}
 	return ctrl.Result{}, applyErr
 }
