@@ -56,6 +56,7 @@ type options struct {
 	timeout        time.Duration
 	pidfile        string
 	skipLower      bool
+	noGate         bool
 }
 
 func main() {
@@ -101,6 +102,8 @@ func run() error {
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "limit of each phase")
 	flag.StringVar(&o.pidfile, "pidfile", "", "file to list the pids of started processes in (for hack/bench.sh)")
 	flag.BoolVar(&o.skipLower, "skip-lowerbound", false, "do not run the lower bound")
+	flag.BoolVar(&o.noGate, "no-upgradeable-gate", false,
+		"no OperatorCondition: the At controller's Upgradeable gate stays off, as outside OLM (to compare with the default)")
 	flag.Parse()
 	var err error
 	if o.sizes, err = parseInts(*sizes); err != nil {
@@ -121,7 +124,8 @@ func run() error {
 
 	stamp := time.Now().UTC().Format("20060102-150405")
 	report := Report{Date: time.Now().UTC().Format(time.RFC3339), Label: o.label, Machine: machine(),
-		ManagerArgs: o.managerArgs, ManagerEnv: o.managerEnv, Sizes: []SizeResult{}}
+		ManagerArgs: o.managerArgs, ManagerEnv: o.managerEnv,
+		NoUpgradeableGate: o.noGate, Sizes: []SizeResult{}}
 	jsonPath := filepath.Join(o.out, "bench-"+stamp+".json")
 	save := func() {
 		b, _ := json.MarshalIndent(report, "", "  ")

@@ -25,12 +25,14 @@ import (
 
 // Report is the JSON file of one bench run.
 type Report struct {
-	Date        string       `json:"date"`
-	Label       string       `json:"label,omitempty"`
-	Machine     Machine      `json:"machine"`
-	ManagerArgs []string     `json:"managerArgs"`
-	ManagerEnv  []string     `json:"managerEnv,omitempty"`
-	Sizes       []SizeResult `json:"sizes"`
+	Date        string   `json:"date"`
+	Label       string   `json:"label,omitempty"`
+	Machine     Machine  `json:"machine"`
+	ManagerArgs []string `json:"managerArgs"`
+	ManagerEnv  []string `json:"managerEnv,omitempty"`
+	// NoUpgradeableGate: the run had no OperatorCondition (-no-upgradeable-gate), so the gate was off.
+	NoUpgradeableGate bool         `json:"noUpgradeableGate,omitempty"`
+	Sizes             []SizeResult `json:"sizes"`
 }
 
 // Machine is where the bench ran.
@@ -160,7 +162,11 @@ func (r Report) Markdown() string {
 			f1(s.AfterConvergence.PeakRSSMiB), f1(s.AfterAt.PeakRSSMiB), f1(s.AfterConvergence.CPUSeconds), f1(s.AfterAt.CPUSeconds),
 			s.LoadAverage[0], s.LoadAverage[1])
 	}
-	b.WriteString("\nThe At controller's Upgradeable gate (an OperatorCondition as OLM makes it; every At pod marked Running):\n\n")
+	if r.NoUpgradeableGate {
+		b.WriteString("\nThe At controller's Upgradeable gate: off (-no-upgradeable-gate: no OperatorCondition; every At pod still marked Running).\n")
+	} else {
+		b.WriteString("\nThe At controller's Upgradeable gate (an OperatorCondition as OLM makes it; every At pod marked Running):\n\n")
+	}
 	for _, s := range r.Sizes {
 		if s.At != nil && s.At.Upgradeable != nil {
 			u := s.At.Upgradeable

@@ -202,11 +202,15 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	}
 	// As OLM does: an OperatorCondition in the manager's namespace, named in OPERATOR_CONDITION_NAME, so that
 	// the At controller's Upgradeable gate runs as it does under OLM.
+	// -no-upgradeable-gate leaves it out, as outside OLM.
 	oc := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: benchutil.OperatorConditionName}}
-	if err := c.Create(ctx, oc); err != nil {
-		return res, fmt.Errorf("creating the OperatorCondition: %w", err)
+	managerEnv := append([]string(nil), o.managerEnv...)
+	if !o.noGate {
+		if err := c.Create(ctx, oc); err != nil {
+			return res, fmt.Errorf("creating the OperatorCondition: %w", err)
+		}
+		managerEnv = append(managerEnv, "OPERATOR_CONDITION_NAME="+oc.Name)
 	}
-	managerEnv := append(append([]string(nil), o.managerEnv...), "OPERATOR_CONDITION_NAME="+oc.Name)
 	mgrs := 0
 	var mgr *manager
 	start := func() error {
@@ -445,9 +449,11 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	// The Upgradeable gate: False, held by every At pod once the bench's kubelet runs them all (its message
 	// follows the holders at most every 10 s, so wait for it before the manager counts as idle).
 	gate := &GateResult{}
-	at.Upgradeable = gate
-	if err := waitGate(ctx, c, client.ObjectKeyFromObject(oc), n, gate, o.timeout); err != nil {
-		return res, fmt.Errorf("At: Upgradeable gate: %w (%d At pods marked running)", err, runningPods.Load())
+	if !o.noGate {
+		at.Upgradeable = gate
+		if err := waitGate(ctx, c, client.ObjectKeyFromObject(oc), n, gate, o.timeout); err != nil {
+			return res, fmt.Errorf("At: Upgradeable gate: %w (%d At pods marked running)", err, runningPods.Load())
+		}
 	}
 	gate.RunningPods = int(runningPods.Load())
 	if _, err := tail.waitIdle(ctx, time.Now(), o.settle, o.timeout); err != nil {
