@@ -81,17 +81,14 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			t.Logf("%s install through a Subscription: CSV Succeeded and the operator ready in %s", m.mode,
 				time.Since(start).Round(time.Second))
 
-			user := "system:serviceaccount:" + m.ns + ":" + identity
-			for _, ch := range []struct{ group, resource string }{
-				{"", "pods"}, {"apps", "deployments"}, {"", "services"}, {"", "configmaps"}, {"", "secrets"},
-			} {
+			for _, ch := range olmrbac.TenantKinds {
 				for _, verb := range tableVerbs {
 					for _, ns := range []string{"kube-system", "default", ""} {
 						if ns == m.ns || ns == m.target {
 							continue
 						}
-						if allowed(t, user, m.ns, authorizationv1.ResourceAttributes{Verb: verb, Group: ch.group, Resource: ch.resource, Namespace: ns}) {
-							t.Errorf("%s: the operator may %s %s.%s in namespace %q, outside its target", m.mode, verb, ch.resource, ch.group, ns)
+						if allowed(t, m.ns, authorizationv1.ResourceAttributes{Verb: verb, Group: ch.Group, Resource: ch.Resource, Namespace: ns}) {
+							t.Errorf("%s: the operator may %s %s.%s in namespace %q, outside its target", m.mode, verb, ch.Resource, ch.Group, ns)
 						}
 					}
 				}
@@ -162,12 +159,12 @@ func subscribe(t *testing.T, ns string, targets []string, startingCSV string, ma
 // tableVerbs are the verbs the permission table reports.
 var tableVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
 
-// allowed asks the cluster's authorizer whether the ServiceAccount user (of namespace saNS) may do ra.
-func allowed(t *testing.T, user, saNS string, ra authorizationv1.ResourceAttributes) bool {
+// allowed asks the cluster's authorizer whether the operator's ServiceAccount, installed in ns, may do ra.
+func allowed(t *testing.T, ns string, ra authorizationv1.ResourceAttributes) bool {
 	t.Helper()
+	user, groups := olmrbac.User(ns, identity)
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user,
-		Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + saNS, "system:authenticated"},
-		ResourceAttributes: &ra}}
+		Groups: groups, ResourceAttributes: &ra}}
 	if err := c.Create(context.Background(), sar); err != nil {
 		t.Fatalf("SubjectAccessReview: %v", err)
 	}
@@ -198,7 +195,6 @@ func checkPermissionTable(t *testing.T, mode, ns, target string) {
 		}
 	}
 	slices.SortFunc(rows, func(a, b gr) int { return strings.Compare(a.group+"/"+a.resource, b.group+"/"+b.resource) })
-	user := "system:serviceaccount:" + ns + ":" + identity
 	var b strings.Builder
 	b.WriteString("| API group | resource | its namespace | target namespace | kube-system | cluster-wide |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
@@ -212,7 +208,7 @@ func checkPermissionTable(t *testing.T, mode, ns, target string) {
 			var verbs []string
 			for _, v := range tableVerbs {
 				res, sub, _ := strings.Cut(r.resource, "/")
-				if allowed(t, user, ns, authorizationv1.ResourceAttributes{Verb: v, Group: r.group, Resource: res, Subresource: sub, Namespace: where}) {
+				if allowed(t, ns, authorizationv1.ResourceAttributes{Verb: v, Group: r.group, Resource: res, Subresource: sub, Namespace: where}) {
 					verbs = append(verbs, v)
 				}
 			}

@@ -31,6 +31,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 )
@@ -59,6 +60,13 @@ func Strategy(root string) (v1alpha1.StrategyDetailsDeployment, error) {
 		return s, fmt.Errorf("the CSV has %d deployments, want 1", len(s.DeploymentSpecs))
 	}
 	return s, nil
+}
+
+// TenantKinds are the kinds the operator writes or reads in tenant namespaces: outside its target namespaces an
+// install must not touch them at all (test/rbac and the OLM e2e check it).
+var TenantKinds = []schema.GroupResource{
+	{Resource: "pods"}, {Group: "apps", Resource: "deployments"}, {Resource: "services"}, {Resource: "configmaps"},
+	{Resource: "secrets"},
 }
 
 // ServiceAccount is the operator's ServiceAccount name in the strategy.

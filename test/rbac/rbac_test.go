@@ -117,12 +117,6 @@ var clusterAllowlist = map[[2]string]string{
 	{"authorization.k8s.io", "subjectaccessreviews"}: "create: authorize callers of the metrics endpoint",
 }
 
-// children are the kinds the operator writes or reads in tenant namespaces: outside its target namespaces
-// it must not touch them at all.
-var children = []struct{ group, resource string }{
-	{"", "pods"}, {"apps", "deployments"}, {"", "services"}, {"", "configmaps"}, {"", "secrets"},
-}
-
 var allVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
 
 func TestDeclaredInstallModes(t *testing.T) {
@@ -184,11 +178,11 @@ func TestLeastPrivilegeSubjectAccessReview(t *testing.T) {
 			// Outside its namespaces (kube-system and a tenant's), a namespaced install touches none of the kinds
 			// it manages, and none of them cluster-wide.
 			if !m.All() {
-				for _, ch := range children {
+				for _, ch := range olmrbac.TenantKinds {
 					for _, verb := range allVerbs {
 						for _, ns := range []string{"", "kube-system", "some-tenant"} {
-							if can(ctx, t, cs, user, groups, verb, ch.group, ch.resource, ns) {
-								t.Errorf("%s may %s %s.%s in namespace %q, outside its targets", m.Name, verb, ch.resource, ch.group, ns)
+							if can(ctx, t, cs, user, groups, verb, ch.Group, ch.Resource, ns) {
+								t.Errorf("%s may %s %s.%s in namespace %q, outside its targets", m.Name, verb, ch.Resource, ch.Group, ns)
 							}
 						}
 					}
