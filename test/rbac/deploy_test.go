@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -42,11 +41,7 @@ import (
 // every rule of config/rbac/role.yaml in a namespace the manager does not run in.
 func TestMakeDeployGrantsTheManagerRoleClusterWide(t *testing.T) {
 	ctx := context.Background()
-	kustomize := filepath.Join(env.Root, "bin", "kustomize")
-	out, err := exec.Command(kustomize, "build", filepath.Join(env.Root, "config", "deploy")).Output()
-	if err != nil {
-		t.Fatalf("kustomize build config/deploy: %v (run through make, which builds kustomize)", err)
-	}
+	out := env.Kustomize(t, "config/deploy")
 	k, err := client.New(env.Config, client.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,11 +42,7 @@ func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
 // Deployment.
 func managerDeployment(t *testing.T) *appsv1.Deployment {
 	t.Helper()
-	kustomize := filepath.Join(env.Root, "bin", "kustomize")
-	out, err := exec.Command(kustomize, "build", filepath.Join(env.Root, "config", "default")).Output()
-	if err != nil {
-		t.Fatalf("kustomize build config/default: %v (run through make test, which builds kustomize)", err)
-	}
+	out := env.Kustomize(t, "config/default")
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
 	for {
 		var d appsv1.Deployment

@@ -21,6 +21,8 @@ package testenv
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +249,16 @@ func EventsRegarding(g gomega.Gomega, c client.Client, ns string, uid types.UID,
 		if e.Regarding.UID == uid && e.Reason == reason {
 			out = append(out, e)
 		}
+	}
+	return out
+}
+
+// Kustomize renders the kustomization in dir (relative to the repository) with bin/kustomize, as make does.
+func (e *Env) Kustomize(t testing.TB, dir string) []byte {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(e.Root, "bin", "kustomize"), "build", filepath.Join(e.Root, dir)).Output()
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v (run through make, which builds kustomize)", dir, err)
 	}
 	return out
 }
