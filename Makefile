@@ -114,7 +114,7 @@ build: manifests generate fmt vet ## Build the manager binary into bin/manager.
 
 .PHONY: run
 run: manifests generate fmt vet dev-apiserver ## Run the manager here against the local API server (console logs, no leader election).
-	go run . --leader-elect=false --zap-devel --metrics-bind-address=127.0.0.1:8443 --health-probe-bind-address=127.0.0.1:8081
+	OPERATOR_NAMESPACE=$${OPERATOR_NAMESPACE:-operator101-system} go run . --leader-elect=false --zap-devel --metrics-bind-address=127.0.0.1:8443 --health-probe-bind-address=127.0.0.1:8081
 
 .PHONY: dev-apiserver
 dev-apiserver: envtest ## Start a local API server (etcd + kube-apiserver) with the CRDs installed; kubeconfig in bin/dev-apiserver/.

@@ -193,6 +193,11 @@ func run() error {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
 
+	if cfg.controllers.LegacyDatabaseTargets != "" {
+		log.Info("DATABASE_TARGETS is set but no longer read: create a DatabaseTarget for each of its entries "+
+			"(docs/databases.md, \"Migrating from DATABASE_TARGETS\"), then remove the variable",
+			"DATABASE_TARGETS", cfg.controllers.LegacyDatabaseTargets)
+	}
 	log.Info("starting manager", "watchNamespaces", cfg.controllers.WatchNamespaceList(),
 		"leaderElection", cfg.leaderElect, "metrics", cfg.metricsAddr)
 	// SIGTERM or SIGINT cancel the context; the manager stops its controllers and releases the lease.

@@ -44,16 +44,14 @@ type Options struct {
 	watchNamespaces []string
 
 	// --- DatabaseUser (mygroup) ---
-	// DatabaseTargets is the raw --database-targets / DATABASE_TARGETS value: "name=secretName,...". Each
-	// Secret, in OperatorNamespace, holds host, port, username and password of a database admin account.
-	DatabaseTargets string
+	// LegacyDatabaseTargets is DATABASE_TARGETS, which configured database targets before the DatabaseTarget
+	// kind. It is no longer read: main says so in the log, with the way to migrate (docs/databases.md).
+	LegacyDatabaseTargets string
 	// DatabaseDefaultTarget is the target of DatabaseUsers without a `target` label.
 	DatabaseDefaultTarget string
 	// DatabaseResyncPeriod is how often each DatabaseUser is checked against its database (drift repair,
 	// password rotation from a changed Secret).
 	DatabaseResyncPeriod time.Duration
-
-	databaseTargets map[string]string
 }
 
 // The client's rate limit. controller-runtime gives each kind its own token bucket, so these bound the requests
@@ -136,19 +134,14 @@ func firstNonEmpty(vs ...string) string {
 // --- DatabaseUser (mygroup) ---
 
 func (o *Options) bindDatabaseFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.DatabaseTargets, "database-targets", "",
-		"DatabaseUser targets, \"name=secretName,...\": Secrets in the operator's namespace with host, port, "+
-			"username and password (env DATABASE_TARGETS).")
 	fs.StringVar(&o.DatabaseDefaultTarget, "database-default-target", "",
-		"Target of DatabaseUsers without a target label (env DATABASE_DEFAULT_TARGET; default \"default\").")
+		"DatabaseTarget of DatabaseUsers without a target label (env DATABASE_DEFAULT_TARGET; default \"default\").")
 	fs.DurationVar(&o.DatabaseResyncPeriod, "database-resync-period", 0,
 		"How often each DatabaseUser is checked in its database (env DATABASE_RESYNC_PERIOD; default 10m).")
 }
 
 func (o *Options) completeDatabase(getenv func(string) string) error {
-	if o.DatabaseTargets == "" {
-		o.DatabaseTargets = getenv("DATABASE_TARGETS")
-	}
+	o.LegacyDatabaseTargets = getenv("DATABASE_TARGETS")
 	if o.DatabaseDefaultTarget == "" {
 		o.DatabaseDefaultTarget = firstNonEmpty(getenv("DATABASE_DEFAULT_TARGET"), "default")
 	}
@@ -165,40 +158,5 @@ func (o *Options) completeDatabase(getenv func(string) string) error {
 	if o.DatabaseResyncPeriod < time.Second {
 		return fmt.Errorf("--database-resync-period must be at least 1s, got %v", o.DatabaseResyncPeriod)
 	}
-	targets, err := parseDatabaseTargets(o.DatabaseTargets)
-	if err != nil {
-		return err
-	}
-	o.databaseTargets = targets
 	return nil
-}
-
-// DatabaseTargetMap is the parsed --database-targets: target name to Secret name.
-func (o *Options) DatabaseTargetMap() map[string]string { return o.databaseTargets }
-
-// parseDatabaseTargets parses "name=secretName,..." (spaces around items are ignored).
-func parseDatabaseTargets(v string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, part := range strings.Split(v, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		name, secret, ok := strings.Cut(part, "=")
-		name, secret = strings.TrimSpace(name), strings.TrimSpace(secret)
-		if !ok || name == "" {
-			return nil, fmt.Errorf("DATABASE_TARGETS: %q is not name=secretName", part)
-		}
-		if errs := validation.IsValidLabelValue(name); len(errs) > 0 {
-			return nil, fmt.Errorf("DATABASE_TARGETS: target %q is not a valid label value: %s", name, strings.Join(errs, "; "))
-		}
-		if errs := validation.IsDNS1123Subdomain(secret); len(errs) > 0 {
-			return nil, fmt.Errorf("DATABASE_TARGETS: %q is not a valid Secret name: %s", secret, strings.Join(errs, "; "))
-		}
-		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("DATABASE_TARGETS: target %q is configured twice", name)
-		}
-		out[name] = secret
-	}
-	return out, nil
 }

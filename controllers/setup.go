@@ -46,7 +46,7 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if err := cnat.Setup(mgr, k, cnat.Config{OperatorNamespace: o.OperatorNamespace}); err != nil {
 		return fmt.Errorf("At controller: %w", err)
 	}
-	if err := mygroup.Setup(mgr, k, mygroup.Config{OperatorNamespace: o.OperatorNamespace, Targets: o.DatabaseTargetMap(),
+	if err := mygroup.Setup(mgr, k, mygroup.Config{OperatorNamespace: o.OperatorNamespace,
 		DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}

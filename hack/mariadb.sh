@@ -11,6 +11,10 @@
 #   hack/mariadb.sh secret [NS] [NAME]  print a target Secret manifest for the operator (NS default
 #                                   operator101-system, NAME default mariadb-target)
 #
+# TLS: MARIADB_TLS_DIR names a directory with ca.pem, server-cert.pem and server-key.pem (a test's own CA);
+# MARIADB_TLS=1 instead generates a CA and a server certificate for the bind address with openssl. Either is
+# kept in $MARIADB_DIR/tls and used on every start; MARIADB_REQUIRE_TLS=1 also refuses unencrypted
+# connections (require_secure_transport). The env file then has MARIADB_CA_FILE, and `secret` adds ca.crt.
 # MARIADB_DIR chooses the directory (default: ${TMPDIR:-/tmp}/operator101-mariadb). MARIADB_BIND chooses the one
 # address it listens on (default 127.0.0.1; the local cluster's pods reach it on the node address 198.18.255.254,
 # see hack/cluster/). A directory keeps the address it was first started with. The connection facts are
@@ -22,6 +26,7 @@ dir=${MARIADB_DIR:-${TMPDIR:-/tmp}/operator101-mariadb}
 envfile=$dir/env
 sock=$dir/mysqld.sock
 pidfile=$dir/mysqld.pid
+tlsdir=$dir/tls
 log=$dir/mysqld.log
 admin_user=operator101admin
 bind=${MARIADB_BIND:-127.0.0.1}
@@ -37,6 +42,34 @@ if [[ $(id -u) == 0 ]]; then
 	user_opts=(--user=root)
 	cli_user=root
 fi
+
+# setup_tls puts the server's certificates in $tlsdir, once: the caller's (MARIADB_TLS_DIR) or new ones.
+setup_tls() {
+	[[ ! -f $tlsdir/ca.pem ]] || return 0
+	if [[ -n ${MARIADB_TLS_DIR:-} ]]; then
+		mkdir -p "$tlsdir"
+		cp "$MARIADB_TLS_DIR/ca.pem" "$MARIADB_TLS_DIR/server-cert.pem" "$MARIADB_TLS_DIR/server-key.pem" "$tlsdir/"
+	elif [[ ${MARIADB_TLS:-} == 1 ]]; then
+		command -v openssl >/dev/null || die "MARIADB_TLS=1 needs openssl"
+		mkdir -p "$tlsdir"
+		say "generating a CA and a server certificate for $bind in $tlsdir"
+		(
+			cd "$tlsdir"
+			openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca-key.pem -out ca.pem \
+				-days 3650 -subj "/CN=operator101 private MariaDB CA" 2>/dev/null
+			openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server-key.pem -out server.csr \
+				-subj "/CN=$bind" 2>/dev/null
+			printf 'subjectAltName=IP:%s,DNS:localhost\n' "$bind" >san.ext
+			openssl x509 -req -in server.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial -out server-cert.pem \
+				-days 3650 -extfile san.ext 2>/dev/null
+			rm -f server.csr san.ext ca-key.pem ca.srl
+		)
+	else
+		return 0
+	fi
+	[[ ${MARIADB_REQUIRE_TLS:-} != 1 ]] || touch "$tlsdir/require"
+	chmod -R go-rwx "$tlsdir"
+}
 
 installed() {
 	command -v mariadbd >/dev/null 2>&1 && command -v mariadb-install-db >/dev/null 2>&1 &&
@@ -85,8 +118,13 @@ launch() {
 	local port=$1
 	: >"$log"
 	mkdir -p "$dir/tmp"
+	local tls_opts=()
+	if [[ -f $tlsdir/ca.pem ]]; then
+		tls_opts=(--ssl-ca="$tlsdir/ca.pem" --ssl-cert="$tlsdir/server-cert.pem" --ssl-key="$tlsdir/server-key.pem")
+		[[ ! -f $tlsdir/require ]] || tls_opts+=(--require-secure-transport=ON)
+	fi
 	TMPDIR=$dir/tmp setsid nohup mariadbd --no-defaults "${user_opts[@]}" --datadir="$dir/data" --socket="$sock" \
-		--tmpdir="$dir/tmp" \
+		--tmpdir="$dir/tmp" "${tls_opts[@]}" \
 		--pid-file="$pidfile" --port="$port" --bind-address="$bind" --skip-name-resolve \
 		--log-error="$log" --innodb-buffer-pool-size=32M --innodb-log-file-size=16M --skip-log-bin \
 		--max-connections=200 </dev/null >/dev/null 2>&1 &
@@ -112,6 +150,7 @@ start() {
 	fi
 	mkdir -p "$dir"
 	chmod 700 "$dir"
+	setup_tls
 	local fresh=false port
 	if [[ ! -d $dir/data/mysql ]]; then
 		fresh=true
@@ -157,6 +196,7 @@ MARIADB_ADMIN_PASSWORD=$pw
 MARIADB_SOCKET=$sock
 MARIADB_DIR=$dir
 ENV
+		[[ ! -f $tlsdir/ca.pem ]] || echo "MARIADB_CA_FILE=$tlsdir/ca.pem" >>"$envfile"
 	fi
 	say "running on $bind:$port (pid $(cat "$pidfile"), dir $dir)"
 }
@@ -179,7 +219,6 @@ halt() {
 print_env() {
 	[[ -f $envfile ]] || die "not started: no $envfile"
 	sed 's/^/export /' "$envfile"
-	echo "export DATABASE_TARGETS=default=mariadb-target,that-database=mariadb-target"
 }
 
 case ${1:-} in
@@ -210,9 +249,13 @@ stringData:
   username: "$MARIADB_ADMIN_USER"
   password: "$MARIADB_ADMIN_PASSWORD"
 YAML
+	if [[ -n ${MARIADB_CA_FILE:-} ]]; then
+		echo "  ca.crt: |"
+		sed 's/^/    /' "$MARIADB_CA_FILE"
+	fi
 	;;
 *)
-	sed -n '2,17p' "$0" >&2
+	sed -n '2,22p' "$0" >&2
 	exit 2
 	;;
 esac

@@ -30,7 +30,7 @@ import (
 // The pure parts of the controller: what the account, the target and the target's name are, from the
 // objects alone. Table-tested without a cluster or a database.
 
-// targetName is the target a DatabaseUser picks: its `target` label, or the default.
+// targetName is the DatabaseTarget a DatabaseUser picks: its `target` label, or the default.
 func targetName(dbu *mygroupv1alpha1.DatabaseUser, defaultTarget string) string {
 	if t := dbu.Labels[mygroupv1alpha1.TargetLabel]; t != "" {
 		return t
@@ -63,8 +63,22 @@ func desiredAccount(dbu *mygroupv1alpha1.DatabaseUser, password string) sqlx.Acc
 	return a
 }
 
-// targetFromSecret reads a target Secret: host, port (default 3306), username, password.
-func targetFromSecret(s *corev1.Secret) (sqlx.Target, error) {
+// desiredOwnedAccount is desiredAccount, recorded in the server as dbu's, adopted only when the target says so.
+func desiredOwnedAccount(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1alpha1.DatabaseTarget, password string) sqlx.Account {
+	a := desiredAccount(dbu, password)
+	a.Owner = owner(dbu)
+	a.Adopt = target.Spec.ExistingAccounts == mygroupv1alpha1.ExistingAccountsAdopt
+	return a
+}
+
+// owner is the ownership record's view of a DatabaseUser.
+func owner(dbu *mygroupv1alpha1.DatabaseUser) sqlx.Owner {
+	return sqlx.Owner{UID: string(dbu.UID), Namespace: dbu.Namespace, Name: dbu.Name}
+}
+
+// targetFromSecret reads a target's admin Secret: host, port (default 3306), username, password, and for TLS
+// ca.crt, tls.crt and tls.key.
+func targetFromSecret(spec *mygroupv1alpha1.DatabaseTargetSpec, s *corev1.Secret) (sqlx.Target, error) {
 	t := sqlx.Target{Host: string(s.Data["host"]), User: string(s.Data["username"]),
 		Password: string(s.Data["password"]), Port: 3306}
 	var missing []string
@@ -74,15 +88,28 @@ func targetFromSecret(s *corev1.Secret) (sqlx.Target, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return t, fmt.Errorf("target Secret %s/%s lacks %s", s.Namespace, s.Name, strings.Join(missing, ", "))
+		return t, fmt.Errorf("admin Secret %s/%s lacks %s", s.Namespace, s.Name, strings.Join(missing, ", "))
 	}
 	if p := string(s.Data["port"]); p != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n < 1 || n > 65535 {
-			return t, fmt.Errorf("target Secret %s/%s: port is not a number from 1 to 65535", s.Namespace, s.Name)
+			return t, fmt.Errorf("admin Secret %s/%s: port is not a number from 1 to 65535", s.Namespace, s.Name)
 		}
 		t.Port = n
 	}
+	mode := spec.TLS.Mode
+	if mode == "" {
+		mode = mygroupv1alpha1.TLSVerifyFull
+	}
+	serverName := spec.TLS.ServerName
+	if serverName == "" {
+		serverName = t.Host
+	}
+	cfg, err := sqlx.TLSConfig(sqlx.TLSMode(mode), serverName, s.Data["ca.crt"], s.Data["tls.crt"], s.Data["tls.key"])
+	if err != nil {
+		return t, fmt.Errorf("admin Secret %s/%s: TLS: %w", s.Namespace, s.Name, err)
+	}
+	t.TLS = cfg
 	return t, nil
 }
 

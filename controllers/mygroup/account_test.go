@@ -76,19 +76,42 @@ func TestTargetFromSecret(t *testing.T) {
 		}
 		return s
 	}
-	got, err := targetFromSecret(secret("host", "db", "username", "admin", "password", "TOPSECRET"))
+	plain := &mygroupv1alpha1.DatabaseTargetSpec{TLS: mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled}}
+	got, err := targetFromSecret(plain, secret("host", "db", "username", "admin", "password", "TOPSECRET"))
 	if err != nil || got != (sqlx.Target{Host: "db", Port: 3306, User: "admin", Password: "TOPSECRET"}) {
 		t.Errorf("default port: %+v, %v", got, err)
 	}
-	if got, err := targetFromSecret(secret("host", "db", "port", "3307", "username", "a", "password", "p")); err != nil || got.Port != 3307 {
+	if got, err := targetFromSecret(plain, secret("host", "db", "port", "3307", "username", "a", "password", "p")); err != nil || got.Port != 3307 {
 		t.Errorf("port: %+v, %v", got, err)
+	}
+	// TLS is on unless the target says Disabled, and VerifyFull checks the Secret's host unless serverName is set.
+	for _, tc := range []struct {
+		spec       mygroupv1alpha1.DatabaseTargetTLS
+		serverName string
+		verify     bool
+	}{
+		{mygroupv1alpha1.DatabaseTargetTLS{}, "db", true},
+		{mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSVerifyFull, ServerName: "mysql.example"}, "mysql.example", true},
+		{mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSRequired}, "", false},
+	} {
+		got, err := targetFromSecret(&mygroupv1alpha1.DatabaseTargetSpec{TLS: tc.spec}, secret("host", "db", "username", "a", "password", "p"))
+		if err != nil || got.TLS == nil {
+			t.Errorf("%+v: TLS %v, %v", tc.spec, got.TLS, err)
+			continue
+		}
+		if tc.verify && (got.TLS.InsecureSkipVerify && got.TLS.VerifyPeerCertificate == nil || got.TLS.ServerName != tc.serverName) {
+			t.Errorf("%+v: does not verify %q: %+v", tc.spec, tc.serverName, got.TLS)
+		}
+	}
+	if _, err := targetFromSecret(&mygroupv1alpha1.DatabaseTargetSpec{}, secret("host", "db", "username", "a", "password", "p", "tls.crt", "not a certificate")); err == nil {
+		t.Error("a client certificate without its key was accepted")
 	}
 	for name, s := range map[string]*corev1.Secret{
 		"missing password":  secret("host", "db", "username", "a"),
 		"bad port":          secret("host", "db", "port", "TOPSECRET", "username", "a", "password", "TOPSECRET"),
 		"port out of range": secret("host", "db", "port", "70000", "username", "a", "password", "p"),
 	} {
-		_, err := targetFromSecret(s)
+		_, err := targetFromSecret(plain, s)
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 		} else if strings.Contains(err.Error(), "TOPSECRET") {
@@ -109,6 +132,8 @@ func TestFailureRedactsAndClassifies(t *testing.T) {
 		sqlx.KindInvalidAccount: mygroupv1alpha1.ReasonInvalidUser,
 		sqlx.KindInvalidGrant:   mygroupv1alpha1.ReasonInvalidGrant,
 		sqlx.KindOther:          mygroupv1alpha1.ReasonDatabaseError,
+		sqlx.KindNotOwned:       mygroupv1alpha1.ReasonAccountNotOwned,
+		sqlx.KindReserved:       mygroupv1alpha1.ReasonAccountReserved,
 	} {
 		if got := failure(&sqlx.Error{Kind: kind, Op: "x", Err: errors.New("y")}, ""); got.reason != reason {
 			t.Errorf("kind %d: %s, want %s", kind, got.reason, reason)

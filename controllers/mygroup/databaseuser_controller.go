@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,9 +57,11 @@ import (
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/status,verbs=get;patch,namespace=system
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
+// The DatabaseTarget rules are in databasetarget_controller.go.
 
-// Reconciler makes database accounts match DatabaseUsers. Secrets are read with its options' Reader: direct
-// GETs, never cached or watched.
+// Reconciler makes database accounts match DatabaseUsers, within what their DatabaseTarget allows, and only
+// accounts operator101 created for them (the ownership record in the server, see package sqlx). Secrets are
+// read with its options' Reader: direct GETs, never cached or watched.
 type Reconciler struct {
 	kit.Base
 	cfg Config
@@ -70,8 +71,9 @@ type Reconciler struct {
 type outcome struct {
 	reason  string
 	message string
-	// retry asks for exponential backoff; otherwise a failure waits for a change of the DatabaseUser.
-	retry bool
+	// retry asks for exponential backoff; otherwise a failure waits for a change of the DatabaseUser or its
+	// DatabaseTarget, or, with recheck, for the next resync (the cause is in the database server).
+	retry, recheck bool
 }
 
 func (o outcome) ready() bool { return o.reason == mygroupv1alpha1.ReasonReady }
@@ -109,158 +111,197 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case out.retry:
 		// The message is redacted; returning it as an error gives exponential backoff.
 		return ctrl.Result{}, errors.New(out.reason + ": " + out.message)
+	case out.recheck:
+		return ctrl.Result{RequeueAfter: r.cfg.ResyncPeriod}, nil
 	default:
 		return ctrl.Result{}, nil
 	}
 }
 
-// sync makes the account match the spec and says how it went.
-func (r *Reconciler) sync(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string) outcome {
+// sync makes the account match the spec, if the target's policy allows it, and says how it went.
+func (r *Reconciler) sync(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, name string) outcome {
+	target, out := getTarget(ctx, r.Client, r.cfg.OperatorNamespace, name)
+	if out != nil {
+		return *out
+	}
+	if refused := checkPolicy(target, dbu); refused != nil {
+		return outcome{reason: refused.reason, message: refused.message}
+	}
 	ref := dbu.Spec.Password
 	secret := &corev1.Secret{}
 	err := r.Reader.Get(ctx, types.NamespacedName{Namespace: dbu.Namespace, Name: ref.Name}, secret)
 	switch {
 	case apierrors.IsNotFound(err):
-		return outcome{mygroupv1alpha1.ReasonSecretNotFound, fmt.Sprintf("Secret %q not found", ref.Name), true}
+		return outcome{reason: mygroupv1alpha1.ReasonSecretNotFound, message: fmt.Sprintf("Secret %q not found", ref.Name), retry: true}
 	case err != nil:
-		return outcome{mygroupv1alpha1.ReasonSecretNotFound, fmt.Sprintf("reading Secret %q: %v", ref.Name, err), true}
+		return outcome{reason: mygroupv1alpha1.ReasonSecretNotFound, message: fmt.Sprintf("reading Secret %q: %v", ref.Name, err), retry: true}
 	}
 	password, ok := secret.Data[ref.Key]
 	if !ok {
-		return outcome{mygroupv1alpha1.ReasonKeyNotFound, fmt.Sprintf("Secret %q has no key %q", ref.Name, ref.Key), true}
+		return outcome{reason: mygroupv1alpha1.ReasonKeyNotFound, message: fmt.Sprintf("Secret %q has no key %q", ref.Name, ref.Key), retry: true}
 	}
 	if len(password) == 0 {
-		return outcome{mygroupv1alpha1.ReasonKeyNotFound, fmt.Sprintf("key %q of Secret %q is empty", ref.Key, ref.Name), true}
+		return outcome{reason: mygroupv1alpha1.ReasonKeyNotFound, message: fmt.Sprintf("key %q of Secret %q is empty", ref.Key, ref.Name), retry: true}
 	}
 
-	db, out, admin := r.connect(ctx, target)
+	db, failed, admin := connect(ctx, r.Reader, &r.cfg, target)
 	if db == nil {
-		return out
+		return failed
 	}
 	defer func() { _ = db.Close() }()
-	account := desiredAccount(dbu, string(password))
+	account := desiredOwnedAccount(dbu, target, string(password))
 	n, err := db.Ensure(ctx, account)
 	if err != nil {
-		return failure(err, "", string(password), sqlx.NativePasswordHash(string(password)), admin)
+		return failure(err, "", string(password), admin)
 	}
 	if n > 0 {
-		log.FromContext(ctx).Info("account changed to match the spec", "statements", n)
+		log.FromContext(ctx).Info("account changed to match the spec", "statements", n, "server", db.Server().String())
 	}
-	return outcome{mygroupv1alpha1.ReasonReady, fmt.Sprintf("account %s@%s matches the spec", account.User, account.Host), false}
+	return outcome{reason: mygroupv1alpha1.ReasonReady, message: fmt.Sprintf("account %s@%s matches the spec in %s",
+		account.User, account.Host, db.Server())}
 }
 
-// connect opens the target's database as its admin account.
-func (r *Reconciler) connect(ctx context.Context, target string) (*sqlx.Client, outcome, string) {
-	secretName, ok := r.cfg.Targets[target]
-	if !ok {
-		known := make([]string, 0, len(r.cfg.Targets))
-		for k := range r.cfg.Targets {
-			known = append(known, k)
-		}
-		sort.Strings(known)
-		return nil, outcome{mygroupv1alpha1.ReasonUnknownTarget,
-			fmt.Sprintf("target %q is not configured in the operator (configured: %v)", target, known), false}, ""
-	}
-	s := &corev1.Secret{}
-	if err := r.Reader.Get(ctx, types.NamespacedName{Namespace: r.cfg.OperatorNamespace, Name: secretName}, s); err != nil {
-		return nil, outcome{mygroupv1alpha1.ReasonTargetSecretInvalid,
-			fmt.Sprintf("reading the Secret of target %q: %v", target, err), true}, ""
-	}
-	t, err := targetFromSecret(s)
-	if err != nil {
-		return nil, outcome{mygroupv1alpha1.ReasonTargetSecretInvalid, err.Error(), true}, t.Password
-	}
-	db, err := sqlx.Open(ctx, t, r.cfg.ConnectTimeout)
-	if err != nil {
-		return nil, failure(err, fmt.Sprintf("target %q: ", target), t.Password), t.Password
-	}
-	return db, outcome{}, t.Password
-}
-
-// failure turns a SQL error into an outcome, with every secret redacted from its message.
+// failure turns a SQL error into an outcome, with every secret redacted from its message. sqlx puts no
+// password, hash or digest into its errors; the redaction is a second guard.
 func failure(err error, prefix string, secrets ...string) outcome {
 	msg := prefix + redact(err.Error(), secrets...)
 	switch sqlx.KindOf(err) {
 	case sqlx.KindUnreachable:
-		return outcome{mygroupv1alpha1.ReasonDatabaseUnreachable, msg, true}
+		return outcome{reason: mygroupv1alpha1.ReasonDatabaseUnreachable, message: msg, retry: true}
 	case sqlx.KindAccessDenied:
-		return outcome{mygroupv1alpha1.ReasonAccessDenied, msg, true}
+		return outcome{reason: mygroupv1alpha1.ReasonAccessDenied, message: msg, retry: true}
 	case sqlx.KindInvalidAccount:
-		return outcome{mygroupv1alpha1.ReasonInvalidUser, msg, false}
+		return outcome{reason: mygroupv1alpha1.ReasonInvalidUser, message: msg}
 	case sqlx.KindInvalidGrant:
-		return outcome{mygroupv1alpha1.ReasonInvalidGrant, msg, false}
+		return outcome{reason: mygroupv1alpha1.ReasonInvalidGrant, message: msg}
+	case sqlx.KindReserved:
+		return outcome{reason: mygroupv1alpha1.ReasonAccountReserved, message: msg}
+	case sqlx.KindNotOwned:
+		return outcome{reason: mygroupv1alpha1.ReasonAccountNotOwned, message: msg, recheck: true}
+	case sqlx.KindUnsupportedServer:
+		return outcome{reason: mygroupv1alpha1.ReasonUnsupportedServer, message: msg, recheck: true}
 	default:
-		return outcome{mygroupv1alpha1.ReasonDatabaseError, msg, true}
+		return outcome{reason: mygroupv1alpha1.ReasonDatabaseError, message: msg, retry: true}
 	}
 }
 
 // leavePreviousTarget drops the account from the target it lived in before the `target` label changed
-// (status.target remembers it), unless cleanupPolicy is Skip or both names lead to the same Secret. Until
-// that works, status.target keeps the previous target, so that the move is retried with backoff.
-func (r *Reconciler) leavePreviousTarget(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string) error {
-	prev := dbu.Status.Target
-	if prev == "" || prev == target || dbu.Spec.CleanupPolicy == mygroupv1alpha1.CleanupSkip {
+// (status.target remembers it), unless cleanupPolicy is Skip, both targets are the same server, or the
+// previous target is gone or served elsewhere. Until that works, status.target keeps the previous target, so
+// that the move is retried with backoff.
+func (r *Reconciler) leavePreviousTarget(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, name string) error {
+	prevName := dbu.Status.Target
+	if prevName == "" || prevName == name || dbu.Spec.CleanupPolicy == mygroupv1alpha1.CleanupSkip {
 		return nil
 	}
-	prevSecret, known := r.cfg.Targets[prev]
-	if !known || prevSecret == r.cfg.Targets[target] {
-		return nil
+	prev, gone := getTarget(ctx, r.Client, r.cfg.OperatorNamespace, prevName)
+	if gone != nil && !gone.retry {
+		return nil // nothing this installation can reach: no account of ours to drop there
 	}
-	db, out, admin := r.connect(ctx, prev)
-	if db != nil {
-		var dropped bool
-		var err error
-		dropped, err = db.Drop(ctx, dbu.Spec.User, accountHost(dbu))
-		_ = db.Close()
-		if err == nil {
-			if dropped {
-				log.FromContext(ctx).Info("account dropped from the previous target", "previousTarget", prev)
-				r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountMoved", "Reconcile",
-					"account %s@%s dropped from previous target %q", dbu.Spec.User, accountHost(dbu), prev)
-			}
-			return nil
+	var out outcome
+	if gone != nil {
+		out = *gone
+	} else {
+		if cur, _ := getTarget(ctx, r.Client, r.cfg.OperatorNamespace, name); cur != nil &&
+			cur.Spec.AdminSecretRef == prev.Spec.AdminSecretRef {
+			return nil // the same server under another name
 		}
-		out = failure(err, "", admin)
+		db, failed, admin := connect(ctx, r.Reader, &r.cfg, prev)
+		out = failed
+		if db != nil {
+			res, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu), owner(dbu))
+			_ = db.Close()
+			if err == nil {
+				r.droppedEvent(ctx, dbu, prevName, res, "AccountMoved", "dropped from previous target")
+				return nil
+			}
+			out = failure(err, "", admin)
+		}
 	}
-	out.message = fmt.Sprintf("cannot drop the account from previous target %q yet: %s", prev, out.message)
-	if err := r.report(ctx, dbu, prev, out); err != nil {
+	out.message = fmt.Sprintf("cannot drop the account from previous target %q yet: %s", prevName, out.message)
+	if err := r.report(ctx, dbu, prevName, out); err != nil {
 		return err
 	}
 	return errors.New(out.reason + ": " + out.message)
 }
 
-// finalize drops the account (unless cleanupPolicy is Skip) and then lets the DatabaseUser go.
-func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string) (ctrl.Result, error) {
+// droppedEvent tells what a drop did: dropped the account, or left one that is not this DatabaseUser's.
+func (r *Reconciler) droppedEvent(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string, res sqlx.DropResult,
+	reason, what string) {
+	acct := dbu.Spec.User + "@" + accountHost(dbu)
+	switch {
+	case res.Dropped:
+		log.FromContext(ctx).Info("account "+what, "target", target)
+		r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, reason, "Delete", "account %s %s %q", acct, what, target)
+	case res.NotOwned:
+		r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
+			"account %s in target %q was not created by operator101 for this DatabaseUser: left untouched", acct, target)
+	}
+}
+
+// finalize drops the account (unless cleanupPolicy is Skip) and then lets the DatabaseUser go. A target that
+// is gone, or served by another installation, releases the DatabaseUser without dropping anything: holding it
+// would block its namespace's deletion forever.
+func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, name string) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(dbu, mygroupv1alpha1.Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	switch dbu.Spec.CleanupPolicy {
-	case mygroupv1alpha1.CleanupSkip:
+	acct := dbu.Spec.User + "@" + accountHost(dbu)
+	if dbu.Spec.CleanupPolicy == mygroupv1alpha1.CleanupSkip {
 		r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountKept", "Delete",
-			"cleanupPolicy is Skip: account %s@%s stays in target %q", dbu.Spec.User, accountHost(dbu), target)
-	default:
-		if _, known := r.cfg.Targets[target]; !known {
-			// Nothing this operator can reach: holding the object forever would block its namespace.
-			r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
-				"target %q is not configured in the operator; the account was not dropped", target)
-			break
-		}
-		db, out, admin := r.connect(ctx, target)
-		if db == nil {
-			return r.retryFinalize(ctx, dbu, target, out)
-		}
-		dropped, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu))
-		_ = db.Close()
-		if err != nil && sqlx.KindOf(err) != sqlx.KindInvalidAccount {
-			return r.retryFinalize(ctx, dbu, target, failure(err, "", admin))
-		}
-		// An account name the database cannot store cannot exist either: nothing to drop.
-		if dropped {
-			log.FromContext(ctx).Info("account dropped")
-			r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, "AccountDropped", "Delete",
-				"account %s@%s dropped from target %q", dbu.Spec.User, accountHost(dbu), target)
-		}
+			"cleanupPolicy is Skip: account %s stays in target %q%s", acct, name, r.disown(ctx, dbu, name))
+		return r.release(ctx, dbu)
 	}
+	target, out := getTarget(ctx, r.Client, r.cfg.OperatorNamespace, name)
+	switch {
+	case out != nil && out.retry:
+		return r.retryFinalize(ctx, dbu, name, *out)
+	case out != nil:
+		r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
+			"account %s was not dropped: %s", acct, out.message)
+		return r.release(ctx, dbu)
+	}
+	db, failed, admin := connect(ctx, r.Reader, &r.cfg, target)
+	if db == nil {
+		return r.retryFinalize(ctx, dbu, name, failed)
+	}
+	res, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu), owner(dbu))
+	_ = db.Close()
+	switch k := sqlx.KindOf(err); {
+	case err == nil:
+		r.droppedEvent(ctx, dbu, name, res, "AccountDropped", "dropped from target")
+	case k == sqlx.KindInvalidAccount:
+		// A name the server cannot store cannot exist either: nothing to drop.
+	case k == sqlx.KindReserved:
+		r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
+			"account %s is reserved: never dropped by operator101", acct)
+	default:
+		return r.retryFinalize(ctx, dbu, name, failure(err, "", admin))
+	}
+	return r.release(ctx, dbu)
+}
+
+// disown removes the ownership record of a kept account, so that the target's existingAccounts: Adopt can
+// give it to another DatabaseUser. Best effort: Skip is also the way out when the server cannot be reached, so
+// nothing here may hold the DatabaseUser. It returns what to add to the Event.
+func (r *Reconciler) disown(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, name string) string {
+	target, out := getTarget(ctx, r.Client, r.cfg.OperatorNamespace, name)
+	if out != nil {
+		return ""
+	}
+	db, failed, _ := connect(ctx, r.Reader, &r.cfg, target)
+	if db == nil {
+		return "; its ownership record was not removed (" + failed.reason + ")"
+	}
+	defer func() { _ = db.Close() }()
+	if _, err := db.Disown(ctx, dbu.Spec.User, accountHost(dbu), owner(dbu)); err != nil {
+		return "; its ownership record was not removed (" + failure(err, "").reason + ")"
+	}
+	return ", no longer recorded as operator101's"
+}
+
+// release removes the finalizer.
+func (r *Reconciler) release(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser) (ctrl.Result, error) {
 	before := dbu.DeepCopy()
 	controllerutil.RemoveFinalizer(dbu, mygroupv1alpha1.Finalizer)
 	if err := r.Client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -271,7 +312,8 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 
 // retryFinalize keeps the finalizer, says why in the Ready condition, and retries with backoff.
 func (r *Reconciler) retryFinalize(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string, out outcome) (ctrl.Result, error) {
-	out.message = "cannot drop the account yet: " + out.message
+	out.message = "deletion is held until the account is dropped: " + out.message +
+		". To delete the DatabaseUser and keep the account, set spec.cleanupPolicy to Skip (docs/databases.md)"
 	if err := r.report(ctx, dbu, target, out); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -180,7 +180,14 @@ func TestCleanupPolicySkip(t *testing.T) {
 	if err := login(user, pw); err != nil {
 		t.Errorf("account gone despite cleanupPolicy Skip: %v", err)
 	}
-	if _, err := admin(t).Drop(ctx, user, "%"); err != nil {
+	// The record went with the DatabaseUser: the account is as if made by hand, and nobody's to drop.
+	if res, err := admin(t).Drop(ctx, user, "%", sqlx.Owner{UID: string(dbu.UID)}); err != nil || !res.NotOwned {
+		t.Errorf("Drop by the former owner: %+v, %v; want NotOwned", res, err)
+	}
+	if n := eventNotes(t, ns); !strings.Contains(n, "no longer recorded as operator101's") {
+		t.Errorf("events:\n%s", n)
+	}
+	if _, err := admin(t).DB().Exec("DROP USER `" + user + "`@`%`"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -199,7 +206,7 @@ func TestNotReadyReasons(t *testing.T) {
 		name, target, reason, message string
 		retries                       bool
 	}{
-		{"unknown", "nowhere", mygroupv1alpha1.ReasonUnknownTarget, `target "nowhere" is not configured`, false},
+		{"unknown", "nowhere", mygroupv1alpha1.ReasonUnknownTarget, `DatabaseTarget "nowhere" does not exist`, false},
 		{"badpw", "badpw", mygroupv1alpha1.ReasonAccessDenied, "Access denied", true},
 		{"nosecret", "nosecret", mygroupv1alpha1.ReasonTargetSecretInvalid, "not found", true},
 	} {
@@ -268,33 +275,28 @@ func TestNotReadyReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, key)
-	// The nosecret DatabaseUser cannot be dropped: its finalizer stays, and its condition says why.
+	// The nosecret DatabaseUser cannot be dropped: its finalizer stays, and its condition says why and what to
+	// do. Doing that (cleanupPolicy Skip, on the terminating object) lets it go, as docs/databases.md says.
 	for _, name := range []string{"nosecret"} {
 		d := &mygroupv1alpha1.DatabaseUser{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d); err != nil {
 			t.Errorf("%s: %v (the finalizer should hold it)", name, err)
 			continue
 		}
-		if c := d.Status.Conditions[0]; !strings.Contains(c.Message, "cannot drop the account yet") {
-			poll(t, timeout, name+" says why it is not dropped", func() error {
-				_ = env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d)
-				if !strings.Contains(d.Status.Conditions[0].Message, "cannot drop the account yet") {
-					return errors.New(d.Status.Conditions[0].Message)
-				}
-				return nil
-			})
-		}
-		release(t, d)
+		poll(t, timeout, name+" says why it is not dropped", func() error {
+			_ = env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d)
+			if m := d.Status.Conditions[0].Message; !strings.Contains(m, "deletion is held until the account is dropped") ||
+				!strings.Contains(m, "set spec.cleanupPolicy to Skip") {
+				return errors.New(m)
+			}
+			return nil
+		})
+		testenv.Patch(t, env.Client, client.ObjectKeyFromObject(d), d, func(d *mygroupv1alpha1.DatabaseUser) {
+			d.Spec.CleanupPolicy = mygroupv1alpha1.CleanupSkip
+		})
+		waitGone(t, client.ObjectKeyFromObject(d))
 	}
 	assertNoSecrets(t, o, ns, userPw, badAdmin, server.Admin.Password)
-}
-
-// release removes the finalizer of a DatabaseUser that cannot be finalized, so that tests leave no debris.
-func release(t *testing.T, d *mygroupv1alpha1.DatabaseUser) {
-	t.Helper()
-	testenv.Patch(t, env.Client, client.ObjectKeyFromObject(d), d, func(d *mygroupv1alpha1.DatabaseUser) {
-		controllerutil.RemoveFinalizer(d, mygroupv1alpha1.Finalizer)
-	})
 }
 
 // TestDatabaseDownThenUp: with the database stopped the condition says so, attempts back off, a delete
@@ -344,7 +346,7 @@ func TestDatabaseDownThenUp(t *testing.T) {
 			return err
 		}
 		c := d.Status.Conditions[0]
-		if c.Reason != mygroupv1alpha1.ReasonDatabaseUnreachable || !strings.Contains(c.Message, "cannot drop the account yet") {
+		if c.Reason != mygroupv1alpha1.ReasonDatabaseUnreachable || !strings.Contains(c.Message, "deletion is held until the account is dropped") {
 			return fmt.Errorf("%s: %s", c.Reason, c.Message)
 		}
 		return nil

@@ -17,7 +17,10 @@ limitations under the License.
 package mygroup_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,14 +28,15 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
 )
 
-// TestLeastPrivilege runs the controller as a user bound only to the generated ClusterRole
-// (config/rbac/role.yaml): it creates, checks and drops an account with `get` on Secrets and no list or
+// TestLeastPrivilege runs the controllers as a user bound only to the generated rules (config/rbac/role.yaml:
+// the ClusterRole for DatabaseTargets and the Role, granted cluster-wide here as in AllNamespaces mode): it
+// creates, checks and drops an account with `get` on Secrets and no list or
 // watch of them, which would fail (the cache would never sync) if the controller tried.
 func TestLeastPrivilege(t *testing.T) {
 	mariadbtest.Require(t, server)
@@ -42,8 +46,15 @@ func TestLeastPrivilege(t *testing.T) {
 		t.Fatal(err)
 	}
 	role := &rbacv1.ClusterRole{}
-	if err := yaml.Unmarshal(data, role); err != nil {
-		t.Fatal(err)
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var doc rbacv1.ClusterRole // a Role's rules read the same
+		if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		role.Rules = append(role.Rules, doc.Rules...)
 	}
 	for _, r := range role.Rules {
 		if slices.Contains(r.Resources, "secrets") && !slices.Equal(r.Verbs, []string{"get"}) {

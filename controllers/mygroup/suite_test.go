@@ -86,8 +86,10 @@ type operator struct {
 
 func (o *operator) count(key types.NamespacedName) int { return o.attempts.Get(key) }
 
-// startOperator creates the operator's namespace with the target Secrets and starts a manager on cfg
-// (env.Config when nil) that logs everything, at every level, to a buffer.
+// startOperator creates the operator's namespace with the admin Secrets, the DatabaseTargets (cluster-scoped,
+// removed when the test ends: the tests of this package do not run in parallel) and starts a manager on cfg
+// (env.Config when nil) that logs everything, at every level, to a buffer. Every target allows every namespace
+// and every database but the system schemas, and connects without TLS (the private MariaDB has none):
 //   - default, that-database: the private MariaDB
 //   - badpw: the same server with a wrong admin password
 //   - nosecret: a target whose Secret does not exist
@@ -104,23 +106,57 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, 
 	a := server.Admin
 	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
 	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
-	targets := map[string]string{"default": "mariadb-target", "that-database": "mariadb-target",
-		"badpw": "mariadb-badpw", "nosecret": "no-such-secret"}
+	for name, secret := range map[string]string{"default": "mariadb-target", "that-database": "mariadb-target",
+		"badpw": "mariadb-badpw", "nosecret": "no-such-secret"} {
+		mkTarget(t, name, o.ns, secret, nil)
+	}
 	for name, x := range extra {
 		targetSecret(t, o.ns, "extra-"+name, x.Host, x.Port, x.User, x.Password)
-		targets[name] = "extra-" + name
+		mkTarget(t, name, o.ns, "extra-"+name, nil)
 	}
 	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		return mygroup.Setup(mgr, kit.Options{Workers: 2, AfterReconcile: o.attempts.Add}, mygroup.Config{
 			OperatorNamespace: o.ns,
-			Targets:           targets,
-			ResyncPeriod:      resync,
+			ResyncPeriod:      resyncPeriod,
 			ConnectTimeout:    2 * time.Second,
 		})
 	}, func(opts *ctrl.Options) {
 		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
 	})
 	return o
+}
+
+// mkTarget creates the DatabaseTarget name for the admin Secret ns/secret: every namespace, every database
+// (but the system schemas), no TLS, changed by mutate; it is deleted when the test ends.
+func mkTarget(t *testing.T, name, ns, secret string, mutate func(*mygroupv1alpha1.DatabaseTargetSpec)) *mygroupv1alpha1.DatabaseTarget {
+	t.Helper()
+	dt := &mygroupv1alpha1.DatabaseTarget{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: mygroupv1alpha1.DatabaseTargetSpec{
+			AdminSecretRef:    mygroupv1alpha1.SecretReference{Namespace: ns, Name: secret},
+			TLS:               mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled},
+			AllowedNamespaces: []string{"*"},
+			Databases:         []string{"*"},
+		}}
+	if mutate != nil {
+		mutate(&dt.Spec)
+	}
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, dt); err != nil {
+		t.Fatalf("creating DatabaseTarget %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := env.Client.Delete(ctx, dt); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting DatabaseTarget %s: %v", name, err)
+		}
+		poll(t, timeout, "DatabaseTarget "+name+" gone", func() error {
+			err := env.Client.Get(ctx, client.ObjectKeyFromObject(dt), &mygroupv1alpha1.DatabaseTarget{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there: %w", err)
+		})
+	})
+	return dt
 }
 
 func targetSecret(t *testing.T, ns, name, host string, port int, user, password string) {

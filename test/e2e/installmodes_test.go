@@ -150,8 +150,6 @@ func subscribe(t *testing.T, ns string, targets []string, startingCSV string, ma
 			Channel:                "stable",
 			StartingCSV:            startingCSV,
 			InstallPlanApproval:    approval,
-			// The DatabaseUser targets, as a platform team configures them.
-			Config: &operatorsv1alpha1.SubscriptionConfig{Env: []corev1.EnvVar{{Name: "DATABASE_TARGETS", Value: targetEnv}}},
 		},
 	})
 }

@@ -66,7 +66,6 @@ const (
 	newCSV     = "operator101.v0.2.0"
 	deployment = "operator101-controller-manager"
 	identity   = "operator101-controller-manager" // the ServiceAccount OLM creates from the CSV
-	targetEnv  = "default=mariadb-target,that-database=mariadb-target"
 )
 
 // TestOLM is the life of operator101 installed from its catalog, in the order a platform team lives it: install
@@ -149,6 +148,23 @@ func installFromCatalog(t *testing.T) {
 		}
 	}
 	checkLeastPrivilege(t, ctx, opNS)
+
+	// The cluster admin declares the database server; the samples' DatabaseUser names it (target: that-database).
+	for _, name := range []string{"default", "that-database"} {
+		create(t, databaseTarget(name))
+	}
+	waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
+}
+
+// databaseTarget is a DatabaseTarget on the project's MariaDB (admin Secret mariadb-target in opNS), for the
+// samples' and the scorecard's namespaces.
+func databaseTarget(name string) *mygroupv1alpha1.DatabaseTarget {
+	return &mygroupv1alpha1.DatabaseTarget{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: mygroupv1alpha1.DatabaseTargetSpec{
+			AdminSecretRef:    mygroupv1alpha1.SecretReference{Namespace: opNS, Name: "mariadb-target"},
+			TLS:               targetTLS(),
+			AllowedNamespaces: []string{samplesNS, scoreNS},
+		}}
 }
 
 // checkLeastPrivilege reads the operator's RBAC back from the cluster: what OLM bound to its ServiceAccount, and
@@ -162,6 +178,11 @@ func checkLeastPrivilege(t *testing.T, ctx context.Context, ns string) {
 			authorizationv1.ResourceAttributes{Verb: verb, Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"},
 			authorizationv1.ResourceAttributes{Verb: verb, Group: "rbac.authorization.k8s.io", Resource: "clusterroles"},
 		)
+	}
+	// DatabaseTargets are the cluster admin's: the operator reads them and writes their status only.
+	for _, verb := range []string{"create", "update", "patch", "delete"} {
+		forbidden = append(forbidden,
+			authorizationv1.ResourceAttributes{Verb: verb, Group: mygroupv1alpha1.GroupVersion.Group, Resource: "databasetargets"})
 	}
 	forbidden = append(forbidden,
 		authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets"},
@@ -262,6 +283,30 @@ func samples(t *testing.T) {
 	waitAtPhase(t, samplesNS, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
 	if logs := kubectl(t, "logs", "-n", samplesNS, cnat.PodName("example-at")); strings.TrimSpace(logs) != "YAY" {
 		t.Errorf("the At pod's log is %q, want YAY", logs)
+	}
+
+	// A namespace's admin may create DatabaseUsers there (OLM aggregates the kinds into admin), never a
+	// DatabaseTarget: a RoleBinding grants nothing on a cluster-scoped kind.
+	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "tenant-admin", Namespace: samplesNS},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "tenant"}}})
+	group := mygroupv1alpha1.GroupVersion.Group
+	for _, tc := range []struct {
+		ra   authorizationv1.ResourceAttributes
+		want bool
+	}{
+		{authorizationv1.ResourceAttributes{Verb: "create", Group: group, Resource: "databaseusers", Namespace: samplesNS}, true},
+		{authorizationv1.ResourceAttributes{Verb: "create", Group: group, Resource: "databasetargets"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "update", Group: group, Resource: "databasetargets"}, false},
+		{authorizationv1.ResourceAttributes{Verb: "create", Group: group, Resource: "databasetargets", Namespace: samplesNS}, false},
+	} {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: "tenant", ResourceAttributes: &tc.ra}}
+		if err := c.Create(context.Background(), sar); err != nil {
+			t.Fatal(err)
+		}
+		if sar.Status.Allowed != tc.want {
+			t.Errorf("a namespace admin's %s %s (namespace %q): allowed=%v, want %v", tc.ra.Verb, tc.ra.Resource, tc.ra.Namespace, sar.Status.Allowed, tc.want)
+		}
 	}
 
 	// DatabaseUser: the account exists in the project's MariaDB, and logs in with the Secret's password.
@@ -497,14 +542,30 @@ func create(t *testing.T, obj client.Object) {
 	}
 }
 
-// targetSecret is the database target the operator reads: the project's MariaDB, at the node address.
+// targetSecret is the admin Secret of the DatabaseTargets: the project's MariaDB, at the node address, with
+// the CA that signed its certificate.
 func targetSecret(ns string) *corev1.Secret {
 	env := mariadb()
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: "mariadb-target", Namespace: ns},
-		StringData: map[string]string{"host": env["MARIADB_HOST"], "port": env["MARIADB_PORT"],
-			"username": env["MARIADB_ADMIN_USER"], "password": env["MARIADB_ADMIN_PASSWORD"]},
+	data := map[string]string{"host": env["MARIADB_HOST"], "port": env["MARIADB_PORT"],
+		"username": env["MARIADB_ADMIN_USER"], "password": env["MARIADB_ADMIN_PASSWORD"]}
+	if f := env["MARIADB_CA_FILE"]; f != "" {
+		ca, err := os.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		data["ca.crt"] = string(ca)
 	}
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "mariadb-target", Namespace: ns}, StringData: data}
+}
+
+// targetTLS is VerifyCA when the project's MariaDB runs with TLS (hack/cluster/e2e.sh starts it so), which
+// checks its certificate against the CA in the admin Secret; its name is the node address, which VerifyCA
+// does not check.
+func targetTLS() mygroupv1alpha1.DatabaseTargetTLS {
+	if mariadb()["MARIADB_CA_FILE"] != "" {
+		return mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSVerifyCA}
+	}
+	return mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled}
 }
 
 func mariadb() map[string]string {
@@ -649,6 +710,8 @@ func conditionsOf(obj client.Object) []metav1.Condition {
 	case *batchv1alpha1.AppService:
 		return o.Status.Conditions
 	case *mygroupv1alpha1.DatabaseUser:
+		return o.Status.Conditions
+	case *mygroupv1alpha1.DatabaseTarget:
 		return o.Status.Conditions
 	case *cnatv1alpha1.At:
 		return o.Status.Conditions

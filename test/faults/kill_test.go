@@ -83,7 +83,14 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 	must(t, k.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "mariadb-target"},
 		StringData: map[string]string{"host": db.Admin.Host, "port": strconv.Itoa(db.Admin.Port),
 			"username": db.Admin.User, "password": db.Admin.Password}}))
-	managerEnv := []string{"POD_NAMESPACE=" + opNS, "DATABASE_TARGETS=default=mariadb-target", "DATABASE_RESYNC_PERIOD=2s"}
+	must(t, k.Create(ctx, &mygroupv1alpha1.DatabaseTarget{ObjectMeta: metav1.ObjectMeta{Name: "default"},
+		Spec: mygroupv1alpha1.DatabaseTargetSpec{
+			AdminSecretRef:    mygroupv1alpha1.SecretReference{Namespace: opNS, Name: "mariadb-target"},
+			TLS:               mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled}, // the private MariaDB has none
+			AllowedNamespaces: []string{ns},
+			Databases:         []string{"db_*"},
+		}}))
+	managerEnv := []string{"POD_NAMESPACE=" + opNS, "DATABASE_RESYNC_PERIOD=2s"}
 	args := []string{"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
 		"--max-concurrent-reconciles=2"}
 

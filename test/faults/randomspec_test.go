@@ -42,6 +42,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
 	"github.com/operator101/operator101/controllers"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -335,8 +336,13 @@ func TestRandomSpecs(t *testing.T) {
 	closed := closedPort(t)
 	must(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "target"},
 		StringData: map[string]string{"host": "127.0.0.1", "port": strconv.Itoa(closed), "username": "root", "password": "x"}}))
+	dt := &mygroupv1alpha1.DatabaseTarget{ObjectMeta: metav1.ObjectMeta{Name: "randomspec-default"},
+		Spec: mygroupv1alpha1.DatabaseTargetSpec{AdminSecretRef: mygroupv1alpha1.SecretReference{Namespace: opNS, Name: "target"},
+			TLS: mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled}, AllowedNamespaces: []string{"*"}}}
+	must(t, env.Client.Create(ctx, dt))
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), dt) })
 	opts := controllers.Options{MaxConcurrentReconciles: 2, ClientQPS: 50, ClientBurst: 100, OperatorNamespace: opNS,
-		DatabaseTargets: "default=target,that-database=target"}
+		DatabaseDefaultTarget: "randomspec-default"}
 	must(t, opts.Complete(func(string) string { return "" }))
 	logs := &testenv.SyncBuffer{}
 	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return controllers.SetupWithManager(mgr, opts) },

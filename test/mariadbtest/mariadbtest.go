@@ -37,14 +37,31 @@ import (
 
 // Server is a running private MariaDB.
 type Server struct {
-	// Admin is the admin account's target.
+	// Admin is the admin account's target (without TLS).
 	Admin sqlx.Target
-	dir   string
-	root  string
+	// CAFile is the CA that signed the server's certificate, when it was started with TLS.
+	CAFile string
+	dir    string
+	root   string
+	env    []string
+}
+
+// Option changes how Start starts the server.
+type Option func(*Server)
+
+// WithTLS starts the server with the certificates in dir (ca.pem, server-cert.pem, server-key.pem); with
+// require, it refuses unencrypted connections.
+func WithTLS(dir string, require bool) Option {
+	return func(s *Server) {
+		s.env = append(s.env, "MARIADB_TLS_DIR="+dir)
+		if require {
+			s.env = append(s.env, "MARIADB_REQUIRE_TLS=1")
+		}
+	}
 }
 
 // Start installs MariaDB when missing (as root, with apt-get) and starts a private instance.
-func Start() (*Server, error) {
+func Start(opts ...Option) (*Server, error) {
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		return nil, err
@@ -54,6 +71,9 @@ func Start() (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, root: root}
+	for _, o := range opts {
+		o(s)
+	}
 	if err := s.run("start"); err != nil {
 		_ = s.Stop() // a server may have started before the script failed
 		_ = os.RemoveAll(dir)
@@ -71,6 +91,7 @@ func Start() (*Server, error) {
 	}
 	s.Admin = sqlx.Target{Host: env["MARIADB_HOST"], Port: port, User: env["MARIADB_ADMIN_USER"],
 		Password: env["MARIADB_ADMIN_PASSWORD"]}
+	s.CAFile = env["MARIADB_CA_FILE"]
 	return s, nil
 }
 
@@ -85,7 +106,7 @@ func (s *Server) Stop() error { return s.run("stop") }
 
 func (s *Server) run(cmd string) error {
 	c := exec.Command(filepath.Join(s.root, "hack", "mariadb.sh"), cmd)
-	c.Env = append(os.Environ(), "MARIADB_DIR="+s.dir)
+	c.Env = append(append(os.Environ(), s.env...), "MARIADB_DIR="+s.dir)
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
 	if err := c.Run(); err != nil {

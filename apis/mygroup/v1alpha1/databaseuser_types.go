@@ -22,8 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// TargetLabel picks the database target (configured for the operator) a DatabaseUser lives in.
-// Without it, the operator's default target is used.
+// TargetLabel picks the DatabaseTarget a DatabaseUser's account lives in. Without it, the operator's default
+// target (a DatabaseTarget named "default" unless configured otherwise) is used.
 const TargetLabel = "target"
 
 // Finalizer keeps a DatabaseUser until its account is dropped from the database.
@@ -44,6 +44,18 @@ const (
 	ReasonInvalidUser         = "InvalidUser"
 	ReasonInvalidGrant        = "InvalidGrant"
 	ReasonDatabaseError       = "DatabaseError"
+	// ReasonTargetNotServed: the target's admin Secret is not in this operator's namespace.
+	ReasonTargetNotServed = "TargetNotServed"
+	// ReasonTargetNotAllowed: the target's allowedNamespaces do not include the DatabaseUser's namespace.
+	ReasonTargetNotAllowed = "TargetNotAllowed"
+	// ReasonUserNotAllowed: the user name lacks the target's userPrefix.
+	ReasonUserNotAllowed = "UserNotAllowed"
+	// ReasonGrantNotAllowed: a grant names a database outside the target's databases, or a system schema.
+	ReasonGrantNotAllowed = "GrantNotAllowed"
+	// ReasonAccountNotOwned: the account exists and operator101 did not create it for this DatabaseUser.
+	ReasonAccountNotOwned = "AccountNotOwned"
+	// ReasonAccountReserved: root, the target's admin, mysql.*, mariadb.sys, PUBLIC or the anonymous user.
+	ReasonAccountReserved = "AccountReserved"
 )
 
 // CleanupPolicy says what happens to the account when its DatabaseUser is deleted.

@@ -32,6 +32,9 @@ import (
 
 var server *mariadbtest.Server
 
+// owner is the DatabaseUser the tests' accounts are recorded for.
+var owner = sqlx.Owner{UID: "0b5e1d3c-test", Namespace: "sqlx-test", Name: "hostile"}
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if testing.Short() { // make test-unit: no MariaDB
@@ -105,7 +108,7 @@ func TestHostileNamesAndPasswords(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) {
 			a := sqlx.Account{User: user, Host: "%", Password: pw, MaxUserConnections: 3,
-				Grants: map[string][]string{db: {"SELECT", "INSERT"}}}
+				Grants: map[string][]string{db: {"SELECT", "INSERT"}}, Owner: owner}
 			if _, err := c.Ensure(ctx, a); err != nil {
 				t.Fatalf("Ensure(%q): %v", user, err)
 			}
@@ -139,7 +142,7 @@ func TestHostileNamesAndPasswords(t *testing.T) {
 			if err := mariadbtest.CanLogin(ctx, login, 5*time.Second); err != nil {
 				t.Fatalf("new password: %v", err)
 			}
-			if dropped, err := c.Drop(ctx, user, "%"); err != nil || !dropped {
+			if dropped, err := c.Drop(ctx, user, "%", owner); err != nil || !dropped.Dropped {
 				t.Fatalf("Drop: %v, %v", dropped, err)
 			}
 		})
@@ -156,7 +159,7 @@ func TestHostileHosts(t *testing.T) {
 	ctx := context.Background()
 	c := admin(t)
 	for _, host := range []string{"127.0.0.1", "local'host", "a`b", "10.0.%", `h\`} {
-		a := sqlx.Account{User: "hostile-host", Host: host, Password: "pw"}
+		a := sqlx.Account{User: "hostile-host", Host: host, Password: "pw", Owner: owner}
 		if _, err := c.Ensure(ctx, a); err != nil {
 			t.Fatalf("host %q: %v", host, err)
 		}
@@ -164,7 +167,7 @@ func TestHostileHosts(t *testing.T) {
 		if err := c.DB().QueryRow("SELECT COUNT(*) FROM mysql.user WHERE User = 'hostile-host' AND Host = ?", host).Scan(&n); err != nil || n != 1 {
 			t.Fatalf("host %q: %d rows (%v)", host, n, err)
 		}
-		if _, err := c.Drop(ctx, "hostile-host", host); err != nil {
+		if _, err := c.Drop(ctx, "hostile-host", host, owner); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,7 +180,7 @@ func TestRefusedNames(t *testing.T) {
 	c := admin(t)
 	before := accounts(t, c)
 	for _, user := range []string{"nul\x00", "key🔑", "trailing ", strings.Repeat("x", 81)} {
-		_, err := c.Ensure(ctx, sqlx.Account{User: user, Host: "%", Password: "pw"})
+		_, err := c.Ensure(ctx, sqlx.Account{User: user, Host: "%", Password: "pw", Owner: owner})
 		if sqlx.KindOf(err) != sqlx.KindInvalidAccount && !errors.Is(err, sqlx.ErrInvalidName) {
 			t.Errorf("user %q: got %v, want an invalid-account error", user, err)
 		}
@@ -193,7 +196,7 @@ func TestGrantsMatchExactly(t *testing.T) {
 	ctx := context.Background()
 	c := admin(t)
 	a := sqlx.Account{User: "granted", Host: "%", Password: "pw", Grants: map[string][]string{
-		"shop_db": {"SELECT", "UPDATE"}, "all": {"ALL PRIVILEGES"}}}
+		"shop_db": {"SELECT", "UPDATE"}, "all": {"ALL PRIVILEGES"}}, Owner: owner}
 	if _, err := c.Ensure(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +226,7 @@ func TestGrantsMatchExactly(t *testing.T) {
 	if o, _ := c.Observe(ctx, "granted", "%"); len(o.Grants) != 0 {
 		t.Errorf("grants left: %v", o.Grants)
 	}
-	if _, err := c.Drop(ctx, "granted", "%"); err != nil {
+	if _, err := c.Drop(ctx, "granted", "%", owner); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,11 +16,16 @@ limitations under the License.
 
 // Package sqlx is the DatabaseUser controller's SQL layer: it makes a MariaDB/MySQL account match a desired
 // state (password, connection limit, database-level grants) and drops it, with the admin credentials of a
-// target. It never puts a password into SQL text, an error or a log line.
+// target, over TLS when the target asks for it. It touches only accounts it recorded as created for their
+// owner (owner.go), and plans statements for the server's flavour (plan.go). It never puts a password into SQL
+// text, an error or a log line.
 package sqlx
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -28,7 +33,6 @@ import (
 	"io"
 	"log"
 	"net"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,18 +53,25 @@ type Target struct {
 	Port     int
 	User     string
 	Password string
+	// TLS, when set, secures the connection: the handshake is encrypted before any credential is sent, and
+	// a server without TLS is refused rather than spoken to in the clear. nil: no TLS.
+	TLS *tls.Config
 }
 
 // Account is the desired state of one account.
 type Account struct {
 	User string
 	Host string
-	// Password is the plain password; only its mysql_native_password hash is sent to the server.
+	// Password is the plain password; only a hash of it (the flavour's) is sent to the server.
 	Password string
 	// MaxUserConnections is the connection limit, 0 for none.
 	MaxUserConnections int64
 	// Grants maps database names (literal, not patterns) to privilege names (see Privileges).
 	Grants map[string][]string
+	// Owner is the DatabaseUser the account is recorded for.
+	Owner Owner
+	// Adopt allows taking over an existing account that has no ownership record (the target's policy).
+	Adopt bool
 }
 
 // Kind classifies an error so that the controller can say why in a condition.
@@ -72,6 +83,12 @@ const (
 	KindAccessDenied
 	KindInvalidAccount
 	KindInvalidGrant
+	// KindNotOwned: the account (or its user name) exists and was not created for this owner.
+	KindNotOwned
+	// KindReserved: root, the admin, the server's own accounts: never managed.
+	KindReserved
+	// KindUnsupportedServer: a flavour or version operator101 does not manage accounts on.
+	KindUnsupportedServer
 )
 
 // Error is an operation that failed, with its kind.
@@ -119,6 +136,14 @@ func classify(err error) Kind {
 		return KindInvalidAccount
 	}
 	var ne net.Error
+	var unknownCA x509.UnknownAuthorityError
+	var badName x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &unknownCA) || errors.As(err, &badName) || errors.As(err, &invalid) || errors.As(err, &verify) ||
+		errors.Is(err, mysql.ErrNoTLS) {
+		return KindUnreachable // the server cannot be reached the way the target requires
+	}
 	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return KindUnreachable
@@ -128,10 +153,15 @@ func classify(err error) Kind {
 
 // Client is a connection pool to one target.
 type Client struct {
-	db *sql.DB
+	db     *sql.DB
+	server Server
+	admin  string
+	// ownership: the ownership table is known to exist.
+	ownership bool
 }
 
-// Open connects to t and checks that the server answers and accepts the credentials.
+// Open connects to t, checks that the server answers and accepts the credentials, and finds out which server
+// it is. A server operator101 does not support is an error of KindUnsupportedServer.
 func Open(ctx context.Context, t Target, timeout time.Duration) (*Client, error) {
 	cfg := mysql.NewConfig()
 	cfg.Net = "tcp"
@@ -142,6 +172,10 @@ func Open(ctx context.Context, t Target, timeout time.Duration) (*Client, error)
 	cfg.ReadTimeout = 2 * timeout
 	cfg.WriteTimeout = 2 * timeout
 	cfg.InterpolateParams = false // placeholders are bound by the server
+	if t.TLS != nil {
+		cfg.TLS = t.TLS.Clone()
+		cfg.AllowFallbackToPlaintext = false
+	}
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, wrap("configuring the connection", err)
@@ -151,12 +185,25 @@ func Open(ctx context.Context, t Target, timeout time.Duration) (*Client, error)
 	db.SetConnMaxLifetime(time.Minute)
 	pingCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := db.PingContext(pingCtx); err != nil {
+	var version string
+	if err := db.QueryRowContext(pingCtx, "SELECT VERSION()").Scan(&version); err != nil {
 		_ = db.Close()
 		return nil, wrap(fmt.Sprintf("connecting to %s as %s", cfg.Addr, t.User), err)
 	}
-	return &Client{db: db}, nil
+	server, err := ParseVersion(version)
+	if err != nil {
+		_ = db.Close()
+		return nil, &Error{Kind: KindUnsupportedServer, Op: "connecting to " + cfg.Addr, Err: err}
+	}
+	if why := server.supported(); why != "" {
+		_ = db.Close()
+		return nil, &Error{Kind: KindUnsupportedServer, Op: "connecting to " + cfg.Addr, Err: errors.New(why)}
+	}
+	return &Client{db: db, server: server, admin: t.User}, nil
 }
+
+// Server is the server the client is connected to.
+func (c *Client) Server() Server { return c.server }
 
 // Close closes the pool.
 func (c *Client) Close() error { return c.db.Close() }
@@ -212,13 +259,19 @@ type Observed struct {
 	MaxUserConnections int64
 	// Grants maps database patterns (as stored in mysql.db) to privilege names.
 	Grants map[string][]string
+	// Record is the account's ownership record, nil when there is none.
+	Record *record
+	// OtherHosts are the hosts the same user name exists with, besides this account's; OtherRecords their
+	// ownership records.
+	OtherHosts   []string
+	OtherRecords map[string]*record
 	// serverPrivileges are the privileges the server's mysql.db knows (ALL PRIVILEGES expands to them).
 	serverPrivileges []string
 }
 
-// Observe reads the account user@host.
+// Observe reads the account user@host, the same user's other hosts, and their ownership records.
 func (c *Client) Observe(ctx context.Context, user, host string) (*Observed, error) {
-	o := &Observed{Grants: map[string][]string{}}
+	o := &Observed{Grants: map[string][]string{}, OtherRecords: map[string]*record{}}
 	row := c.db.QueryRowContext(ctx,
 		"SELECT plugin, authentication_string, max_user_connections FROM mysql.user WHERE User = ? AND Host = ?",
 		user, host)
@@ -228,6 +281,25 @@ func (c *Client) Observe(ctx context.Context, user, host string) (*Observed, err
 		return nil, wrap("reading mysql.user", err)
 	default:
 		o.Exists = true
+	}
+	hosts, err := c.db.QueryContext(ctx, "SELECT Host FROM mysql.user WHERE User = ? AND Host <> ? ORDER BY Host", user, host)
+	if err != nil {
+		return nil, wrap("reading mysql.user", err)
+	}
+	for hosts.Next() {
+		var h string
+		if err := hosts.Scan(&h); err != nil {
+			_ = hosts.Close()
+			return nil, wrap("reading mysql.user", err)
+		}
+		o.OtherHosts = append(o.OtherHosts, h)
+	}
+	_ = hosts.Close()
+	if err := hosts.Err(); err != nil {
+		return nil, wrap("reading mysql.user", err)
+	}
+	if err := c.observeRecords(ctx, o, user, host); err != nil {
+		return nil, err
 	}
 	rows, err := c.db.QueryContext(ctx, "SELECT * FROM mysql.db WHERE User = ? AND Host = ?", user, host)
 	if err != nil {
@@ -272,131 +344,132 @@ func (c *Client) Observe(ctx context.Context, user, host string) (*Observed, err
 	return o, nil
 }
 
-// plan returns the statements that make the observed account match a. It is a pure function, tested without
-// a server. The statements carry no password, only its hash.
-func plan(a Account, o *Observed) ([]string, error) {
-	acct, err := accountName(a.User, a.Host)
+// observeRecords reads the ownership records of user (none while the table does not exist: nothing was
+// recorded on this server yet).
+func (c *Client) observeRecords(ctx context.Context, o *Observed, user, host string) error {
+	if !c.ownership {
+		var n int
+		if err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'accounts'",
+			OwnershipSchema).Scan(&n); err != nil {
+			return wrap("looking for the ownership records", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		c.ownership = true
+	}
+	rows, err := c.db.QueryContext(ctx, "SELECT host, owner_uid, owner_namespace, owner_name, password_digest, auth_string FROM "+
+		ownershipTable+" WHERE user = ?", user)
 	if err != nil {
-		return nil, err
+		return wrap("reading the ownership records", err)
 	}
-	hash := NativePasswordHash(a.Password)
-	var stmts []string
-	if !o.Exists {
-		stmts = append(stmts, fmt.Sprintf("CREATE USER %s IDENTIFIED BY PASSWORD '%s' WITH MAX_USER_CONNECTIONS %d",
-			acct, hash, a.MaxUserConnections))
-	} else {
-		if o.AuthString != hash || o.Plugin != "mysql_native_password" {
-			stmts = append(stmts, fmt.Sprintf("ALTER USER %s IDENTIFIED BY PASSWORD '%s'", acct, hash))
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		var h string
+		r := &record{}
+		if err := rows.Scan(&h, &r.UID, &r.Namespace, &r.Name, &r.PasswordDigest, &r.AuthString); err != nil {
+			return wrap("reading the ownership records", err)
 		}
-		if o.MaxUserConnections != a.MaxUserConnections {
-			stmts = append(stmts, fmt.Sprintf("ALTER USER %s WITH MAX_USER_CONNECTIONS %d", acct, a.MaxUserConnections))
-		}
-	}
-
-	desired := map[string][]string{}
-	for db, privs := range a.Grants {
-		if err := checkName(db); err != nil {
-			return nil, &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
-		}
-		set, err := expand(privs, o.serverPrivileges)
-		if err != nil {
-			return nil, err
-		}
-		desired[escapeDatabasePattern(db)] = set
-	}
-	patterns := map[string]bool{}
-	for p := range desired {
-		patterns[p] = true
-	}
-	if o.Exists {
-		for p := range o.Grants {
-			patterns[p] = true
+		if h == host {
+			o.Record = r
+		} else {
+			o.OtherRecords[h] = r
 		}
 	}
-	ordered := make([]string, 0, len(patterns))
-	for p := range patterns {
-		ordered = append(ordered, p)
-	}
-	sort.Strings(ordered)
-	for _, p := range ordered {
-		var have []string
-		if o.Exists {
-			have = o.Grants[p]
-		}
-		want := desired[p]
-		revoke, grant := diff(have, want), diff(want, have)
-		q, err := quoteIdent(p)
-		if err != nil {
-			return nil, &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
-		}
-		if len(revoke) > 0 {
-			stmts = append(stmts, fmt.Sprintf("REVOKE %s ON %s.* FROM %s", strings.Join(revoke, ", "), q, acct))
-		}
-		if len(grant) > 0 {
-			stmts = append(stmts, fmt.Sprintf("GRANT %s ON %s.* TO %s", strings.Join(grant, ", "), q, acct))
-		}
-	}
-	return stmts, nil
+	return wrap("reading the ownership records", rows.Err())
 }
 
-// expand validates privilege names and replaces ALL PRIVILEGES with the server's database-level privileges.
-func expand(privs, server []string) ([]string, error) {
-	if len(server) == 0 {
-		server = Privileges()[1:]
-	}
-	set := map[string]bool{}
-	for _, p := range privs {
-		switch {
-		case p == AllPrivileges:
-			for _, s := range server {
-				set[s] = true
+// record writes the ownership record of a (creating the table on first use).
+func (c *Client) record(ctx context.Context, a Account) error {
+	if !c.ownership {
+		for _, stmt := range createOwnership {
+			if _, err := c.db.ExecContext(ctx, stmt); err != nil {
+				return wrap("creating the ownership records", err)
 			}
-		case slices.Contains(Privileges(), p):
-			set[p] = true
-		default:
-			return nil, &Error{Kind: KindInvalidGrant, Op: "privileges", Err: fmt.Errorf("%q is not an allowed privilege", p)}
 		}
+		c.ownership = true
 	}
-	out := make([]string, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out, nil
+	_, err := c.db.ExecContext(ctx, "INSERT INTO "+ownershipTable+
+		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
+		a.User, a.Host, a.Owner.UID, a.Owner.Namespace, a.Owner.Name)
+	return wrap("recording the account's owner", err)
 }
 
-// diff is a minus b, sorted.
-func diff(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			out = append(out, x)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Ensure makes the account match a and returns how many statements it ran (0 when it already did).
+// Ensure makes the account match a and returns how many statements that write it ran (0 when it already
+// matched). Nothing is executed for a reserved account, a grant on a system schema, or an account a.Owner
+// does not own (KindReserved, KindInvalidGrant, KindNotOwned).
 func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err := checkAccount(a.User, a.Host); err != nil {
 		return 0, err
+	}
+	if Reserved(a.User, c.admin) {
+		return 0, &Error{Kind: KindReserved, Op: "account " + a.User + "@" + a.Host,
+			Err: errors.New("it is reserved (root, the target's admin, the server's own accounts): never managed by operator101")}
+	}
+	for db := range a.Grants {
+		if systemSchema(db) {
+			return 0, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
+		}
 	}
 	o, err := c.Observe(ctx, a.User, a.Host)
 	if err != nil {
 		return 0, err
 	}
-	stmts, err := plan(a, o)
-	if err != nil {
+	if _, err := decide(a, o); err != nil {
 		return 0, err
+	}
+	n := 0
+	if o.Record == nil { // a new account, or one adopted: recorded before anything is done to it
+		if err := c.record(ctx, a); err != nil {
+			return 0, err
+		}
+		o.Record = &record{Owner: a.Owner}
+		n++
+	}
+	salt, err := randomSalt()
+	if err != nil {
+		return n, err
+	}
+	stmts, setsPassword, err := plan(a, o, c.server, salt)
+	if err != nil {
+		return n, err
 	}
 	for i, s := range stmts {
 		if _, err := c.db.ExecContext(ctx, s); err != nil {
 			// The statement is not part of the error: it holds the password hash.
-			return i, wrap(fmt.Sprintf("statement %d of %d (%s)", i+1, len(stmts), verb(s)), err)
+			return n + i, wrap(fmt.Sprintf("statement %d of %d (%s)", i+1, len(stmts), verb(s)), err)
 		}
 	}
-	return len(stmts), nil
+	n += len(stmts)
+	if setsPassword {
+		// What the server stored, and a digest of the password: how the next check knows, where the hash is
+		// salted, whether either changed.
+		var auth string
+		if err := c.db.QueryRowContext(ctx, "SELECT authentication_string FROM mysql.user WHERE User = ? AND Host = ?",
+			a.User, a.Host).Scan(&auth); err != nil {
+			return n, wrap("reading mysql.user", err)
+		}
+		if _, err := c.db.ExecContext(ctx, "UPDATE "+ownershipTable+" SET password_digest = ?, auth_string = ? WHERE user = ? AND host = ?",
+			passwordDigest(a.Password, a.Owner, a.User, a.Host), auth, a.User, a.Host); err != nil {
+			return n, wrap("updating the ownership record", err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
+const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+func randomSalt() (string, error) {
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
+	}
+	return string(b), nil
 }
 
 // MaxUserLength is the longest user name MariaDB documents (80 characters).
@@ -426,24 +499,58 @@ func verb(stmt string) string {
 	return ""
 }
 
-// Drop drops user@host if it exists; it reports whether it did.
-func (c *Client) Drop(ctx context.Context, user, host string) (bool, error) {
-	if err := checkAccount(user, host); err != nil {
+// Disown deletes the ownership record of user@host when it names owner, and leaves the account: it is then as
+// if made by hand, and a DatabaseTarget that allows adoption can give it to another DatabaseUser. It reports
+// whether there was such a record.
+func (c *Client) Disown(ctx context.Context, user, host string, owner Owner) (bool, error) {
+	o, err := c.Observe(ctx, user, host)
+	if err != nil || o.Record == nil || o.Record.UID != owner.UID {
 		return false, err
+	}
+	if _, err := c.db.ExecContext(ctx, "DELETE FROM "+ownershipTable+" WHERE user = ? AND host = ?", user, host); err != nil {
+		return false, wrap("deleting the ownership record", err)
+	}
+	return true, nil
+}
+
+// DropResult says what Drop did.
+type DropResult struct {
+	// Dropped: the owner's account existed and was dropped.
+	Dropped bool
+	// NotOwned: the account exists and is not the owner's; it was left untouched.
+	NotOwned bool
+}
+
+// Drop drops user@host, and its ownership record, when the record names owner. Any other account is left
+// as it is.
+func (c *Client) Drop(ctx context.Context, user, host string, owner Owner) (DropResult, error) {
+	if err := checkAccount(user, host); err != nil {
+		return DropResult{}, err
+	}
+	if Reserved(user, c.admin) {
+		return DropResult{}, &Error{Kind: KindReserved, Op: "account " + user + "@" + host,
+			Err: errors.New("it is reserved: never dropped by operator101")}
 	}
 	o, err := c.Observe(ctx, user, host)
 	if err != nil {
-		return false, err
+		return DropResult{}, err
+	}
+	if o.Record == nil || o.Record.UID != owner.UID {
+		return DropResult{NotOwned: o.Exists}, nil
 	}
 	acct, err := accountName(user, host)
 	if err != nil {
-		return false, &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
+		return DropResult{}, &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
 	}
-	if !o.Exists && len(o.Grants) == 0 {
-		return false, nil
+	if o.Exists || len(o.Grants) > 0 {
+		if _, err := c.db.ExecContext(ctx, "DROP USER IF EXISTS "+acct); err != nil {
+			return DropResult{}, wrap("DROP USER", err)
+		}
 	}
-	if _, err := c.db.ExecContext(ctx, "DROP USER IF EXISTS "+acct); err != nil {
-		return false, wrap("DROP USER", err)
+	// After the account: a record without its account is harmless (its owner's drop removes it on retry),
+	// an account without its record could not be dropped again.
+	if _, err := c.db.ExecContext(ctx, "DELETE FROM "+ownershipTable+" WHERE user = ? AND host = ?", user, host); err != nil {
+		return DropResult{}, wrap("deleting the ownership record", err)
 	}
-	return true, nil
+	return DropResult{Dropped: o.Exists}, nil
 }

@@ -48,12 +48,14 @@ import (
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/olmrbac"
 	"github.com/operator101/operator101/test/scorecard/almready"
@@ -226,24 +228,35 @@ func runFunctional(root, bundle string, timeout time.Duration) scapiv1alpha3.Tes
 	}, metav1.CreateOptions{}); err != nil {
 		return almready.Status(nil, err)
 	}
-	var targets []string
-	for _, ex := range examples {
-		if t := ex.GetLabels()["target"]; t != "" && ex.GetKind() == "DatabaseUser" {
-			targets = append(targets, t+"="+targetName)
-		}
-	}
-	targets = append(targets, "default="+targetName)
-
-	stopManager, logPath, err := startManager(ctx, root, env, strategy, strings.Join(targets, ","))
-	if err != nil {
-		return almready.Status(nil, err)
-	}
-	defer stopManager()
-
 	c, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
 	if err != nil {
 		return almready.Status(nil, err)
 	}
+	// As the cluster admin: the DatabaseTargets the DatabaseUser examples name (and the default one), for the
+	// test namespace, on the private MariaDB (which has no TLS).
+	targets := []string{"default"}
+	for _, ex := range examples {
+		if t := ex.GetLabels()["target"]; t != "" && ex.GetKind() == "DatabaseUser" {
+			targets = append(targets, t)
+		}
+	}
+	for _, name := range targets {
+		dt := &mygroupv1alpha1.DatabaseTarget{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: mygroupv1alpha1.DatabaseTargetSpec{
+				AdminSecretRef:    mygroupv1alpha1.SecretReference{Namespace: operatorNS, Name: targetName},
+				TLS:               mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled},
+				AllowedNamespaces: []string{testNS},
+			}}
+		if err := c.Create(ctx, dt); err != nil && !apierrors.IsAlreadyExists(err) {
+			return almready.Status(nil, fmt.Errorf("creating DatabaseTarget %s: %w", name, err))
+		}
+	}
+
+	stopManager, logPath, err := startManager(ctx, root, env, strategy)
+	if err != nil {
+		return almready.Status(nil, err)
+	}
+	defer stopManager()
 	standInCtx, stopStandIn := context.WithCancel(ctx)
 	defer stopStandIn()
 	go almready.KubeletStandIn(standInCtx, admin, testNS)
@@ -256,7 +269,7 @@ func runFunctional(root, bundle string, timeout time.Duration) scapiv1alpha3.Tes
 }
 
 // startManager builds the manager and runs it against the API server as the CSV's ServiceAccount.
-func startManager(ctx context.Context, root string, env *testenv.Env, s v1alpha1.StrategyDetailsDeployment, targets string) (func(), string, error) {
+func startManager(ctx context.Context, root string, env *testenv.Env, s v1alpha1.StrategyDetailsDeployment) (func(), string, error) {
 	dir, err := os.MkdirTemp("", "scorecard-manager-")
 	if err != nil {
 		return nil, "", err
@@ -289,8 +302,7 @@ func startManager(ctx context.Context, root string, env *testenv.Env, s v1alpha1
 		return nil, "", err
 	}
 	cmd := exec.Command(bin, "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath, "POD_NAMESPACE="+operatorNS, "WATCH_NAMESPACE=",
-		"DATABASE_TARGETS="+targets)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kcPath, "POD_NAMESPACE="+operatorNS, "WATCH_NAMESPACE=")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		return nil, "", err

@@ -1,0 +1,191 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// NamespacePlaceholder, in a DatabaseTarget's databases and userPrefix, stands for the DatabaseUser's namespace.
+const NamespacePlaceholder = "${namespace}"
+
+// Reasons of a DatabaseTarget's Ready condition.
+const (
+	ReasonConnected         = "Connected"
+	ReasonUnsupportedServer = "UnsupportedServer"
+	// ReasonTargetSecretInvalid, ReasonDatabaseUnreachable, ReasonAccessDenied and ReasonDatabaseError
+	// (DatabaseUser's) also apply.
+)
+
+// TLSMode says how the operator secures its connection to a database server.
+// +kubebuilder:validation:Enum=Disabled;Required;VerifyCA;VerifyFull
+type TLSMode string
+
+const (
+	// TLSDisabled connects without TLS: the admin's handshake crosses the network in the clear.
+	TLSDisabled TLSMode = "Disabled"
+	// TLSRequired encrypts, without checking who the server is.
+	TLSRequired TLSMode = "Required"
+	// TLSVerifyCA encrypts and checks the server's certificate chain against the CA, not its host name.
+	TLSVerifyCA TLSMode = "VerifyCA"
+	// TLSVerifyFull encrypts and checks the chain and that the certificate names the server.
+	TLSVerifyFull TLSMode = "VerifyFull"
+)
+
+// DatabaseTargetTLS configures TLS to the server. The CA (ca.crt) and a client certificate (tls.crt, tls.key)
+// are read from the admin Secret.
+type DatabaseTargetTLS struct {
+	// mode: Disabled, Required (encrypt only), VerifyCA (and check the chain), VerifyFull (and the host name).
+	// With any mode but Disabled, no credential is sent before TLS is up; the connection never falls back.
+	// +kubebuilder:default=VerifyFull
+	// +optional
+	Mode TLSMode `json:"mode,omitempty"`
+
+	// serverName is the name the server's certificate must carry under VerifyFull (default: the Secret's host).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ServerName string `json:"serverName,omitempty"`
+}
+
+// ExistingAccountsPolicy says what the operator does when a DatabaseUser names an account that exists in the
+// server without a record that operator101 created it for that DatabaseUser.
+// +kubebuilder:validation:Enum=Refuse;Adopt
+type ExistingAccountsPolicy string
+
+const (
+	// ExistingAccountsRefuse leaves such an account untouched (reason AccountNotOwned).
+	ExistingAccountsRefuse ExistingAccountsPolicy = "Refuse"
+	// ExistingAccountsAdopt records it as the DatabaseUser's and manages it (for migrations).
+	ExistingAccountsAdopt ExistingAccountsPolicy = "Adopt"
+)
+
+// SecretReference names a Secret.
+type SecretReference struct {
+	// namespace of the Secret: the namespace the operator is installed in.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	Namespace string `json:"namespace"`
+	// name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+}
+
+// DatabaseTargetSpec is a database server and what tenants may do in it, set by the cluster admin.
+type DatabaseTargetSpec struct {
+	// adminSecretRef is the Secret with the server's address and an admin account: keys host, port (default
+	// 3306), username, password; for TLS also ca.crt, and tls.crt with tls.key for a client certificate. It
+	// must live in the namespace operator101 is installed in: an installation serves only the targets whose
+	// Secret is in its own namespace.
+	// +required
+	AdminSecretRef SecretReference `json:"adminSecretRef"`
+
+	// tls secures the connection to the server.
+	// +kubebuilder:default={mode: VerifyFull}
+	// +optional
+	TLS DatabaseTargetTLS `json:"tls,omitempty"`
+
+	// allowedNamespaces are the namespaces whose DatabaseUsers may use this target; "*" allows every namespace.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$`
+	// +listType=set
+	// +required
+	AllowedNamespaces []string `json:"allowedNamespaces"`
+
+	// databases are the databases accounts may be granted privileges on: names where `*` matches any run of
+	// characters and ${namespace} is the DatabaseUser's namespace. The system schemas (mysql, sys,
+	// information_schema, performance_schema) and operator101's own are never grantable.
+	// +kubebuilder:default={"${namespace}","${namespace}_*"}
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=128
+	// +listType=set
+	// +optional
+	Databases []string `json:"databases"`
+
+	// userPrefix, when set, is how every account name must begin (${namespace} is the DatabaseUser's
+	// namespace), e.g. "${namespace}_".
+	// +kubebuilder:validation:MaxLength=79
+	// +optional
+	UserPrefix string `json:"userPrefix,omitempty"`
+
+	// existingAccounts: Refuse (the default) leaves an account that operator101 did not create for the
+	// DatabaseUser untouched; Adopt takes it over (for a migration; set it back to Refuse afterwards).
+	// +kubebuilder:default=Refuse
+	// +optional
+	ExistingAccounts ExistingAccountsPolicy `json:"existingAccounts,omitempty"`
+}
+
+// DatabaseTargetStatus is what the operator that serves the target last found.
+type DatabaseTargetStatus struct {
+	// conditions: Ready says whether the operator can log in to the server as the admin account, and if not,
+	// why.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation the conditions describe.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// server is the flavour and version the server reported, e.g. "MariaDB 10.11.19".
+	// +optional
+	Server string `json:"server,omitempty"`
+}
+
+// DatabaseTarget is a MySQL/MariaDB server that DatabaseUsers (label `target: <name>`) get accounts in, and
+// the policy for them. It is cluster-scoped: the cluster admin creates it, tenants cannot.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=dbt,categories=operator101
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="the name is a label value on DatabaseUsers: at most 63 characters"
+// +kubebuilder:printcolumn:name="Server",type=string,JSONPath=`.status.server`
+// +kubebuilder:printcolumn:name="TLS",type=string,JSONPath=`.spec.tls.mode`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type DatabaseTarget struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec DatabaseTargetSpec `json:"spec"`
+	// +optional
+	Status DatabaseTargetStatus `json:"status,omitempty"`
+}
+
+// DatabaseTargetList is a list of DatabaseTargets.
+// +kubebuilder:object:root=true
+type DatabaseTargetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DatabaseTarget `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &DatabaseTarget{}, &DatabaseTargetList{})
+		return nil
+	})
+}
