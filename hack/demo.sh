@@ -35,14 +35,15 @@ step "operator101's images: operator, bundles, catalog (make docker-build bundle
 hack/cluster/release-images.sh
 version=$(bundle_version)
 
-step "A MariaDB for the DatabaseUser sample, on the node address $NODE_IP (installed with apt-get if missing)"
-MARIADB_BIND=$NODE_IP hack/mariadb.sh start
+step "A MariaDB with TLS for the DatabaseUser sample, on the node address $NODE_IP (installed with apt-get if missing)"
+MARIADB_BIND=$NODE_IP MARIADB_TLS=1 hack/mariadb.sh start
 # shellcheck disable=SC1091
 source "$MARIADB_DIR/env"
 
 step "Installing operator101 from its catalog: CatalogSource, OperatorGroup, Subscription to channel stable"
 k create namespace "$NS" --dry-run=client -o yaml | k apply -f - >/dev/null
-# The operator, not the application teams, holds the database's admin account: a target Secret in its namespace.
+# The cluster admin, not the application teams, holds the database's admin account: a Secret in the
+# operator's namespace (with the CA that signed the MariaDB's certificate).
 hack/mariadb.sh secret "$NS" mariadb-target | k apply -f - >/dev/null
 k apply -f - >/dev/null <<YAML
 apiVersion: operators.coreos.com/v1alpha1
@@ -69,14 +70,16 @@ spec:
   source: operator101-catalog
   sourceNamespace: $NS
   installPlanApproval: Automatic
-  config:
-    env:
-    - {name: DATABASE_TARGETS, value: "default=mariadb-target,that-database=mariadb-target"}
 YAML
 csv_phase() { k -n "$NS" get csv "operator101.v$version" -o jsonpath='{.status.phase}' | grep -qx Succeeded; }
 wait_until "CSV operator101.v$version Succeeded" 300 csv_phase
 k -n "$NS" rollout status deployment/operator101-controller-manager --timeout 120s >/dev/null
 k -n "$NS" get csv
+
+step "The cluster admin declares the database server: DatabaseTarget that-database (config/samples), TLS verified"
+k apply -f config/samples/mygroup_v1alpha1_databasetarget.yaml
+wait_until "DatabaseTarget Ready" 120 k wait --for condition=Ready --timeout 5s databasetarget/that-database
+k get databasetarget that-database
 
 step "The samples (config/samples): MyWeb in default, the others in namespace $SAMPLES"
 k create namespace "$SAMPLES" --dry-run=client -o yaml | k apply -f - >/dev/null
@@ -101,8 +104,8 @@ $(printf '\033[1m')operator101 $version runs on a local cluster, installed by OL
 
   kubectl -n $NS get subscription,csv,pods
       what OLM installed
-  kubectl get web,appservice,at,dbu -A
-      the samples and their state
+  kubectl get web,appservice,at,dbu -A; kubectl get dbt
+      the samples and their state; the database server and whether the operator reaches it
   curl http://$NODE_IP:30100/
       the MyWeb page (kubectl edit web myweb, change spec.pageContentHtml, GET again)
   kubectl -n $SAMPLES scale appservice/nginx-app --replicas 3; curl http://$NODE_IP:30002/
