@@ -220,7 +220,14 @@ func TestNotReadyReasons(t *testing.T) {
 			if !strings.Contains(c.Message, tc.message) {
 				t.Errorf("message %q does not say %q", c.Message, tc.message)
 			}
-			// No hot loop: count the attempts over a fixed window.
+			// No hot loop: count the attempts over a fixed window, from the end of the reconcile that wrote the
+			// condition (the hook counts a reconcile when it returns, just after its status write).
+			poll(t, timeout, "the first reconcile returned", func() error {
+				if o.count(key) == 0 {
+					return errors.New("no reconcile counted yet")
+				}
+				return nil
+			})
 			n0 := o.count(key)
 			time.Sleep(3 * time.Second) // a measurement window, not a wait for a condition
 			n := o.count(key) - n0

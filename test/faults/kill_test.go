@@ -262,6 +262,26 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 	if len(accounts) != len(passwords) {
 		t.Errorf("%d accounts in mysql.user, want %d", len(accounts), len(passwords))
 	}
+	// Ownership records: exactly one per account, naming the DatabaseUser that exists (a kill between the
+	// record and CREATE USER, or between DROP USER and the record's delete, heals by the next reconcile).
+	owned := map[string]string{}
+	rows, err = admin.DB().QueryContext(ctx, "SELECT user, owner_name FROM operator101.accounts WHERE user LIKE 'fz\\_%' AND host = '%'")
+	must(t, err)
+	for rows.Next() {
+		var u, name string
+		must(t, rows.Scan(&u, &name))
+		owned[u] = name
+	}
+	must(t, rows.Err())
+	must(t, rows.Close())
+	for name := range passwords {
+		if u := strings.ReplaceAll(name, "-", "_"); owned[u] != name {
+			t.Errorf("account %s is recorded as owned by %q, want DatabaseUser %s", u, owned[u], name)
+		}
+	}
+	if len(owned) != len(passwords) {
+		t.Errorf("%d ownership records, want %d (one per account): %v", len(owned), len(passwords), owned)
+	}
 
 	// Pods: exactly one created per At, none for anything else. A pod is a UID: one answered 201, or one the
 	// kubelet saw (made by a creation whose client was killed); two UIDs for one At are two runs.

@@ -47,7 +47,7 @@ func TestLeaderFailover(t *testing.T) {
 	holder := waitForHolder(t, ns.Name, "", 60*time.Second)
 	second := start(t, kc, args...)
 
-	// Only the leader reconciles: a DatabaseUser whose password Secret does not exist gets SecretNotFound.
+	// Only the leader reconciles: a DatabaseUser whose DatabaseTarget does not exist gets UnknownTarget.
 	dbu := func(name string) *mygroupv1alpha1.DatabaseUser {
 		return &mygroupv1alpha1.DatabaseUser{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name,
@@ -59,7 +59,7 @@ func TestLeaderFailover(t *testing.T) {
 	if err := env.Client.Create(ctx, dbu("before")); err != nil {
 		t.Fatal(err)
 	}
-	if !waitForReason(t, ns.Name, "before", mygroupv1alpha1.ReasonSecretNotFound, 60*time.Second) {
+	if !waitForReason(t, ns.Name, "before", mygroupv1alpha1.ReasonUnknownTarget, 60*time.Second) {
 		t.Fatalf("no reconcile before the failover; logs:\n%s\n---\n%s", first.log(), second.log())
 	}
 
@@ -74,7 +74,7 @@ func TestLeaderFailover(t *testing.T) {
 	if err := env.Client.Create(ctx, dbu("after")); err != nil {
 		t.Fatal(err)
 	}
-	waitForReason(t, ns.Name, "after", mygroupv1alpha1.ReasonSecretNotFound, 60*time.Second)
+	waitForReason(t, ns.Name, "after", mygroupv1alpha1.ReasonUnknownTarget, 60*time.Second)
 	reconciled := time.Since(killedAt)
 	if newHolder == holder || follower.cmd.ProcessState != nil {
 		t.Errorf("the surviving replica did not take over (holder %q)", newHolder)

@@ -88,7 +88,7 @@ func TestOLMv1Limits(t *testing.T) {
 }
 
 // TestRenderCoversTheBundle keeps the installer check honest: the objects it derives the installer's rights
-// from are the bundle's (the CRDs, the eleven ClusterRoles, the Service, the Deployment, the ServiceAccount
+// from are the bundle's (the CRDs, the twelve ClusterRoles, the Service, the Deployment, the ServiceAccount
 // and the (Cluster)Roles generated from the CSV), so that a grant missing for one of them is seen.
 func TestRenderCoversTheBundle(t *testing.T) {
 	r, err := loadRepo(repoRoot(t))
@@ -271,7 +271,7 @@ func TestChecksCatchBrokenCopies(t *testing.T) {
 				"  kind: Role\n  name: operator101-installer\nsubjects:\n- kind: ServiceAccount\n  name: operator101-installer\n",
 				"  kind: Role\n  name: operator101-installer\nsubjects:\n- kind: ServiceAccount\n  name: someone-else\n")
 		}},
-		{"the installer granted more than the bundle needs", "InstallerRBAC", "ClusterRole operator101-installer, rule 21 allows nothing the bundle needs", func(t *testing.T, dir string) {
+		{"the installer granted more than the bundle needs", "InstallerRBAC", "ClusterRole operator101-installer, rule 23 allows nothing the bundle needs", func(t *testing.T, dir string) {
 			replace(t, dir, "config/olmv1/installer-rbac.yaml", "- nonResourceURLs: [/metrics]\n  verbs: [get]\n",
 				"- nonResourceURLs: [/metrics]\n  verbs: [get]\n- apiGroups: [batch]\n  resources: [jobs]\n  verbs: [create]\n")
 		}},
