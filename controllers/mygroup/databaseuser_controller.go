@@ -41,15 +41,17 @@ import (
 // operator needs `get` on Secrets and never lists or watches them, so it holds no Secret in memory. Without
 // a Secret watch, a change is noticed at the next check of its DatabaseUser: at most ResyncPeriod later
 // (10m by default), or at once when the DatabaseUser itself changes (`kubectl annotate dbu NAME rotate=1`).
-// Every check reads the Secret and compares its mysql_native_password hash with the account's
-// authentication_string in mysql.user. Alternatives, and why not:
+// Every check reads the Secret and compares it with what the server holds: on MariaDB, the password's
+// mysql_native_password hash with the account's authentication_string (which also reverts a password changed
+// by hand); on MySQL, whose caching_sha2_password strings are salted, a digest of the password and the
+// string the server stored, both kept in the ownership record in the server (package sqlx). Alternatives,
+// and why not:
 //   - a Secret informer (even metadata-only): list/watch on Secrets cluster-wide, which the operator must
 //     not have;
-//   - remembering a hash of the password (annotation, status, memory): password-derived data outside the
-//     database, and a write per rotation; lost on restart when in memory;
+//   - remembering a hash of the password in Kubernetes (annotation, status) or in memory: password-derived
+//     data outside the database, a write per rotation, or lost on restart;
 //   - logging in as the user to test the password: a connection per check, failed-login noise in the
 //     database's logs, and it would trip max_connect_errors or lockout policies.
-// The comparison keeps no state, and also reverts a password changed by hand in the database.
 //
 // namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
 // the operator is installed for (docs/security.md).
