@@ -29,6 +29,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
@@ -294,6 +296,37 @@ func TestTargets(t *testing.T) {
 	}
 	_, _ = admin(t).DB().Exec("DROP USER IF EXISTS `" + user + "`@`%`")
 	_, _ = admin(t).DB().Exec("DELETE FROM operator101.accounts WHERE user = ?", user)
+}
+
+// TestNamespacedInstall: installed for namespaces (OwnNamespace, SingleNamespace), the manager's cache holds
+// only those, and still sees the cluster-scoped DatabaseTargets: a DatabaseUser there becomes Ready, the
+// target's status is written, and a DatabaseUser in another namespace is not touched.
+func TestNamespacedInstall(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ns, elsewhere := env.NewNamespace(t, "served"), env.NewNamespace(t, "not-served")
+	startOperatorWith(t, nil, randomPassword("badadmin"), nil, resync, func(opts *ctrl.Options) {
+		opts.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
+	})
+	user, pw := uniqueUser("served"), randomPassword("served")
+	_, key := readyUser(t, ns, "served", user, pw)
+	poll(t, timeout, "the default target's status", func() error {
+		if c := meta.FindStatusCondition(mustGetTarget(t, "default").Status.Conditions, mygroupv1alpha1.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("%+v", c)
+		}
+		return nil
+	})
+	mkSecret(t, elsewhere, "s", map[string]string{"pw": pw})
+	other := testenv.Create(t, env.Client, newDBU(elsewhere, "other", uniqueUser("other"), "s", "pw"))
+	if err := env.Client.Delete(context.Background(), mustGet(t, ns, "served")); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if got := mustGet(t, elsewhere, "other"); len(got.Finalizers) != 0 || len(got.Status.Conditions) != 0 {
+		t.Errorf("a DatabaseUser outside the watched namespace was reconciled: %+v", got)
+	}
+	if err := env.Client.Delete(context.Background(), mustGet(t, other.Namespace, other.Name)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestTargetSchema: the sample DatabaseTarget is valid; what the API server refuses in one.

@@ -100,7 +100,7 @@ func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *ope
 
 // startOperatorWith also configures the extra targets and the resync period.
 func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]sqlx.Target,
-	resyncPeriod time.Duration) *operator {
+	resyncPeriod time.Duration, opts ...func(*ctrl.Options)) *operator {
 	t.Helper()
 	o := &operator{ns: env.NewNamespace(t, "dbu"), log: &testenv.SyncBuffer{}, attempts: testenv.NewReconciles()}
 	a := server.Admin
@@ -120,9 +120,9 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, 
 			ResyncPeriod:      resyncPeriod,
 			ConnectTimeout:    2 * time.Second,
 		})
-	}, func(opts *ctrl.Options) {
+	}, append([]func(*ctrl.Options){func(opts *ctrl.Options) {
 		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
-	})
+	}}, opts...)...)
 	return o
 }
 
