@@ -154,7 +154,11 @@ func TestTenantsCannotTouchWhatIsNotTheirs(t *testing.T) {
 		if err := env.Client.Get(ctx, key, d); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %s: %s", tc.name, tc.reason, meta.FindStatusCondition(d.Status.Conditions, mygroupv1alpha1.ConditionReady).Message)
+		msg := meta.FindStatusCondition(d.Status.Conditions, mygroupv1alpha1.ConditionReady).Message
+		t.Logf("%s: %s: %s", tc.name, tc.reason, msg)
+		if tc.name == "other-tenant" && strings.Contains(msg, nsB) {
+			t.Errorf("%s: the condition tells about the other tenant's DatabaseUser: %s", tc.name, msg)
+		}
 	}
 	// A few resyncs later (2s each): still refused, still one Event each, still nothing changed.
 	time.Sleep(2 * resync) // a window for the rechecks to run, not a wait for a condition

@@ -109,7 +109,8 @@ const (
 )
 
 // decide is the ownership rule, a pure function of the desired account and what the server holds. It
-// returns an error of KindNotOwned when the account (or its user name) belongs to someone else.
+// returns an error of KindNotOwned when the account (or its user name) belongs to someone else; the message,
+// which ends up in the DatabaseUser's status, never names another DatabaseUser.
 func decide(a Account, o *Observed) (decision, error) {
 	acct := a.User + "@" + a.Host
 	notOwned := func(format string, args ...any) (decision, error) {
@@ -125,11 +126,12 @@ func decide(a Account, o *Observed) (decision, error) {
 	case r != nil && r.UID == a.Owner.UID:
 		return manage, nil
 	case r != nil:
+		// Which DatabaseUser owns it is not said: it may be another tenant's. The server's admin can read it.
 		if o.Exists {
-			return notOwned("it is recorded as owned by DatabaseUser %s", r.Owner)
+			return notOwned("it is recorded as another DatabaseUser's")
 		}
-		return notOwned("it does not exist, but is recorded as owned by DatabaseUser %s; if that DatabaseUser is "+
-			"gone, the server's admin can delete its row from %s.accounts", r.Owner, OwnershipSchema)
+		return notOwned("it does not exist, but is recorded as another DatabaseUser's; if that DatabaseUser is "+
+			"gone, the server's admin can delete its row from %s.accounts", OwnershipSchema)
 	case o.Exists && a.Adopt:
 		return adopt, nil
 	case o.Exists:
