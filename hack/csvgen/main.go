@@ -354,6 +354,8 @@ var kindInfo = map[string]struct {
 	"DatabaseUser": {"Database User", []resourceRef{
 		{"Secret", "v1", "secrets"}, event,
 	}},
+	// A target's admin Secret; no Events (those of a cluster-scoped object would go to "default").
+	"DatabaseTarget": {"Database Target", []resourceRef{{"Secret", "v1", "secrets"}}},
 }
 
 // displayByCRD names the CRDs whose kind another group serves too.

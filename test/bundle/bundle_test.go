@@ -116,6 +116,10 @@ func TestBundleContents(t *testing.T) {
 		if len(d.SpecDescriptors) == 0 || len(d.StatusDescriptors) == 0 {
 			t.Errorf("%s: no spec or status descriptors", d.Name)
 		}
+		// What scorecard's olm-crds-have-resources asks of every owned CRD.
+		if len(d.Resources) == 0 {
+			t.Errorf("%s: no resources (the kinds its controller creates or reads)", d.Name)
+		}
 		for _, sd := range append(append([]string{}, pathsOfSpec(d.SpecDescriptors)...), pathsOfStatus(d.StatusDescriptors)...) {
 			if sd == "" {
 				t.Errorf("%s: a descriptor without a path", d.Name)

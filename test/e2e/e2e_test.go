@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
@@ -42,6 +43,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -91,6 +93,8 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 	}
+	// The clients log nothing the tests use; without a logger controller-runtime prints a stack trace.
+	ctrllog.SetLogger(logr.Discard())
 	cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
 	if err == nil {
 		scheme := runtime.NewScheme()
