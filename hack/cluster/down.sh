@@ -71,28 +71,37 @@ if [[ -d $CLUSTER_DIR ]]; then
 	done
 fi
 
-say "removing the cluster's network devices and iptables chains"
-iptables -w -D FORWARD -i "$POD_BRIDGE" -j "$FORWARD_CHAIN" 2>/dev/null || true
-# Chains named like the cluster's (KUBE-*, CNI-*: kubelet, kube-proxy, portmap; O101-*: ours) that did not exist
-# before the first up: first the rules that jump to them, then the chains.
-before=$CLUSTER_DIR/iptables.before
-for t in filter nat mangle; do
-	chains=$(iptables-save -t "$t" | sed -n 's/^:\(KUBE-[^ ]*\|CNI-[^ ]*\|O101-[^ ]*\) .*/\1/p' |
-		while read -r c; do grep -qx "$t $c" "$before" 2>/dev/null || echo "$c"; done)
-	[[ -n $chains ]] || continue
-	pattern=$(echo "$chains" | paste -sd'|')
-	{ iptables-save -t "$t" | grep -E "^-A .* -j ($pattern)( |\$)" || true; } | sed 's/^-A /-D /' |
-		while read -r rule; do eval "iptables -w -t $t $rule" 2>/dev/null || true; done
-	for c in $chains; do iptables -w -t "$t" -F "$c" 2>/dev/null || true; done
-	for c in $chains; do iptables -w -t "$t" -X "$c" 2>/dev/null || true; done
-done
-# veths left by killed sandboxes vanish with their network namespaces; any still attached are ours.
-ip -o link show type veth 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | while read -r v; do
-	[[ $(ip -o link show "$v" 2>/dev/null) == *"master $POD_BRIDGE"* ]] && ip link delete "$v" || true
-done
-for dev in "$POD_BRIDGE" "$NODE_BRIDGE"; do
-	ip link show "$dev" >/dev/null 2>&1 && ip link delete "$dev" && echo "    deleted $dev"
-done
+owner=$(cat "$OWNER_FILE" 2>/dev/null || true)
+holds_addresses=true
+[[ -z $owner || $owner == "$CLUSTER_DIR" ]] || holds_addresses=false
+if ! $holds_addresses; then
+	# The bridges and chains are machine-wide and belong to the cluster that holds them: never take them away
+	# from it (an up.sh that stopped because another cluster runs ends here through its caller's cleanup).
+	say "the machine's cluster addresses belong to $owner: leaving its network devices and chains alone"
+else
+	say "removing the cluster's network devices and iptables chains"
+	iptables -w -D FORWARD -i "$POD_BRIDGE" -j "$FORWARD_CHAIN" 2>/dev/null || true
+	# Chains named like the cluster's (KUBE-*, CNI-*: kubelet, kube-proxy, portmap; O101-*: ours) that did not exist
+	# before the first up: first the rules that jump to them, then the chains.
+	before=$CLUSTER_DIR/iptables.before
+	for t in filter nat mangle; do
+		chains=$(iptables-save -t "$t" | sed -n 's/^:\(KUBE-[^ ]*\|CNI-[^ ]*\|O101-[^ ]*\) .*/\1/p' |
+			while read -r c; do grep -qx "$t $c" "$before" 2>/dev/null || echo "$c"; done)
+		[[ -n $chains ]] || continue
+		pattern=$(echo "$chains" | paste -sd'|')
+		{ iptables-save -t "$t" | grep -E "^-A .* -j ($pattern)( |\$)" || true; } | sed 's/^-A /-D /' |
+			while read -r rule; do eval "iptables -w -t $t $rule" 2>/dev/null || true; done
+		for c in $chains; do iptables -w -t "$t" -F "$c" 2>/dev/null || true; done
+		for c in $chains; do iptables -w -t "$t" -X "$c" 2>/dev/null || true; done
+	done
+	# veths left by killed sandboxes vanish with their network namespaces; any still attached are ours.
+	ip -o link show type veth 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | while read -r v; do
+		[[ $(ip -o link show "$v" 2>/dev/null) == *"master $POD_BRIDGE"* ]] && ip link delete "$v" || true
+	done
+	for dev in "$POD_BRIDGE" "$NODE_BRIDGE"; do
+		ip link show "$dev" >/dev/null 2>&1 && ip link delete "$dev" && echo "    deleted $dev"
+	done
+fi
 
 if [[ -d $CLUSTER_DIR ]]; then
 	left=$(awk -v d="$CLUSTER_DIR/" 'index($2, d) == 1' /proc/self/mounts | wc -l)
@@ -106,6 +115,10 @@ fi
 for l in /var/log/containers/*.log; do
 	[[ -L $l && $(readlink "$l") == "$CLUSTER_DIR/"* ]] && rm -f "$l"
 done
+$holds_addresses || {
+	say "cluster down in $((SECONDS - t0))s"
+	exit 0
+}
 for r in /var/lib/cni/results/operator101-*-eth0; do
 	[[ -e $r ]] || continue
 	id=${r#/var/lib/cni/results/operator101-}

@@ -54,6 +54,18 @@ running() {
 	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$(<"$PIDS/$1.mark")"
 }
 
+# cluster_alive DIR: some process recorded under the cluster state dir DIR still runs. A state dir whose
+# processes are all gone (a killed session, a reboot) holds nothing and may be cleaned up by anyone.
+cluster_alive() {
+	local pidfile name
+	for pidfile in "$1"/pids/*.pid; do
+		[[ -s $pidfile ]] || continue
+		name=${pidfile%.pid}
+		PIDS=$1/pids running "$(basename "$name")" && return 0
+	done
+	return 1
+}
+
 # wait_until DESCRIPTION SECONDS COMMAND...: polls COMMAND every half second; on timeout, says what it waited
 # for and the command's last output.
 wait_until() {

@@ -26,6 +26,11 @@ say "toolchain (Debian packages, then the Go-built binaries; cached after the fi
 LOCALBIN=$BIN nice -n 10 "$root/hack/tools/install.sh" etcd kube-apiserver kubectl cluster
 
 owner=$(cat "$OWNER_FILE" 2>/dev/null || true)
+if [[ -n $owner && $owner != "$CLUSTER_DIR" && -d $owner ]] && ! cluster_alive "$owner"; then
+	say "the cluster at $owner left its state behind but none of its processes runs: removing it"
+	CLUSTER_DIR=$owner "$root/hack/cluster/down.sh"
+	owner=
+fi
 if [[ -n $owner && $owner != "$CLUSTER_DIR" && -d $owner ]]; then
 	die "another local cluster ($owner) holds this machine's cluster addresses; stop it first: make -C ${owner%/bin/cluster} cluster-down"
 fi
