@@ -98,6 +98,8 @@ func TestOnlyWhatItOwns(t *testing.T) {
 		{"grant on mysql", sqlx.Account{User: "fresh", Host: "%", Grants: map[string][]string{"mysql": {"SELECT"}}}, sqlx.KindInvalidGrant},
 		{"grant on sys", sqlx.Account{User: "fresh", Host: "%", Grants: map[string][]string{"sys": {"SELECT"}}}, sqlx.KindInvalidGrant},
 		{"grant on the records", sqlx.Account{User: "fresh", Host: "%", Grants: map[string][]string{"operator101": {"ALL PRIVILEGES"}}}, sqlx.KindInvalidGrant},
+		// Refused by the planner, after the ownership checks: no record may be left for an account never made.
+		{"a privilege the server has not", sqlx.Account{User: "fresh", Host: "%", Grants: map[string][]string{"team-a_x": {"NOT A PRIVILEGE"}}}, sqlx.KindInvalidGrant},
 	} {
 		tc.a.Password, tc.a.Owner = "tenant-pw", alice
 		n, err := c.Ensure(ctx, tc.a)
@@ -121,6 +123,10 @@ func TestOnlyWhatItOwns(t *testing.T) {
 	}
 	if after := privileges(t, c); after != before {
 		t.Errorf("the privilege tables changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	var fresh int
+	if err := c.DB().QueryRow("SELECT COUNT(*) FROM operator101.accounts WHERE user = 'fresh'").Scan(&fresh); err != nil || fresh != 0 {
+		t.Errorf("%d ownership records for the refused account fresh (%v): an account made later by hand would be alice's", fresh, err)
 	}
 	login := func(user, pw string) error {
 		return mariadbtest.CanLogin(ctx, sqlx.Target{Host: server.Admin.Host, Port: server.Admin.Port, User: user, Password: pw}, 5*time.Second)

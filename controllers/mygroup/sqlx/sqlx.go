@@ -418,21 +418,26 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if _, err := decide(a, o); err != nil {
 		return 0, err
 	}
-	n := 0
-	if o.Record == nil { // a new account, or one adopted: recorded before anything is done to it
-		if err := c.record(ctx, a); err != nil {
-			return 0, err
-		}
+	recordFirst := o.Record == nil // a new account, or one adopted: recorded before anything is done to it
+	if recordFirst {
 		o.Record = &record{Owner: a.Owner}
-		n++
 	}
 	salt, err := randomSalt()
 	if err != nil {
-		return n, err
+		return 0, err
 	}
+	// Planned before the record is written: a plan the server cannot take leaves no record behind, which would
+	// otherwise make an account created later by someone else this DatabaseUser's.
 	stmts, setsPassword, err := plan(a, o, c.server, salt)
 	if err != nil {
-		return n, err
+		return 0, err
+	}
+	n := 0
+	if recordFirst {
+		if err := c.record(ctx, a); err != nil {
+			return 0, err
+		}
+		n++
 	}
 	for i, s := range stmts {
 		if _, err := c.db.ExecContext(ctx, s); err != nil {
