@@ -68,6 +68,7 @@ import (
 type Reconciler struct {
 	kit.Base
 	startDeadline time.Duration
+	defaultImage  string
 }
 
 func newReconciler(b kit.Base, cfg Config) *Reconciler {
@@ -75,7 +76,7 @@ func newReconciler(b kit.Base, cfg Config) *Reconciler {
 	if d <= 0 {
 		d = DefaultStartDeadline
 	}
-	return &Reconciler{Base: b, startDeadline: d}
+	return &Reconciler{Base: b, startDeadline: d, defaultImage: cfg.DefaultImage}
 }
 
 // Reconcile brings one At one step further.
@@ -162,7 +163,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	// The create is the check that the name is free: it never takes over an existing pod, whether the cache
 	// holds it or not (the cache holds only operator101's pods).
-	desired := Pod(at, r.ProxyEnv)
+	desired := Pod(at, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv})
 	err = r.Client.Create(ctx, desired)
 	switch {
 	case err == nil:

@@ -68,23 +68,28 @@ func TestPodName(t *testing.T) {
 
 func TestPod(t *testing.T) {
 	proxyEnv := []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}, {Name: "http_proxy", Value: "http://proxy:3128"}}
+	mirrored := "mirror.example:5000/library/busybox@sha256:" + strings.Repeat("ab", 32)
+	busybox := cnatv1alpha1.DefaultImage
 	for _, tc := range []struct {
 		name      string
 		at        *cnatv1alpha1.At
-		proxy     []corev1.EnvVar
+		defaults  PodDefaults
 		wantImage string
 		wantCmd   []string
 		wantLabel bool
 	}{
-		{"book example", newAt("example-at", "echo YAY", ""), nil, "busybox", []string{"/bin/sh", "-c", "echo YAY"}, true},
-		{"quoting kept whole", newAt("q", `echo "a  b" | tr a c > /dev/null`, ""), nil, "busybox",
+		{"book example", newAt("example-at", "echo YAY", ""), PodDefaults{}, busybox, []string{"/bin/sh", "-c", "echo YAY"}, true},
+		{"quoting kept whole", newAt("q", `echo "a  b" | tr a c > /dev/null`, ""), PodDefaults{}, busybox,
 			[]string{"/bin/sh", "-c", `echo "a  b" | tr a c > /dev/null`}, true},
-		{"own image", newAt("img", "date", "alpine:3.20"), nil, "alpine:3.20", []string{"/bin/sh", "-c", "date"}, true},
-		{"proxy env passed on", newAt("p", "wget x", ""), proxyEnv, "busybox", []string{"/bin/sh", "-c", "wget x"}, true},
-		{"name too long for a label", newAt(strings.Repeat("x", 70), "true", ""), nil, "busybox", []string{"/bin/sh", "-c", "true"}, false},
+		{"own image", newAt("img", "date", "alpine:3.20"), PodDefaults{}, "alpine:3.20", []string{"/bin/sh", "-c", "date"}, true},
+		{"operator's default image", newAt("d", "date", ""), PodDefaults{Image: mirrored}, mirrored, []string{"/bin/sh", "-c", "date"}, true},
+		{"own image over the operator's", newAt("o", "date", "alpine:3.20"), PodDefaults{Image: mirrored}, "alpine:3.20",
+			[]string{"/bin/sh", "-c", "date"}, true},
+		{"proxy env passed on", newAt("p", "wget x", ""), PodDefaults{ProxyEnv: proxyEnv}, busybox, []string{"/bin/sh", "-c", "wget x"}, true},
+		{"name too long for a label", newAt(strings.Repeat("x", 70), "true", ""), PodDefaults{}, busybox, []string{"/bin/sh", "-c", "true"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pod := Pod(tc.at, tc.proxy)
+			pod := Pod(tc.at, tc.defaults)
 			if pod.Name != PodName(tc.at.Name) || pod.Namespace != "ns" {
 				t.Errorf("name %s/%s", pod.Namespace, pod.Name)
 			}
@@ -102,8 +107,8 @@ func TestPod(t *testing.T) {
 			if c.Image != tc.wantImage || !equality.Semantic.DeepEqual(c.Command, tc.wantCmd) || len(c.Args) != 0 {
 				t.Errorf("image %q command %q args %q", c.Image, c.Command, c.Args)
 			}
-			if !equality.Semantic.DeepEqual(c.Env, tc.proxy) {
-				t.Errorf("env %v, want %v", c.Env, tc.proxy)
+			if !equality.Semantic.DeepEqual(c.Env, tc.defaults.ProxyEnv) {
+				t.Errorf("env %v, want %v", c.Env, tc.defaults.ProxyEnv)
 			}
 			if _, ok := pod.Labels[labelAt]; ok != tc.wantLabel {
 				t.Errorf("labels %v", pod.Labels)
@@ -129,7 +134,7 @@ func TestPod(t *testing.T) {
 			if ptr.Deref(pod.Spec.AutomountServiceAccountToken, true) {
 				t.Errorf("the command needs no service account token")
 			}
-			if !equality.Semantic.DeepEqual(pod, Pod(tc.at, tc.proxy)) {
+			if !equality.Semantic.DeepEqual(pod, Pod(tc.at, tc.defaults)) {
 				t.Errorf("Pod is not deterministic")
 			}
 		})
@@ -141,7 +146,7 @@ func TestPodActiveDeadlineSeconds(t *testing.T) {
 	for _, d := range []int64{1, 90, cnatv1alpha1.MaxActiveDeadlineSeconds} {
 		at := newAt("bounded", "sleep infinity", "")
 		at.Spec.ActiveDeadlineSeconds = ptr.To(d)
-		pod := Pod(at, nil)
+		pod := Pod(at, PodDefaults{})
 		if got := ptr.Deref(pod.Spec.ActiveDeadlineSeconds, 0); got != d {
 			t.Errorf("activeDeadlineSeconds %d, want %d", got, d)
 		}
@@ -216,7 +221,7 @@ func TestFromPod(t *testing.T) {
 			// What the cache keeps of the pod (TrimPodForCache) gives the same status as the whole pod, with its
 			// spec, conditions and other containers.
 			full := tc.pod.DeepCopy()
-			full.Spec = Pod(newAt("x", "echo hi", ""), nil).Spec
+			full.Spec = Pod(newAt("x", "echo hi", ""), PodDefaults{}).Spec
 			full.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
 			full.Status.ContainerStatuses = append([]corev1.ContainerStatus{{Name: "sidecar", State: corev1.ContainerState{
 				Terminated: &corev1.ContainerStateTerminated{ExitCode: 9}}}}, full.Status.ContainerStatuses...)

@@ -108,7 +108,7 @@ func TestAdoptsThePodOfACrashedOperator(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	at := createAt(t, ns, "crashed", sched(t0.Add(-time.Minute)), "echo crash")
 	// What the crashed operator left: the pod, and an At without status.
-	must(t, env.Client.Create(context.Background(), cnat.Pod(at, nil)))
+	must(t, env.Client.Create(context.Background(), cnat.Pod(at, cnat.PodDefaults{})))
 
 	cfg, counter := testenv.Counting(env.Config)
 	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, cnat.Config{})
@@ -158,7 +158,7 @@ func TestAlreadyExistsAdoptsThePod(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	at := createAt(t, ns, "lagging", sched(t0), "echo lag")
-	must(t, env.Client.Create(context.Background(), cnat.Pod(at, nil)))
+	must(t, env.Client.Create(context.Background(), cnat.Pod(at, cnat.PodDefaults{})))
 	before, _ := getPod(t, key(at))
 
 	cfg, counter := testenv.Counting(env.Config)

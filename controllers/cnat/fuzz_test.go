@@ -41,7 +41,7 @@ func FuzzAtPod(f *testing.F) {
 		}
 		at := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "uid"},
 			Spec: cnatv1alpha1.AtSpec{Schedule: "2019-04-12T10:12:00Z", Command: command, Image: image}}
-		pod := Pod(at, nil)
+		pod := Pod(at, PodDefaults{})
 		if pod.Name != PodName(name) || len(validation.IsDNS1123Subdomain(pod.Name)) > 0 {
 			t.Fatalf("pod name %q for At %q is not a valid, deterministic name", pod.Name, name)
 		}

@@ -55,14 +55,26 @@ func PodName(atName string) string {
 	return strings.TrimRight(atName[:validation.DNS1123SubdomainMaxLength-len(suffix)], ".-") + suffix
 }
 
+// PodDefaults is what the operator adds to an At's pod from its own configuration.
+type PodDefaults struct {
+	// Image runs the command when the At names none (empty: cnatv1alpha1.DefaultImage).
+	Image string
+	// ProxyEnv (the operator's HTTP(S)_PROXY/NO_PROXY, which OLM sets from the cluster's proxy) is passed on to
+	// the command.
+	ProxyEnv []corev1.EnvVar
+}
+
 // Pod is the pod that runs the At's command: `/bin/sh -c <command>`, never restarted, owned by the At, bounded
-// by the At's activeDeadlineSeconds, and meeting the restricted Pod Security Standard. proxyEnv (the operator's
-// HTTP(S)_PROXY/NO_PROXY, which OLM sets from the cluster's proxy) is passed on to the command.
-func Pod(at *cnatv1alpha1.At, proxyEnv []corev1.EnvVar) *corev1.Pod {
+// by the At's activeDeadlineSeconds, and meeting the restricted Pod Security Standard.
+func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 	image := at.Spec.Image
+	if image == "" {
+		image = d.Image
+	}
 	if image == "" {
 		image = cnatv1alpha1.DefaultImage
 	}
+	proxyEnv := d.ProxyEnv
 	labels := map[string]string{kit.ManagedByLabel: kit.ManagedBy}
 	if len(validation.IsValidLabelValue(at.Name)) == 0 {
 		labels[labelAt] = at.Name

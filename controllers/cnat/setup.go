@@ -49,6 +49,9 @@ type Config struct {
 	// StartDeadline is how long an At's pod may stay Pending (its image not pulled, no node for it, ...)
 	// before the At is FAILED and the pod deleted (default DefaultStartDeadline).
 	StartDeadline time.Duration
+	// DefaultImage runs an At's command when the At names no image (default: the operator's
+	// RELATED_IMAGE_BUSYBOX, else cnatv1alpha1.DefaultImage).
+	DefaultImage string
 }
 
 // DefaultStartDeadline is how long an At's pod may take to start by default: long enough for a slow image
@@ -66,6 +69,9 @@ func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 			return err
 		}
 		cfg.Upgradeable = cond
+	}
+	if cfg.DefaultImage == "" {
+		cfg.DefaultImage = os.Getenv(cnatv1alpha1.DefaultImageEnv)
 	}
 	r := newReconciler(kit.NewBase(mgr, "at", o), cfg)
 	if err := kit.Complete(ctrl.NewControllerManagedBy(mgr).

@@ -36,7 +36,7 @@ func runningPod(ns, name string, phase corev1.PodPhase, start time.Time, deadlin
 	at := newAt(name, "sleep 1", "")
 	at.Namespace = ns
 	at.Spec.ActiveDeadlineSeconds = ptr.To(deadline)
-	pod := Pod(at, nil)
+	pod := Pod(at, PodDefaults{})
 	pod.Status.Phase = phase
 	pod.Status.StartTime = &metav1.Time{Time: start}
 	return *pod

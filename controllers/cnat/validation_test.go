@@ -122,9 +122,12 @@ func TestActiveDeadlineSecondsDefaultAndMax(t *testing.T) {
 	g.Expect(getAt(g, key(at)).Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(60)))
 }
 
-// The book's example applies unchanged, and (its schedule long past) runs at once.
+// The book's example applies unchanged, and (its schedule long past) runs at once, in the image the operator's
+// RELATED_IMAGE_BUSYBOX names (a mirror's, here).
 func TestBookSample(t *testing.T) {
 	g := gomega.NewWithT(t)
+	const mirrored = "mirror.example:5000/library/busybox:1.36"
+	t.Setenv(cnatv1alpha1.DefaultImageEnv, mirrored)
 	ns := env.NewNamespace(t, "at")
 	raw, err := os.ReadFile(filepath.Join(env.Root, "config", "samples", "cnat_v1alpha1_at.yaml"))
 	must(t, err)
@@ -138,7 +141,7 @@ func TestBookSample(t *testing.T) {
 	g.Expect(ok).To(gomega.BeTrue())
 	g.Expect(pod.Name).To(gomega.Equal("example-at-pod"))
 	g.Expect(pod.Spec.Containers[0].Command).To(gomega.Equal([]string{"/bin/sh", "-c", "echo YAY"}))
-	g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal("busybox"))
+	g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal(mirrored))
 	// Bounded by the default deadline, which the API server filled in.
 	g.Expect(pod.Spec.ActiveDeadlineSeconds).To(gomega.HaveValue(gomega.BeEquivalentTo(cnatv1alpha1.DefaultActiveDeadlineSeconds)))
 }

@@ -32,8 +32,13 @@ const (
 // ScheduleLayout is the format of spec.schedule: a UTC time to the second.
 const ScheduleLayout = "2006-01-02T15:04:05Z"
 
-// DefaultImage runs the command when spec.image is empty.
-const DefaultImage = "busybox"
+// DefaultImage runs the command when spec.image is empty and the operator's DefaultImageEnv is unset.
+const DefaultImage = "docker.io/library/busybox:1.36"
+
+// DefaultImageEnv names the operator's environment variable that overrides DefaultImage. The CSV sets it and
+// lists the same image in relatedImages (operator-sdk's RELATED_IMAGE_ convention), so a mirror of the bundle's
+// related images holds what an At runs by default.
+const DefaultImageEnv = "RELATED_IMAGE_BUSYBOX"
 
 // The bounds of spec.activeDeadlineSeconds; keep them equal to the field's markers below.
 const (
@@ -98,7 +103,7 @@ type AtSpec struct {
 	// +kubebuilder:validation:MaxLength=4096
 	Command string `json:"command"`
 
-	// image runs the command (default busybox). It must have /bin/sh and run as a non-root user (65534).
+	// image runs the command (default busybox, the image the operator's RELATED_IMAGE_BUSYBOX names). It must have /bin/sh and run as a non-root user (65534).
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
