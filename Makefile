@@ -175,9 +175,9 @@ envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 
 ##@ Bundle and catalog
 
-# The bundle's related images besides the operator: what the controllers run when a CR names no image (At:
-# "busybox") and the web server of the MyWeb and AppService samples ("nginx"), fully qualified.
-RELATED_IMAGES ?= busybox=docker.io/library/busybox:latest,web=docker.io/library/nginx:latest
+# Related images besides those csvgen finds (the operator, the manager's RELATED_IMAGE_<NAME> variables and the
+# images alm-examples name): name=image,...
+RELATED_IMAGES ?=
 # The image of the project's own scorecard test (test/scorecard/cmd/operator101-scorecard).
 SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
 BUNDLE_DIR ?= bundle
@@ -191,20 +191,24 @@ bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) fo
 	@# generate bundle wants its input on a pipe.
 	$(KUSTOMIZE) build config/manifests > $(LOCALBIN)/bundle-input.yaml
 	cat $(LOCALBIN)/bundle-input.yaml | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --output-dir $(BUNDLE_DIR)
-	$(CSVGEN) finalize -bundle $(BUNDLE_DIR) -version $(VERSION) -image $(IMG) -related $(RELATED_IMAGES) -scorecard-image $(SCORECARD_IMG)
+	$(CSVGEN) finalize -bundle $(BUNDLE_DIR) -version $(VERSION) -image $(IMG) -related '$(RELATED_IMAGES)' -scorecard-image $(SCORECARD_IMG)
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: bundle-build
-bundle-build: ## Build the bundle image BUNDLE_IMG (offline, podman) from bundle/, relabelled for VERSION and IMG.
-	hack/images.sh bundle $(BUNDLE_IMG) $(VERSION) $(IMG)
+bundle-build: ## Build the bundle image BUNDLE_IMG (offline, podman) from bundle/ (make bundle VERSION=... IMG=... first).
+	hack/images.sh bundle $(BUNDLE_IMG)
 
 .PHONY: bundle-push
 bundle-push: ## Push the bundle image.
 	$(CONTAINER_TOOL) push $(call push_flags,$(BUNDLE_IMG)) $(BUNDLE_IMG)
 
+.PHONY: release
+release: ## Release VERSION from HEAD (committed, clean): images by digest, recorded in config/catalog (docs/packaging.md).
+	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) hack/release.sh new $(VERSION)
+
 .PHONY: catalog
-catalog: opm ## Render the file-based catalog (catalog/operator101/) from config/catalog with opm, then validate it.
-	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) OPM=$(OPM) hack/catalog.sh
+catalog: opm ## Render catalog/operator101/ from config/catalog's released bundle images with opm, then validate it.
+	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) OPM=$(OPM) hack/catalog.sh catalog
 
 .PHONY: catalog-build
 catalog-build: opm ## Build the catalog image CATALOG_IMG (offline, podman, on a locally built opm image).

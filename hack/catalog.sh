@@ -1,43 +1,50 @@
 #!/usr/bin/env bash
-# Renders operator101's file-based catalog into catalog/operator101/ with the locally built opm, offline:
-#  1. the package and channels come from the template config/catalog/operator101.yaml;
-#  2. for every bundle version the channels name, hack/bundle-version.sh writes that version's bundle
-#     directory (bundle/, relabelled) and `opm render DIR` turns it into an olm.bundle with all its properties;
-#     the bundle's image is set to IMAGE_TAG_BASE-bundle:vVERSION (what `make bundle-build` builds), since a
-#     directory has no image name;
-#  3. `opm render` of the assembled directory writes it back in opm's canonical form, and `opm validate` checks it.
-# The result is committed; `make verify-generated` fails if it is stale.
+# Renders operator101's file-based catalog with opm, offline: `opm alpha render-template basic` expands the
+# template config/catalog/operator101.yaml, pulling each release's bundle image by digest, and `opm validate`
+# checks the result. A released version is always rendered from its own image, never from today's bundle/.
+#
+#   hack/catalog.sh [DIR]            DIR (default catalog)/operator101/index.yaml: the releases (make catalog;
+#                                    committed)
+#   hack/catalog.sh DIR BUNDLE@DIG   DIR/operator101/index.yaml: the releases and BUNDLE, the bundle of this
+#                                    tree (make bundle), as the next version of the default channel: what the
+#                                    catalog becomes when this tree is released (the e2e and make demo install it)
+#
+# The release images come from the registry (hack/release.sh ensure rebuilds the ones it lacks from their
+# commits first). Registry and names: see hack/release.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OPM=${OPM:-bin/opm}
-IMAGE_TAG_BASE=${IMAGE_TAG_BASE:-localhost:5000/operator101/operator101}
 template=config/catalog/operator101.yaml
-out=catalog/operator101
+out=${1:-catalog}
+dev_bundle=${2:-}
 
-hack/install-deps.sh jq
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/fbc"
-cp "$template" "$work/fbc/operator101.yaml"
+cp "$template" "$work/template.yaml"
+if [[ -n $dev_bundle ]]; then
+	go run ./hack/csvgen add-release -template "$work/template.yaml" -bundle bundle -image "$dev_bundle"
+fi
 
-versions=$(grep -o 'operator101\.v[0-9][0-9A-Za-z.+-]*' "$template" | sed 's/^operator101\.v//' | sort -uV)
-[[ -n $versions ]] || { echo "catalog.sh: no bundle versions in $template" >&2; exit 1; }
-for v in $versions; do
-	hack/bundle-version.sh "$work/bundle-$v" "$v" "$IMAGE_TAG_BASE:v$v"
-	img=$IMAGE_TAG_BASE-bundle:v$v
-	# A rendered image lists itself among its related images; a directory cannot, so add it as opm would.
-	"$OPM" render "$work/bundle-$v" -o json |
-		jq --arg img "$img" '.image = $img | .relatedImages = ((.relatedImages // []) + [{"name": "", "image": $img}])' \
-			>"$work/fbc/bundle-v$v.json"
-done
-
-"$OPM" render "$work/fbc" -o yaml >"$work/index.yaml"
+# opm pulls the bundles while hack/release.sh keeps the registry up; plain HTTP only to a registry on this machine.
+http=()
+case ${IMAGE_TAG_BASE:-localhost:5000/} in localhost:* | 127.0.0.1:*) http=(--use-http) ;; esac
+hack/release.sh ensure -- "$OPM" alpha render-template basic "$work/template.yaml" -o yaml "${http[@]}" \
+	>"$work/index.yaml" || {
+	echo "catalog: opm alpha render-template basic failed on $template" >&2
+	exit 1
+}
 mkdir -p "$work/check/operator101"
 cp "$work/index.yaml" "$work/check/operator101/index.yaml"
-"$OPM" validate "$work/check"
-# Only a rendered and valid catalog replaces the committed one.
-rm -rf "$out"
-mkdir -p "$out"
-mv "$work/index.yaml" "$out/index.yaml"
-echo "==> catalog/operator101/index.yaml: versions $(echo $versions), validated"
+"$OPM" validate "$work/check" || {
+	kept=$(mktemp "${TMPDIR:-/tmp}/operator101-catalog.XXXXXX.yaml")
+	cp "$work/index.yaml" "$kept"
+	echo "catalog: opm validate refused the rendered catalog (kept in $kept; its first lines:)" >&2
+	head -5 "$kept" >&2
+	exit 1
+}
+# Only a rendered and valid catalog replaces the one in place.
+rm -rf "$out/operator101"
+mkdir -p "$out/operator101"
+mv "$work/index.yaml" "$out/operator101/index.yaml"
+echo "==> $out/operator101/index.yaml: $(grep -c '^schema: olm.bundle$' "$out/operator101/index.yaml") bundles, validated"

@@ -6,17 +6,25 @@
 #
 #   hack/images.sh operator  IMG                     the manager, FROM scratch, USER 65532 (Dockerfile, target offline;
 #                                                    OFFLINE=0 builds the Dockerfile's online multi-stage target instead)
-#   hack/images.sh bundle    IMG [VERSION [OP_IMG]]  bundle/ (relabelled for VERSION, see hack/bundle-version.sh)
+#   hack/images.sh bundle    IMG                     bundle/ as `make bundle` wrote it
 #   hack/images.sh opm       IMG                     /bin/opm + grpc_health_probe + busybox, /tmp 1777, USER 1001: the catalog's base
-#   hack/images.sh catalog   IMG                     catalog/ served by opm (catalog.Dockerfile on the opm image)
+#   hack/images.sh catalog   IMG [DIR]               DIR (default catalog/) served by opm (catalog.Dockerfile on the opm image)
 #   hack/images.sh scorecard IMG                     operator101's scorecard test (test/scorecard/cmd/operator101-scorecard)
 #
 # CONTAINER_TOOL (default podman) may be buildah: `buildah bud` takes the same flags.
+#
+# Builds are reproducible: the same source gives the same image, byte for byte, on any machine with the same
+# toolchain. Go builds are (-trimpath), and every image and file time is SOURCE_DATE_EPOCH (default: the commit
+# time of SRC's HEAD), so a released digest can be rebuilt from its commit (hack/release.sh checks it does).
+# No layer cache: a layer cached by an earlier build of the same step with other times would be reused as is.
+# SRC (default: this repository) is the source tree the manager, the scorecard test and the bundle come from.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+src=$(cd "${SRC:-$root}" && pwd)
 tool=${CONTAINER_TOOL:-podman}
+epoch=${SOURCE_DATE_EPOCH:-$(git -C "$src" log -1 --format=%ct 2>/dev/null || echo 0)}
 OPM_IMG=${OPM_IMG:-localhost/operator101/opm:v1.64.0}
 
 [[ $# -ge 2 ]] || { sed -n '2,14p' "$0" >&2; exit 2; }
@@ -32,32 +40,32 @@ build() { # build DOCKERFILE CONTEXT [extra flags...]
 	local file=$1 dir=$2
 	shift 2
 	if [[ $tool == buildah ]]; then
-		buildah bud --network none --layers -f "$file" -t "$img" "$@" "$dir"
+		buildah bud --network none --no-cache --timestamp "$epoch" -f "$file" -t "$img" "$@" "$dir"
 	else
 		# runc, not podman's default crun: crun cannot create RUN-step containers with cgroups v1 (hybrid).
-		"$tool" build --runtime "${OCI_RUNTIME:-runc}" --network none -f "$file" -t "$img" "$@" "$dir"
+		"$tool" build --runtime "${OCI_RUNTIME:-runc}" --network none --no-cache --timestamp "$epoch" -f "$file" -t "$img" "$@" "$dir"
 	fi
 	echo "==> built $img"
 }
 
-static_go() { # static_go OUT PACKAGE
-	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" "$2"
+static_go() { # static_go OUT PACKAGE (of SRC)
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" "$2")
 }
 
 case $what in
 operator)
 	if [[ ${OFFLINE:-1} == 0 ]]; then
 		# With internet: the usual multi-stage build (golang -> distroless) from the repository.
-		"$tool" build -f "$root/Dockerfile" -t "$img" "$root"
+		"$tool" build -f "$src/Dockerfile" -t "$img" "$src"
 		exit 0
 	fi
 	static_go "$ctx/manager" .
-	build "$root/Dockerfile" "$ctx" --target offline
+	build "$src/Dockerfile" "$ctx" --target offline
 	;;
 bundle)
-	version=${1:-} op_img=${2:-}
-	hack/bundle-version.sh "$ctx/bundle" "$version" "$op_img"
-	build "$root/bundle.Dockerfile" "$ctx"
+	[[ $# -eq 0 ]] || { echo "images.sh: bundle takes IMG only; make bundle VERSION=... IMG=... writes bundle/" >&2; exit 2; }
+	cp -a "$src/bundle" "$ctx/bundle"
+	build "$src/bundle.Dockerfile" "$ctx"
 	;;
 opm)
 	[[ -x bin/opm ]] || hack/tools/install.sh opm
@@ -84,7 +92,7 @@ catalog)
 	if ! "$tool" image exists "$OPM_IMG" 2>/dev/null; then
 		"$0" opm "$OPM_IMG"
 	fi
-	cp -a catalog "$ctx/catalog"
+	cp -a "${1:-catalog}" "$ctx/catalog"
 	build "$root/catalog.Dockerfile" "$ctx" --build-arg "OPM_IMAGE=$OPM_IMG"
 	;;
 scorecard)

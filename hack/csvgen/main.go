@@ -23,10 +23,15 @@ limitations under the License.
 //	    every field of the schema (x-descriptors chosen from the field's name and type). Run it after the
 //	    CRDs change (make bundle does), so the descriptors follow the API types.
 //	csvgen finalize -csv BUNDLE_CSV -version V -image IMG -related name=image,...
-//	    sets the bundle CSV's name and version, the operator image (deployment and containerImage), and
-//	    relatedImages.
+//	    sets the bundle CSV's name and version, the operator image (deployment and containerImage),
+//	    relatedImages, and the upgrade edge the catalog template gives the version.
+//	csvgen stamp -bundle DIR -created-at RFC3339
+//	    sets the CSV's createdAt: a release stamps its commit's time, so the bundle stays reproducible and a
+//	    development bundle (no createdAt) does not change with every commit.
+//	csvgen add-release -template F -bundle DIR -image IMG@sha256:D
+//	    records a released bundle in the catalog template (see catalog.go).
 //
-// Both commands are deterministic: the same input gives byte-identical output.
+// Every command is deterministic: the same input gives byte-identical output.
 package main
 
 import (
@@ -36,6 +41,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -44,7 +50,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: csvgen descriptors|finalize [flags]")
+		fmt.Fprintln(os.Stderr, "usage: csvgen descriptors|finalize|stamp|add-release [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -53,8 +59,12 @@ func main() {
 		err = runDescriptors(os.Args[2:])
 	case "finalize":
 		err = runFinalize(os.Args[2:])
+	case "stamp":
+		err = runStamp(os.Args[2:])
+	case "add-release":
+		err = runAddRelease(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (descriptors, finalize)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (descriptors, finalize, stamp, add-release)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "csvgen: %v\n", err)
@@ -63,7 +73,7 @@ func main() {
 }
 
 func runDescriptors(args []string) error {
-	fs := flag.NewFlagSet("descriptors", flag.ExitOnError)
+	fs := newFlagSet("descriptors")
 	csvPath := fs.String("csv", "config/manifests/bases/operator101.clusterserviceversion.yaml", "the CSV base to rewrite")
 	crdDir := fs.String("crds", "config/crd/bases", "directory of the CRDs")
 	_ = fs.Parse(args)
@@ -94,20 +104,19 @@ func runDescriptors(args []string) error {
 }
 
 func runFinalize(args []string) error {
-	fs := flag.NewFlagSet("finalize", flag.ExitOnError)
+	fs := newFlagSet("finalize")
 	dir := fs.String("bundle", "bundle", "the bundle directory to finalize")
 	version := fs.String("version", "", "the bundle version, e.g. 0.2.0")
 	image := fs.String("image", "", "the operator image")
-	related := fs.String("related", "", "more related images: name=image,name=image (default: keep the CSV's)")
+	related := fs.String("related", "", "more related images besides the operator, its RELATED_IMAGE_ variables and the examples' images: name=image,...")
 	scImage := fs.String("scorecard-image", "", "the image of the operator101 scorecard suite's tests")
 	catalog := fs.String("catalog", "config/catalog/operator101.yaml",
-		"the catalog template: the version's channel entry gives the CSV its replaces and olm.skipRange")
+		"the catalog template: it gives the version's replaces and olm.skipRange (see Template.UpgradeEdge)")
 	_ = fs.Parse(args)
 	if *version == "" || *image == "" {
 		return fmt.Errorf("finalize needs -version and -image")
 	}
-	csvPath := filepath.Join(*dir, "manifests", "operator101.clusterserviceversion.yaml")
-	csv, err := readYAML(csvPath)
+	csv, err := readYAML(csvPath(*dir))
 	if err != nil {
 		return err
 	}
@@ -118,12 +127,16 @@ func runFinalize(args []string) error {
 	if err := Finalize(csv, *version, *image, rel); err != nil {
 		return err
 	}
-	edge, err := UpgradeEdge(*catalog, "operator101.v"+*version)
+	tmpl, err := LoadTemplate(*catalog)
 	if err != nil {
 		return err
 	}
+	edge, err := tmpl.UpgradeEdge("operator101", *version)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *catalog, err)
+	}
 	SetUpgradeEdge(csv, edge)
-	if err := writeYAML(csvPath, csv); err != nil {
+	if err := writeYAML(csvPath(*dir), csv); err != nil {
 		return err
 	}
 	if *scImage == "" {
@@ -140,51 +153,35 @@ func runFinalize(args []string) error {
 	return writeYAML(scPath, sc)
 }
 
+func runStamp(args []string) error {
+	fs := newFlagSet("stamp")
+	dir := fs.String("bundle", "bundle", "the bundle directory")
+	at := fs.String("created-at", "", "the creation time, RFC 3339 (a release gives its commit's time)")
+	_ = fs.Parse(args)
+	csv, err := readYAML(csvPath(*dir))
+	if err != nil {
+		return err
+	}
+	if err := Stamp(csv, *at); err != nil {
+		return err
+	}
+	return writeYAML(csvPath(*dir), csv)
+}
+
+// Stamp sets the CSV's createdAt annotation to at, which must be an RFC 3339 time in UTC.
+func Stamp(csv map[string]any, at string) error {
+	t, err := time.Parse(time.RFC3339, at)
+	if err != nil || t.Location() != time.UTC {
+		return fmt.Errorf("created-at %q: want an RFC 3339 time in UTC, e.g. 2026-11-24T01:44:47Z", at)
+	}
+	mapAt(mapAt(csv, "metadata"), "annotations")["createdAt"] = t.Format(time.RFC3339)
+	return nil
+}
+
 // Edge is where a version sits in the upgrade graph: the CSV it replaces and the range it skips.
 type Edge struct {
 	Replaces  string `json:"replaces,omitempty"`
 	SkipRange string `json:"skipRange,omitempty"`
-}
-
-// UpgradeEdge reads the catalog template's channel entries for csvName. The catalog is the source of the upgrade
-// graph; the CSV carries the same edge so that installs without the catalog (operator-sdk run bundle-upgrade,
-// SQLite indexes built with opm's replaces mode) upgrade the same way. Channels must agree.
-func UpgradeEdge(catalogPath, csvName string) (Edge, error) {
-	raw, err := os.ReadFile(catalogPath)
-	if err != nil {
-		return Edge{}, err
-	}
-	var edge *Edge
-	for _, doc := range strings.Split(string(raw), "\n---") {
-		var ch struct {
-			Schema  string `json:"schema"`
-			Name    string `json:"name"`
-			Entries []struct {
-				Name string `json:"name"`
-				Edge `json:",inline"`
-			} `json:"entries"`
-		}
-		if err := yaml.Unmarshal([]byte(doc), &ch); err != nil {
-			return Edge{}, fmt.Errorf("%s: %w", catalogPath, err)
-		}
-		if ch.Schema != "olm.channel" {
-			continue
-		}
-		for _, e := range ch.Entries {
-			if e.Name != csvName {
-				continue
-			}
-			if edge != nil && *edge != e.Edge {
-				return Edge{}, fmt.Errorf("%s: channels disagree on the upgrade edge of %s", catalogPath, csvName)
-			}
-			found := e.Edge
-			edge = &found
-		}
-	}
-	if edge == nil {
-		return Edge{}, nil // not in the catalog (yet): no edge
-	}
-	return *edge, nil
 }
 
 // SetUpgradeEdge writes spec.replaces and the olm.skipRange annotation, removing them when the edge has none.
@@ -246,7 +243,7 @@ func Finalize(csv map[string]any, version, image string, related []RelatedImage)
 	meta["name"] = "operator101.v" + version
 	ann := mapAt(meta, "annotations")
 	ann["containerImage"] = image
-	// A creation time would make every regeneration differ; the bundle is reproducible instead.
+	// A creation time would make every regeneration differ: only a release stamps one (its commit's time).
 	delete(ann, "createdAt")
 	spec := mapAt(csv, "spec")
 	spec["version"] = version
@@ -268,21 +265,83 @@ func Finalize(csv map[string]any, version, image string, related []RelatedImage)
 	if !found {
 		return fmt.Errorf("no container named manager in the CSV's deployments")
 	}
-	images := []any{map[string]any{"name": "operator101", "image": image}}
-	if related == nil {
-		// Keep the other related images the CSV already names.
-		old, _ := spec["relatedImages"].([]any)
-		for _, r := range old {
-			if rm, ok := r.(map[string]any); ok && rm["name"] != "operator101" {
-				images = append(images, rm)
-			}
-		}
+	rel, err := relatedImages(csv, image, related)
+	if err != nil {
+		return err
 	}
-	for _, r := range related {
+	images := make([]any, 0, len(rel))
+	for _, r := range rel {
 		images = append(images, map[string]any{"name": r.Name, "image": r.Image})
 	}
 	spec["relatedImages"] = images
 	return nil
+}
+
+// relatedImages is every image the bundle may run, for a mirror to copy: the operator; the related images the CSV
+// has (operator-sdk generate bundle lists each RELATED_IMAGE_<NAME> variable of the manager, an image a controller
+// runs by default, as <name>); each image an example of alm-examples names, fully qualified, as <kind>-<group's
+// first label>; then extra. An image is listed once.
+func relatedImages(csv map[string]any, operator string, extra []RelatedImage) ([]RelatedImage, error) {
+	out := []RelatedImage{{Name: "operator101", Image: operator}}
+	seen := map[string]bool{operator: true}
+	add := func(name, img string) {
+		if !seen[img] {
+			seen[img] = true
+			out = append(out, RelatedImage{Name: name, Image: img})
+		}
+	}
+	old, _ := mapAt(csv, "spec")["relatedImages"].([]any)
+	for _, r := range old {
+		rm, _ := r.(map[string]any)
+		name, _ := rm["name"].(string)
+		img, _ := rm["image"].(string)
+		if name != "operator101" && img != "" {
+			add(name, img)
+		}
+	}
+	raw, _ := mapAt(mapAt(csv, "metadata"), "annotations")["alm-examples"].(string)
+	var examples []struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Spec       struct {
+			Image string `json:"image"`
+		} `json:"spec"`
+	}
+	if raw != "" {
+		if err := yaml.Unmarshal([]byte(raw), &examples); err != nil {
+			return nil, fmt.Errorf("alm-examples: %w", err)
+		}
+	}
+	for _, ex := range examples {
+		if ex.Spec.Image == "" {
+			continue
+		}
+		group, _, _ := strings.Cut(ex.APIVersion, "/")
+		label, _, _ := strings.Cut(group, ".")
+		add(strings.ToLower(ex.Kind)+"-"+label, qualifiedImage(ex.Spec.Image))
+	}
+	for _, r := range extra {
+		add(r.Name, r.Image)
+	}
+	return out, nil
+}
+
+// qualifiedImage is the full name a container runtime pulls for img: docker.io/library/ for a bare name,
+// docker.io/ for a name without a registry, :latest without a tag or digest. (The few lines of
+// distribution/reference's normalisation the examples need, rather than a new module.)
+func qualifiedImage(img string) string {
+	first, rest, hasSlash := strings.Cut(img, "/")
+	switch {
+	case !hasSlash:
+		img = "docker.io/library/" + img
+	case !strings.ContainsAny(first, ".:") && first != "localhost":
+		img = "docker.io/" + first + "/" + rest
+	}
+	last := img[strings.LastIndex(img, "/")+1:]
+	if !strings.Contains(last, ":") && !strings.Contains(last, "@") {
+		img += ":latest"
+	}
+	return img
 }
 
 // mapAt returns m[key] as a map, creating it when absent.
@@ -293,6 +352,13 @@ func mapAt(m map[string]any, key string) map[string]any {
 	v := map[string]any{}
 	m[key] = v
 	return v
+}
+
+func newFlagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ExitOnError) }
+
+// csvPath is the CSV of the bundle in dir.
+func csvPath(dir string) string {
+	return filepath.Join(dir, "manifests", "operator101.clusterserviceversion.yaml")
 }
 
 func readYAML(path string) (map[string]any, error) {

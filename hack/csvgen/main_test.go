@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"os"
 	"reflect"
 	"testing"
 
@@ -112,20 +111,28 @@ func TestFinalize(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(`
 metadata:
   name: operator101.v0.0.1
-  annotations: {createdAt: "2026-01-01T00:00:00Z", containerImage: old}
+  annotations:
+    createdAt: "2026-01-01T00:00:00Z"
+    containerImage: old
+    alm-examples: '[{"apiVersion":"operator.k8s-summit.org/v1","kind":"MyWeb","spec":{"image":"nginx"}},
+      {"apiVersion":"app.example.com/v1","kind":"AppService","spec":{"image":"nginx:1.7.9"}},
+      {"apiVersion":"batch.schwarzeni.github.com/v1alpha1","kind":"AppService","spec":{"image":"nginx:1.7.9"}},
+      {"apiVersion":"cnat.programming-kubernetes.info/v1alpha1","kind":"At","spec":{"command":"true"}}]'
 spec:
   version: 0.0.1
-  relatedImages: [{name: operator101, image: old}, {name: busybox, image: busybox:1}]
+  relatedImages: [{name: operator101, image: old}, {name: busybox, image: "docker.io/library/busybox:1.36"}]
   install:
     spec:
       deployments:
-      - spec: {template: {spec: {containers: [{name: manager, image: old}]}}}
+      - spec: {template: {spec: {containers: [{name: manager, image: old,
+          env: [{name: WATCH_NAMESPACE}, {name: RELATED_IMAGE_BUSYBOX, value: "docker.io/library/busybox:1.36"}]}]}}}
 `), &csv); err != nil {
 		t.Fatal(err)
 	}
-	if err := Finalize(csv, "0.1.0", "reg/op:v0.1.0", nil); err != nil {
+	if err := Finalize(csv, "0.1.0", "reg/op:v0.1.0", []RelatedImage{{"extra", "quay.io/x/y@sha256:00"}}); err != nil {
 		t.Fatal(err)
 	}
+	delete(mapAt(mapAt(csv, "metadata"), "annotations"), "alm-examples")
 	out, _ := yaml.Marshal(csv)
 	want := `metadata:
   annotations:
@@ -139,13 +146,23 @@ spec:
           template:
             spec:
               containers:
-              - image: reg/op:v0.1.0
+              - env:
+                - name: WATCH_NAMESPACE
+                - name: RELATED_IMAGE_BUSYBOX
+                  value: docker.io/library/busybox:1.36
+                image: reg/op:v0.1.0
                 name: manager
   relatedImages:
   - image: reg/op:v0.1.0
     name: operator101
-  - image: busybox:1
+  - image: docker.io/library/busybox:1.36
     name: busybox
+  - image: docker.io/library/nginx:latest
+    name: myweb-operator
+  - image: docker.io/library/nginx:1.7.9
+    name: appservice-app
+  - image: quay.io/x/y@sha256:00
+    name: extra
   version: 0.1.0
 `
 	if string(out) != want {
@@ -153,34 +170,33 @@ spec:
 	}
 }
 
-func TestUpgradeEdge(t *testing.T) {
-	for _, tc := range []struct {
-		csv  string
-		want Edge
-	}{
-		{"operator101.v0.1.0", Edge{}},
-		{"operator101.v0.2.0", Edge{Replaces: "operator101.v0.1.0", SkipRange: ">=0.1.0 <0.2.0"}},
-		{"operator101.v9.9.9", Edge{}},
+func TestQualifiedImage(t *testing.T) {
+	for in, want := range map[string]string{
+		"nginx":                        "docker.io/library/nginx:latest",
+		"nginx:alpine":                 "docker.io/library/nginx:alpine",
+		"bitnami/nginx":                "docker.io/bitnami/nginx:latest",
+		"quay.io/org/app:v1":           "quay.io/org/app:v1",
+		"localhost:5000/x/app":         "localhost:5000/x/app:latest",
+		"localhost/app@sha256:abc":     "localhost/app@sha256:abc",
+		"registry.example:5000/app:v2": "registry.example:5000/app:v2",
 	} {
-		got, err := UpgradeEdge("../../config/catalog/operator101.yaml", tc.csv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != tc.want {
-			t.Errorf("%s: edge %+v, want %+v", tc.csv, got, tc.want)
-		}
-		csv := map[string]any{"spec": map[string]any{"replaces": "stale"}, "metadata": map[string]any{}}
-		SetUpgradeEdge(csv, got)
-		if r, ok := csv["spec"].(map[string]any)["replaces"]; (tc.want.Replaces == "") == ok || (ok && r != tc.want.Replaces) {
-			t.Errorf("%s: spec.replaces %v", tc.csv, r)
+		if got := qualifiedImage(in); got != want {
+			t.Errorf("qualifiedImage(%q) = %q, want %q", in, got, want)
 		}
 	}
-	bad := t.TempDir() + "/catalog.yaml"
-	if err := os.WriteFile(bad, []byte("schema: olm.channel\nname: a\nentries:\n- name: x.v2\n  replaces: x.v1\n---\n"+
-		"schema: olm.channel\nname: b\nentries:\n- name: x.v2\n  replaces: x.v0\n"), 0o600); err != nil {
+}
+
+func TestStamp(t *testing.T) {
+	csv := map[string]any{}
+	if err := Stamp(csv, "2026-11-24T01:44:47Z"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := UpgradeEdge(bad, "x.v2"); err == nil {
-		t.Error("channels that disagree were accepted")
+	if got := mapAt(mapAt(csv, "metadata"), "annotations")["createdAt"]; got != "2026-11-24T01:44:47Z" {
+		t.Errorf("createdAt = %v", got)
+	}
+	for _, bad := range []string{"", "2026-11-24", "2026-11-24T01:44:47+01:00", "yesterday"} {
+		if err := Stamp(map[string]any{}, bad); err == nil {
+			t.Errorf("Stamp(%q) took it", bad)
+		}
 	}
 }

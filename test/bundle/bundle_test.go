@@ -20,10 +20,12 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -183,8 +185,37 @@ func TestBundleContents(t *testing.T) {
 	for _, r := range csv.Spec.RelatedImages {
 		related[r.Name] = r.Image
 	}
-	if related["operator101"] != img || related["busybox"] == "" || related["web"] == "" {
-		t.Errorf("relatedImages %v: want operator101 (= containerImage), busybox and web", related)
+	if related["operator101"] != img || related["busybox"] == "" {
+		t.Errorf("relatedImages %v: want operator101 (= containerImage) and busybox", related)
+	}
+	// Each image an example names is related, fully qualified, so a mirror holds what the examples run.
+	for _, ex := range examples {
+		spec, _ := ex["spec"].(map[string]any)
+		image, _ := spec["image"].(string)
+		if image == "" {
+			continue
+		}
+		found := false
+		for _, r := range csv.Spec.RelatedImages {
+			found = found || strings.HasSuffix(r.Image, "/"+image) || strings.HasSuffix(r.Image, "/"+image+":latest")
+		}
+		if !found {
+			t.Errorf("the %s example's image %q is not among the related images %v", ex["kind"], image, related)
+		}
+	}
+	// Every image the manager runs by default comes from a RELATED_IMAGE_<NAME> variable and is the related image
+	// <name>, so a mirror of the related images holds it.
+	n := 0
+	for _, e := range dep[0].Spec.Template.Spec.Containers[0].Env {
+		if name, ok := strings.CutPrefix(e.Name, "RELATED_IMAGE_"); ok {
+			n++
+			if related[strings.ToLower(name)] != e.Value || e.Value == "" {
+				t.Errorf("%s=%q, but relatedImages has %s=%q", e.Name, e.Value, strings.ToLower(name), related[strings.ToLower(name)])
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("the manager has no RELATED_IMAGE_ variable: where does the At's default image come from?")
 	}
 	if csv.Annotations["operatorframework.io/suggested-namespace"] == "" {
 		t.Error("no operatorframework.io/suggested-namespace annotation")
@@ -293,10 +324,13 @@ func pathsOfStatus(ds []v1alpha1.StatusDescriptor) []string {
 	return out
 }
 
-// TestCatalogUpgradeGraph checks the committed catalog's upgrade graph: both versions, each channel's entries
-// (0.2.0 replaces 0.1.0 with a skipRange), and every bundle's image and version.
-func TestCatalogUpgradeGraph(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "catalog", "operator101", "index.yaml"))
+// TestCatalogHoldsTheReleases checks the committed catalog against the record of releases
+// (config/catalog/releases): one channel, stable, with every release in order; each release's bundle by the
+// recorded digest, with its version and its operator image by digest; and bundle/, the next version, replacing
+// the newest release and skipping all of them.
+func TestCatalogHoldsTheReleases(t *testing.T) {
+	root := repoRoot(t)
+	raw, err := os.ReadFile(filepath.Join(root, "catalog", "operator101", "index.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,16 +349,30 @@ func TestCatalogUpgradeGraph(t *testing.T) {
 			Type  string         `json:"type"`
 			Value map[string]any `json:"value"`
 		} `json:"properties"`
+		RelatedImages []struct {
+			Image string `json:"image"`
+		} `json:"relatedImages"`
+	}
+	type deprecations struct {
+		Entries []struct {
+			Reference struct{ Schema, Name string } `json:"reference"`
+			Message   string                        `json:"message"`
+		} `json:"entries"`
 	}
 	channels := map[string][]entry{}
 	bundles := map[string]blob{}
 	var pkg blob
+	var deprecated deprecations
 	for _, doc := range strings.Split(string(raw), "\n---\n") {
 		var b blob
 		if err := yaml.Unmarshal([]byte(doc), &b); err != nil {
 			t.Fatalf("catalog: %v", err)
 		}
 		switch b.Schema {
+		case "olm.deprecations":
+			if err := yaml.Unmarshal([]byte(doc), &deprecated); err != nil {
+				t.Fatalf("catalog: %v", err)
+			}
 		case "olm.package":
 			pkg = b
 		case "olm.channel":
@@ -333,35 +381,71 @@ func TestCatalogUpgradeGraph(t *testing.T) {
 			bundles[b.Name] = b
 		}
 	}
-	if pkg.Name != "operator101" || pkg.DefaultChannel != "stable" {
-		t.Errorf("package %q default channel %q, want operator101 / stable", pkg.Name, pkg.DefaultChannel)
+	if pkg.Name != "operator101" || pkg.DefaultChannel != "stable" || len(channels) != 1 {
+		t.Errorf("package %q default channel %q, channels %v: want operator101, stable only", pkg.Name, pkg.DefaultChannel, channels)
 	}
-	want := []entry{
-		{Name: "operator101.v0.1.0"},
-		{Name: "operator101.v0.2.0", Replaces: "operator101.v0.1.0", SkipRange: ">=0.1.0 <0.2.0"},
+
+	records, err := os.ReadFile(filepath.Join(root, "config", "catalog", "releases"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, ch := range []string{"stable", "alpha"} {
-		if got := channels[ch]; !reflect.DeepEqual(got, want) {
-			t.Errorf("channel %s entries %+v, want %+v", ch, got, want)
-		}
-	}
-	for _, v := range []string{"0.1.0", "0.2.0"} {
-		b, ok := bundles["operator101.v"+v]
-		if !ok {
-			t.Errorf("no olm.bundle operator101.v%s", v)
+	var released []string
+	for _, line := range strings.Split(string(records), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		if !strings.HasSuffix(b.Image, "-bundle:v"+v) {
-			t.Errorf("bundle %s image %q, want ...-bundle:v%s", b.Name, b.Image, v)
+		if len(f) != 5 {
+			t.Fatalf("releases: %q: want VERSION COMMIT OPERATOR SCORECARD BUNDLE", line)
 		}
-		found := false
+		version, op, bundleImg := f[0], f[2], f[4]
+		name := "operator101.v" + version
+		released = append(released, name)
+		b, ok := bundles[name]
+		if !ok {
+			t.Errorf("release %s is not in the catalog", version)
+			continue
+		}
+		if b.Image != bundleImg || !strings.Contains(op, "@sha256:") {
+			t.Errorf("release %s: catalog image %s, recorded %s (operator %s): want both by digest, equal", version, b.Image, bundleImg, op)
+		}
+		var hasOp, hasVersion bool
+		for _, ri := range b.RelatedImages {
+			hasOp = hasOp || ri.Image == op
+		}
 		for _, p := range b.Properties {
-			if p.Type == "olm.package" && p.Value["version"] == v && p.Value["packageName"] == "operator101" {
-				found = true
-			}
+			hasVersion = hasVersion || (p.Type == "olm.package" && p.Value["version"] == version)
 		}
-		if !found {
-			t.Errorf("bundle %s has no olm.package property with version %s", b.Name, v)
+		if !hasOp || !hasVersion {
+			t.Errorf("release %s: operator image %s among related images %v, version property %v", version, op, hasOp, hasVersion)
 		}
+	}
+	if len(released) == 0 || len(bundles) != len(released) {
+		t.Fatalf("catalog bundles %d, releases %v: the catalog holds exactly the releases", len(bundles), released)
+	}
+	var names []string
+	for _, e := range channels["stable"] {
+		names = append(names, e.Name)
+	}
+	if !reflect.DeepEqual(names, released) {
+		t.Errorf("stable channel %v, releases %v", names, released)
+	}
+
+	// A deprecation names a released bundle (a channel or the package would deprecate today's too) and says why.
+	for _, d := range deprecated.Entries {
+		if d.Reference.Schema != "olm.bundle" || !slices.Contains(released, d.Reference.Name) || strings.TrimSpace(d.Message) == "" {
+			t.Errorf("deprecation of %s %q (message %q): want a released bundle, with a reason", d.Reference.Schema, d.Reference.Name, d.Message)
+		}
+	}
+
+	csv := loadBundle(t).CSV
+	next, oldest := "operator101.v"+csv.Spec.Version.String(), strings.TrimPrefix(released[0], "operator101.v")
+	skip := fmt.Sprintf(">=%s <%s", oldest, csv.Spec.Version.String())
+	if _, ok := bundles[next]; ok {
+		t.Errorf("bundle/ is %s, which is released: after a release, make bundle VERSION=<the next one>", next)
+	}
+	if csv.Spec.Replaces != released[len(released)-1] || csv.Annotations["olm.skipRange"] != skip {
+		t.Errorf("bundle/ replaces %q, skipRange %q: want %s and %q", csv.Spec.Replaces, csv.Annotations["olm.skipRange"],
+			released[len(released)-1], skip)
 	}
 }

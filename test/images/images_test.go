@@ -93,8 +93,7 @@ func TestOperatorImage(t *testing.T) {
 	}
 }
 
-// TestBundleImage builds the bundle image of an older version (relabelled, as the catalog's) and checks that its
-// labels are exactly bundle/metadata/annotations.yaml.
+// TestBundleImage builds the bundle image and checks that its labels are exactly bundle/metadata/annotations.yaml.
 func TestBundleImage(t *testing.T) {
 	root, _ := testenv.RepoRoot()
 	raw, err := os.ReadFile(filepath.Join(root, "bundle", "metadata", "annotations.yaml"))
@@ -107,7 +106,7 @@ func TestBundleImage(t *testing.T) {
 	if err := yaml.Unmarshal(raw, &ann); err != nil {
 		t.Fatal(err)
 	}
-	c := build(t, "bundle", prefix+"operator101-bundle:test", "0.1.0")
+	c := build(t, "bundle", prefix+"operator101-bundle:test")
 	for k, v := range ann.Annotations {
 		if c.Labels[k] != v {
 			t.Errorf("label %s=%q, annotations.yaml says %q", k, c.Labels[k], v)

@@ -22,6 +22,8 @@ import (
 	"slices"
 
 	bsemver "github.com/blang/semver/v4"
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // dependencyProperties are the properties that declare a dependency; OLM v1 resolves no dependencies and
@@ -164,28 +166,49 @@ func hasSuccessor(entries []fbcEntry, name string, v bsemver.Version, versions m
 // Mirrors internal/operator-controller/catalogmetadata/filter/successors.go (which reads declcfg.ChannelEntry
 // only).
 func checkGraphMatchesCSV(r *repo) []error {
-	csv := r.bundle.csv
+	// Every CSV the catalog will serve: the releases' (their olm.bundle.object) and bundle/'s.
+	csvs := []*v1alpha1.ClusterServiceVersion{r.bundle.csv}
 	var errs []error
-	seen := false
-	for _, ch := range r.catalog.channels {
-		for _, e := range ch.Entries {
-			if e.Name != csv.Name {
+	for _, b := range r.catalog.bundles {
+		objs, err := b.bundleObjects()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("catalog bundle %s: %w", b.Name, err))
+			continue
+		}
+		for _, o := range objs {
+			if o.GetKind() != "ClusterServiceVersion" || o.GetName() == r.bundle.csv.Name {
 				continue
 			}
-			seen = true
-			if e.Replaces != csv.Spec.Replaces {
-				errs = append(errs, fmt.Errorf("channel %s: %s replaces %q, the CSV's spec.replaces is %q", ch.Name, e.Name, e.Replaces, csv.Spec.Replaces))
+			csv := &v1alpha1.ClusterServiceVersion{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, csv); err != nil {
+				errs = append(errs, fmt.Errorf("catalog bundle %s: %w", b.Name, err))
+				continue
 			}
-			if sr := csv.Annotations["olm.skipRange"]; e.SkipRange != sr {
-				errs = append(errs, fmt.Errorf("channel %s: %s skipRange %q, the CSV's olm.skipRange annotation is %q", ch.Name, e.Name, e.SkipRange, sr))
-			}
-			if !slices.Equal(sortedCopy(e.Skips), sortedCopy(csv.Spec.Skips)) {
-				errs = append(errs, fmt.Errorf("channel %s: %s skips %v, the CSV's spec.skips is %v", ch.Name, e.Name, e.Skips, csv.Spec.Skips))
-			}
+			csvs = append(csvs, csv)
 		}
 	}
-	if !seen {
-		errs = append(errs, fmt.Errorf("no channel holds %s", csv.Name))
+	for _, csv := range csvs {
+		seen := false
+		for _, ch := range r.catalog.channels {
+			for _, e := range ch.Entries {
+				if e.Name != csv.Name {
+					continue
+				}
+				seen = true
+				if e.Replaces != csv.Spec.Replaces {
+					errs = append(errs, fmt.Errorf("channel %s: %s replaces %q, the CSV's spec.replaces is %q", ch.Name, e.Name, e.Replaces, csv.Spec.Replaces))
+				}
+				if sr := csv.Annotations["olm.skipRange"]; e.SkipRange != sr {
+					errs = append(errs, fmt.Errorf("channel %s: %s skipRange %q, the CSV's olm.skipRange annotation is %q", ch.Name, e.Name, e.SkipRange, sr))
+				}
+				if !slices.Equal(sortedCopy(e.Skips), sortedCopy(csv.Spec.Skips)) {
+					errs = append(errs, fmt.Errorf("channel %s: %s skips %v, the CSV's spec.skips is %v", ch.Name, e.Name, e.Skips, csv.Spec.Skips))
+				}
+			}
+		}
+		if !seen {
+			errs = append(errs, fmt.Errorf("no channel holds %s", csv.Name))
+		}
 	}
 	return errs
 }

@@ -276,6 +276,40 @@ func (b fbcBlob) bundleVersion() string {
 	return ""
 }
 
+// addNext adds bundle/ to the catalog of releases as its next version, the way hack/catalog.sh does for the
+// e2e and hack/release.sh does when it is released: an olm.bundle with its package and version, and an entry in
+// each channel the bundle names, with the edge its CSV carries. The checks then see what OLM v1 will install.
+// A bundle/ that is in the catalog already (released) is left as it is.
+func (c *catalog) addNext(b *registryV1) error {
+	for _, cb := range c.bundles {
+		if cb.Name == b.csv.Name {
+			return nil
+		}
+	}
+	pkg, err := json.Marshal(map[string]string{"packageName": b.packageName, "version": b.csv.Spec.Version.String()})
+	if err != nil {
+		return err
+	}
+	c.bundles = append(c.bundles, fbcBlob{Schema: "olm.bundle", Name: b.csv.Name, Package: b.packageName,
+		Properties: []property{{Type: "olm.package", Value: pkg}}, file: "bundle/ (next)"})
+	entry := fbcEntry{Name: b.csv.Name, Replaces: b.csv.Spec.Replaces, Skips: b.csv.Spec.Skips,
+		SkipRange: b.csv.Annotations["olm.skipRange"]}
+	for _, name := range strings.Split(b.annotations["operators.operatorframework.io.bundle.channels.v1"], ",") {
+		found := false
+		for i := range c.channels {
+			if c.channels[i].Name == name && c.channels[i].Package == b.packageName {
+				c.channels[i].Entries = append(c.channels[i].Entries, entry)
+				found = true
+			}
+		}
+		if !found {
+			c.channels = append(c.channels, fbcBlob{Schema: "olm.channel", Name: name, Package: b.packageName,
+				Entries: []fbcEntry{entry}, file: "bundle/ (next)"})
+		}
+	}
+	return nil
+}
+
 // bundleObjects decodes a catalog bundle's olm.bundle.object properties (the bundle's manifests, as opm
 // rendered them).
 func (b fbcBlob) bundleObjects() ([]unstructured.Unstructured, error) {
@@ -419,6 +453,9 @@ func loadRepo(root string) (*repo, error) {
 	}
 	c, err := loadCatalog(filepath.Join(root, "catalog"))
 	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if err := c.addNext(b); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	o, err := loadOLMv1Config(filepath.Join(root, "config", "olmv1"))

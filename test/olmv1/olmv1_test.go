@@ -224,13 +224,15 @@ func TestChecksCatchBrokenCopies(t *testing.T) {
 			replace(t, dir, "catalog/operator101/index.yaml", "- type: olm.package\n  value:\n    packageName: operator101\n    version: 0.1.0\n", "")
 		}},
 		{"no edge from 0.1.0", "UpgradeGraph", "operator101.v0.1.0 has no successor", func(t *testing.T, dir string) {
-			replaceAll(t, dir, "catalog/operator101/index.yaml", "  replaces: operator101.v0.1.0\n  skipRange: '>=0.1.0 <0.2.0'\n", "")
+			replace(t, dir, csvFile, "    olm.skipRange: '>=0.1.0 <0.2.0'\n", "")
+			replace(t, dir, csvFile, "  replaces: operator101.v0.1.0\n", "")
 		}},
 		{"a skipRange that does not parse", "UpgradeGraph", "does not parse", func(t *testing.T, dir string) {
-			replaceAll(t, dir, "catalog/operator101/index.yaml", "  replaces: operator101.v0.1.0\n  skipRange: '>=0.1.0 <0.2.0'\n", "  skipRange: 'from 0.1.0'\n")
+			replace(t, dir, csvFile, "  replaces: operator101.v0.1.0\n", "")
+			replace(t, dir, csvFile, "olm.skipRange: '>=0.1.0 <0.2.0'", "olm.skipRange: 'from 0.1.0'")
 		}},
-		{"the CSV's olm.skipRange differs from the catalog's", "GraphMatchesCSV", "olm.skipRange annotation", func(t *testing.T, dir string) {
-			replace(t, dir, csvFile, "olm.skipRange: '>=0.1.0 <0.2.0'", "olm.skipRange: '>=0.0.1 <0.2.0'")
+		{"a release's channel entry differs from its CSV", "GraphMatchesCSV", "the CSV's spec.replaces", func(t *testing.T, dir string) {
+			replace(t, dir, "catalog/operator101/index.yaml", "- name: operator101.v0.1.0\n", "- name: operator101.v0.1.0\n  replaces: operator101.v0.0.9\n")
 		}},
 		{"a CRD field removed", "CRDUpgradeSafety", `field "nodePortNumber" removed`, func(t *testing.T, dir string) {
 			editObject(t, dir, "bundle/manifests/operator.k8s-summit.org_mywebs.yaml", func(u map[string]any) {

@@ -1,0 +1,227 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+// The catalog template (config/catalog/operator101.yaml) is opm's olm.template.basic: the package, its
+// channels and one olm.bundle entry per release, each an image by digest. opm renders it (make catalog); opm has
+// no command that adds a release to it, so csvgen does: add-release appends the bundle and its channel entry.
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"sigs.k8s.io/yaml"
+)
+
+const basicTemplateSchema = "olm.template.basic"
+
+// Template is an olm.template.basic document, with the comment lines that head its file.
+type Template struct {
+	Header  string
+	Entries []map[string]any
+}
+
+// LoadTemplate reads an olm.template.basic file.
+func LoadTemplate(path string) (*Template, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var header strings.Builder
+	for _, line := range strings.SplitAfter(string(raw), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		header.WriteString(line)
+	}
+	var doc struct {
+		Schema  string           `json:"schema"`
+		Entries []map[string]any `json:"entries"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if doc.Schema != basicTemplateSchema {
+		return nil, fmt.Errorf("%s: schema %q, want %s", path, doc.Schema, basicTemplateSchema)
+	}
+	return &Template{Header: header.String(), Entries: doc.Entries}, nil
+}
+
+// Save writes the template back, header first.
+func (t *Template) Save(path string) error {
+	body, err := yaml.Marshal(map[string]any{"schema": basicTemplateSchema, "entries": t.Entries})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte(t.Header), body...), 0o644)
+}
+
+// defaultChannel returns the entries of the package's default channel.
+func (t *Template) defaultChannel() (map[string]any, error) {
+	var def string
+	for _, e := range t.Entries {
+		if e["schema"] == "olm.package" {
+			def, _ = e["defaultChannel"].(string)
+		}
+	}
+	for _, e := range t.Entries {
+		if e["schema"] == "olm.channel" && e["name"] == def {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("no olm.channel named after the package's defaultChannel %q", def)
+}
+
+// channelEntry is one entry of an olm.channel.
+type channelEntry struct {
+	Name string `json:"name"`
+	Edge `json:",inline"`
+}
+
+func entriesOf(channel map[string]any) ([]channelEntry, error) {
+	raw, err := yaml.Marshal(channel["entries"])
+	if err != nil {
+		return nil, err
+	}
+	var out []channelEntry
+	return out, yaml.Unmarshal(raw, &out)
+}
+
+// UpgradeEdge is where version sits in the upgrade graph. A released version has its entry in the channels
+// (which must agree). A version not released yet comes next: it replaces the newest release of the default
+// channel and skips every release from the oldest on, so any installed release upgrades to it in one step.
+func (t *Template) UpgradeEdge(pkg, version string) (Edge, error) {
+	name := pkg + ".v" + version
+	var found *Edge
+	for _, e := range t.Entries {
+		if e["schema"] != "olm.channel" {
+			continue
+		}
+		entries, err := entriesOf(e)
+		if err != nil {
+			return Edge{}, err
+		}
+		for _, ce := range entries {
+			if ce.Name != name {
+				continue
+			}
+			if found != nil && *found != ce.Edge {
+				return Edge{}, fmt.Errorf("channels disagree on the upgrade edge of %s", name)
+			}
+			edge := ce.Edge
+			found = &edge
+		}
+	}
+	if found != nil {
+		return *found, nil
+	}
+	v, err := semver.Parse(version)
+	if err != nil {
+		return Edge{}, fmt.Errorf("version %q: %w", version, err)
+	}
+	def, err := t.defaultChannel()
+	if err != nil {
+		return Edge{}, err
+	}
+	entries, err := entriesOf(def)
+	if err != nil {
+		return Edge{}, err
+	}
+	var oldest, newest *semver.Version
+	for _, ce := range entries {
+		ev, err := semver.Parse(strings.TrimPrefix(ce.Name, pkg+".v"))
+		if err != nil {
+			return Edge{}, fmt.Errorf("channel entry %q: %w", ce.Name, err)
+		}
+		if !ev.LT(v) {
+			return Edge{}, fmt.Errorf("version %s is not newer than the release %s", version, ev)
+		}
+		if oldest == nil || ev.LT(*oldest) {
+			oldest = &ev
+		}
+		if newest == nil || ev.GT(*newest) {
+			newest = &ev
+		}
+	}
+	if newest == nil {
+		return Edge{}, nil // the first release
+	}
+	return Edge{Replaces: fmt.Sprintf("%s.v%s", pkg, newest), SkipRange: fmt.Sprintf(">=%s <%s", oldest, v)}, nil
+}
+
+// AddRelease records a released bundle: its olm.bundle entry (the image, by digest) and its entry in the
+// default channel with the edge its CSV carries. A version is released once.
+func (t *Template) AddRelease(name, image string, edge Edge) error {
+	if !strings.Contains(image, "@sha256:") {
+		return fmt.Errorf("release image %s: want IMAGE@sha256:DIGEST (a tag can move)", image)
+	}
+	def, err := t.defaultChannel()
+	if err != nil {
+		return err
+	}
+	entries, err := entriesOf(def)
+	if err != nil {
+		return err
+	}
+	for _, ce := range entries {
+		if ce.Name == name {
+			return fmt.Errorf("%s is released already", name)
+		}
+	}
+	for _, e := range t.Entries {
+		if e["schema"] == "olm.bundle" && e["image"] == image {
+			return fmt.Errorf("%s is in the template already", image)
+		}
+	}
+	entry := map[string]any{"name": name}
+	if edge.Replaces != "" {
+		entry["replaces"] = edge.Replaces
+	}
+	if edge.SkipRange != "" {
+		entry["skipRange"] = edge.SkipRange
+	}
+	list, _ := def["entries"].([]any)
+	def["entries"] = append(list, entry)
+	t.Entries = append(t.Entries, map[string]any{"schema": "olm.bundle", "image": image})
+	return nil
+}
+
+// runAddRelease: csvgen add-release -template F -bundle DIR -image IMG@sha256:D
+func runAddRelease(args []string) error {
+	fs := newFlagSet("add-release")
+	path := fs.String("template", "config/catalog/operator101.yaml", "the catalog template")
+	dir := fs.String("bundle", "bundle", "the released bundle's directory (its CSV gives name and upgrade edge)")
+	image := fs.String("image", "", "the released bundle image, by digest")
+	_ = fs.Parse(args)
+	csv, err := readYAML(csvPath(*dir))
+	if err != nil {
+		return err
+	}
+	name, _ := mapAt(csv, "metadata")["name"].(string)
+	replaces, _ := mapAt(csv, "spec")["replaces"].(string)
+	skip, _ := mapAt(mapAt(csv, "metadata"), "annotations")["olm.skipRange"].(string)
+	t, err := LoadTemplate(*path)
+	if err != nil {
+		return err
+	}
+	if err := t.AddRelease(name, *image, Edge{Replaces: replaces, SkipRange: skip}); err != nil {
+		return fmt.Errorf("%s: %w", *path, err)
+	}
+	return t.Save(*path)
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Releases of operator101. A release is built from its own commit, pushed, and recorded by digest; it is never
+# rebuilt from today's tree, and the catalog renders it from its own bundle image.
+#
+#   hack/release.sh new VERSION [COMMIT]  build VERSION from COMMIT (default HEAD, which must be clean and
+#                                         committed), push the operator, scorecard and bundle images, record
+#                                         them in config/catalog/releases and the bundle in the catalog template
+#   hack/release.sh ensure [-- CMD...]    every recorded release is in the registry; one that is not is
+#                                         rebuilt from its commit and must give the recorded digests. Then
+#                                         CMD runs while the registry is up (its output is the only stdout).
+#
+# Builds are reproducible (hack/images.sh), which is what lets a fresh clone on another machine serve the
+# releases recorded here: `ensure` fails, naming the image, if a rebuild gives another digest.
+#
+# The bundle of a release is what `make bundle` writes at its commit, with the operator and scorecard images
+# by digest and createdAt set to the commit's time. Images are named IMAGE_TAG_BASE (default localhost:5000/operator101/operator101) and pushed to
+# REGISTRY (default 127.0.0.1:5000, the registry of the local cluster, or one started for the duration when
+# none listens there). TLS is verified except for a registry on this machine.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+BASE=${IMAGE_TAG_BASE:-localhost:5000/operator101/operator101}
+REGISTRY=${REGISTRY:-127.0.0.1:5000}
+RELEASES=config/catalog/releases
+TEMPLATE=config/catalog/operator101.yaml
+CACHE=${OPERATOR101_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/operator101}
+
+say() { printf '==> %s\n' "$*"; }
+die() {
+	printf 'release: %s\n' "$*" >&2
+	exit 1
+}
+usage() {
+	sed -n '2,18p' "$0" >&2
+	exit 2
+}
+
+cleanups=()
+cleanup() {
+	local i
+	for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do eval "${cleanups[i]}" || true; done
+}
+trap cleanup EXIT
+
+# tls_verify REF: skopeo's --dest-tls-verify/--tls-verify value for the registry REF names.
+tls_verify() {
+	case ${1%%/*} in
+	localhost | localhost:* | 127.0.0.1 | 127.0.0.1:* | 198.18.255.254:*) echo false ;;
+	*) echo true ;;
+	esac
+}
+
+# registry_ref REF: where REF is pushed: REGISTRY for the local names, REF itself otherwise.
+registry_ref() {
+	case ${1%%/*} in
+	localhost:5000 | 127.0.0.1:5000) echo "$REGISTRY/${1#*/}" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# cache_registry ADDR: serves the release cache (a registry's storage outside the clone: releases are immutable,
+# so what it holds never goes stale) on ADDR until this script ends.
+cache_registry() {
+	local addr=$1 name=release-registry-${1##*:}
+	hack/install-deps.sh
+	hack/install-deps.sh docker-registry
+	mkdir -p "$CACHE/release-registry"
+	cat >"$CACHE/$name.yml" <<EOF
+version: 0.1
+log: {level: error, accesslog: {disabled: true}}
+storage:
+  filesystem: {rootdirectory: $CACHE/release-registry/data}
+  delete: {enabled: false}
+http: {addr: $addr}
+EOF
+	docker-registry serve "$CACHE/$name.yml" >"$CACHE/$name.log" 2>&1 &
+	local pid=$!
+	cleanups+=("kill $pid; wait $pid 2>/dev/null")
+	local i
+	for i in $(seq 1 60); do
+		curl -fsS "http://$addr/v2/" >/dev/null 2>&1 && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.25
+	done
+	cat "$CACHE/$name.log" >&2
+	die "the release cache's registry did not start on $addr"
+}
+
+# registry_up: REGISTRY answers: the local cluster's when it runs, else the release cache served there.
+cached_registry=false
+registry_up() {
+	curl -fsS "http://$REGISTRY/v2/" >/dev/null 2>&1 && return 0
+	[[ $REGISTRY == 127.0.0.1:* ]] || die "no registry answers on $REGISTRY"
+	cache_registry "$REGISTRY"
+	cached_registry=true
+}
+
+# from_cache REF@DIGEST...: when REGISTRY is another registry (the local cluster's) and the release cache holds
+# every REF, copies them into REGISTRY, digests kept; fails otherwise. A copy is what a rebuild would give (the
+# rebuild that filled the cache was checked), in seconds instead of minutes.
+from_cache() {
+	! $cached_registry && [[ -d $CACHE/release-registry/data ]] || return 1
+	local addr=127.0.0.1:${RELEASE_CACHE_PORT:-5001} ref src
+	curl -fsS "http://$addr/v2/" >/dev/null 2>&1 || cache_registry "$addr"
+	for ref in "$@"; do
+		skopeo inspect -n --raw --tls-verify=false "docker://$addr/${ref#*/}" >/dev/null 2>&1 || return 1
+	done
+	for ref in "$@"; do
+		src=$addr/${ref#*/}
+		skopeo copy -q --all --preserve-digests --src-tls-verify=false \
+			--dest-tls-verify="$(tls_verify "$(registry_ref "$ref")")" \
+			"docker://$src" "docker://$(registry_ref "${ref%@*}"):release-cache" 2> >(grep -v 'graphdriver' >&2) || return 1
+		present "$ref" || return 1
+	done
+}
+
+# push IMG: copies IMG from podman's storage to its registry; prints its digest.
+push() {
+	local img=$1 dest digest
+	dest=$(registry_ref "$img")
+	digest=$(mktemp)
+	skopeo copy -q --dest-tls-verify="$(tls_verify "$dest")" --digestfile "$digest" \
+		"containers-storage:$img" "docker://$dest" 2> >(grep -v 'graphdriver' >&2)
+	cat "$digest"
+	rm -f "$digest"
+}
+
+# present REF@DIGEST: the registry holds it.
+present() {
+	local dest
+	dest=$(registry_ref "$1")
+	skopeo inspect -n --raw --tls-verify="$(tls_verify "$dest")" "docker://$dest" >/dev/null 2>&1
+}
+
+quiet() { # runs a step, shows its output only when it fails
+	local log
+	log=$(mktemp)
+	"$@" >"$log" 2>&1 || {
+		tail -40 "$log" >&2
+		rm -f "$log"
+		die "failed: $*"
+	}
+	rm -f "$log"
+}
+
+# build VERSION COMMIT: builds and pushes the release's images from a worktree of COMMIT; sets op, sc, bundle
+# (IMAGE@DIGEST) and leaves the worktree's bundle in $built_bundle.
+build() {
+	local version=$1 commit=$2 wt
+	wt=$(mktemp -d "${TMPDIR:-/tmp}/operator101-release.XXXXXX")
+	cleanups+=("git -C '$root' worktree remove --force '$wt/src'; rm -rf '$wt'")
+	git worktree add -q --detach "$wt/src" "$commit"
+	export SOURCE_DATE_EPOCH
+	SOURCE_DATE_EPOCH=$(git log -1 --format=%ct "$commit")
+	say "$version from $(git log -1 --format='%h (%cs) %s' "$commit")"
+	quiet env SRC="$wt/src" hack/images.sh operator "$BASE:v$version"
+	op=${BASE}@$(push "$BASE:v$version")
+	quiet env SRC="$wt/src" hack/images.sh scorecard "$BASE-scorecard:v$version"
+	sc=${BASE}-scorecard@$(push "$BASE-scorecard:v$version")
+	# The bundle as the commit's own `make bundle` writes it, with the images above by digest.
+	quiet make -C "$wt/src" bundle VERSION="$version" IMG="$op" SCORECARD_IMG="$sc"
+	# createdAt is the commit's time: reproducible, and a development bundle has none to churn.
+	quiet go run ./hack/csvgen stamp -bundle "$wt/src/bundle" -created-at "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
+	quiet env SRC="$wt/src" hack/images.sh bundle "$BASE-bundle:v$version"
+	bundle=${BASE}-bundle@$(push "$BASE-bundle:v$version")
+	built_bundle=$wt/src/bundle
+	say "  operator  $op"
+	say "  scorecard $sc"
+	say "  bundle    $bundle"
+}
+
+cmd=${1:-}
+case $cmd in
+new)
+	version=${2:-}
+	commit=$(git rev-parse --verify "${3:-HEAD}^{commit}")
+	[[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || usage
+	if [[ -z ${3:-} && -n $(git status --porcelain) ]]; then
+		die "the working tree has changes: commit them first (a release is built from a commit)"
+	fi
+	! grep -q "^$version " "$RELEASES" 2>/dev/null || die "$version is released already ($RELEASES)"
+	registry_up
+	build "$version" "$commit"
+	go run ./hack/csvgen add-release -template "$TEMPLATE" -bundle "$built_bundle" -image "$bundle"
+	[[ -s $RELEASES ]] || printf '%s\n' \
+		"# Released versions of operator101: VERSION COMMIT OPERATOR SCORECARD BUNDLE (images by digest)." \
+		"# Written by hack/release.sh new; hack/release.sh ensure rebuilds any that a registry lacks." >"$RELEASES"
+	echo "$version $commit $op $sc $bundle" >>"$RELEASES"
+	say "released $version: $RELEASES and $TEMPLATE updated; now make catalog, then commit"
+	;;
+ensure)
+	shift
+	[[ ${1:-} != -- ]] || shift
+	registry_up
+	exec 3>&1 1>&2 # what ensure says goes to stderr; stdout is CMD's
+	while read -r -u 4 version commit op sc bundle; do
+		[[ $version == \#* || -z $version ]] && continue
+		if present "$op" && present "$sc" && present "$bundle"; then
+			continue
+		fi
+		if from_cache "$op" "$sc" "$bundle"; then
+			say "release $version copied into $REGISTRY from the release cache"
+			continue
+		fi
+		say "release $version is not in $REGISTRY: rebuilding it from $commit"
+		git cat-file -e "$commit^{commit}" 2>/dev/null || die "commit $commit of $version is not in this clone"
+		want_op=$op want_sc=$sc want_bundle=$bundle
+		build "$version" "$commit"
+		for pair in "$op $want_op" "$sc $want_sc" "$bundle $want_bundle"; do
+			read -r got want <<<"$pair"
+			[[ $got == "$want" ]] || die "$version rebuilt from $commit is $got, but $want was released: the build is not reproducible"
+		done
+	done 4< <(cat "$RELEASES" 2>/dev/null || true)
+	[[ $# -eq 0 ]] || "$@" >&3
+	;;
+*) usage ;;
+esac
