@@ -74,7 +74,7 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			start := time.Now()
 			subscribe(t, m.ns, []string{m.target}, "", false)
 			waitCSV(t, m.ns, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
-			pod := operatorPod(t, m.ns, "v0.2.0")
+			pod := operatorPod(t, m.ns, newVersion)
 			if env := watched(t, pod); env != m.target {
 				t.Errorf("the operator watches %q, want %q (the OperatorGroup's target)", env, m.target)
 			}
@@ -121,7 +121,7 @@ var forbiddenLine = regexp.MustCompile(`(?im)^.*(forbidden|cannot (get|list|watc
 // subscribe installs the package into ns through a CatalogSource, an OperatorGroup targeting targets (nil: all
 // namespaces) and a Subscription to the stable channel at startingCSV ("" for the channel's head), approved
 // by hand when manual.
-func subscribe(t *testing.T, ns string, targets []string, startingCSV string, manual bool) {
+func subscribe(t *testing.T, ns string, targets []string, startingCSV string, manual bool, env ...corev1.EnvVar) {
 	t.Helper()
 	create(t, &operatorsv1alpha1.CatalogSource{
 		ObjectMeta: metav1.ObjectMeta{Name: "operator101-catalog", Namespace: ns},
@@ -141,6 +141,10 @@ func subscribe(t *testing.T, ns string, targets []string, startingCSV string, ma
 	if manual {
 		approval = operatorsv1alpha1.ApprovalManual
 	}
+	var config *operatorsv1alpha1.SubscriptionConfig
+	if len(env) > 0 {
+		config = &operatorsv1alpha1.SubscriptionConfig{Env: env}
+	}
 	create(t, &operatorsv1alpha1.Subscription{
 		ObjectMeta: metav1.ObjectMeta{Name: "operator101", Namespace: ns},
 		Spec: &operatorsv1alpha1.SubscriptionSpec{
@@ -150,6 +154,7 @@ func subscribe(t *testing.T, ns string, targets []string, startingCSV string, ma
 			Channel:                "stable",
 			StartingCSV:            startingCSV,
 			InstallPlanApproval:    approval,
+			Config:                 config,
 		},
 	})
 }

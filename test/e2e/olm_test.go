@@ -60,18 +60,24 @@ import (
 )
 
 const (
-	opNS       = "operator101-e2e"         // where the Subscription installs the operator
-	samplesNS  = "operator101-e2e-samples" // the samples without a namespace of their own
-	scoreNS    = "operator101-e2e-scorecard"
-	sdkNS      = "operator101-e2e-sdk" // operator-sdk run bundle
-	oldCSV     = "operator101.v0.1.0"
-	newCSV     = "operator101.v0.2.0"
-	deployment = "operator101-controller-manager"
-	identity   = "operator101-controller-manager" // the ServiceAccount OLM creates from the CSV
+	opNS      = "operator101-e2e"         // where the Subscription installs the operator
+	samplesNS = "operator101-e2e-samples" // the samples without a namespace of their own
+	scoreNS   = "operator101-e2e-scorecard"
+	sdkNS     = "operator101-e2e-sdk" // operator-sdk run bundle
+	// 0.1.0 is the release built from its own commit (config/catalog/releases); 0.2.0 is this tree.
+	oldVersion = "0.1.0"
+	newVersion = "0.2.0"
+	oldCSV     = "operator101.v" + oldVersion
+	newCSV     = "operator101.v" + newVersion
+	// 0.1.0 read its database targets from this variable (name=Secret), set in the Subscription's config.
+	legacyTargets = "default=mariadb-target,that-database=mariadb-target"
+	deployment    = "operator101-controller-manager"
+	identity      = "operator101-controller-manager" // the ServiceAccount OLM creates from the CSV
 )
 
 // TestOLM is the life of operator101 installed from its catalog, in the order a platform team lives it: install
-// at 0.1.0, the samples, the upgrade to 0.2.0 (held while an At runs), scorecard against the installed operator,
+// the release 0.1.0 and create every kind it serves, upgrade to this tree's 0.2.0 (held while an At runs; the
+// documented DatabaseUser migration after it), the samples on 0.2.0, scorecard against the installed operator,
 // uninstall. Each step needs the previous one, so they are subtests of one test and the first failure stops it.
 func TestOLM(t *testing.T) {
 	// Cleanups run last-registered first: the samples go while the operator runs (a DatabaseUser's finalizer
@@ -86,9 +92,12 @@ func TestOLM(t *testing.T) {
 		name string
 		fn   func(*testing.T)
 	}{
-		{"InstallFromCatalog", installFromCatalog},
-		{"Samples", samples},
+		{"InstallReleaseFromCatalog", installFromCatalog},
+		{"EveryKindOnTheRelease", releasedKinds},
 		{"UpgradeHeldWhileAtRuns", upgrade},
+		{"MigrateDatabaseTargets", migrateDatabaseTargets},
+		{"CurrentVersion", currentVersion},
+		{"Samples", samples},
 		{"SeedAppServiceKubebuilder", seedAppServiceKubebuilder},
 		{"Scorecard", scorecard},
 		{"Uninstall", uninstallKeepsWorkloads},
@@ -99,16 +108,16 @@ func TestOLM(t *testing.T) {
 	}
 }
 
-// 1. CatalogSource from the catalog image, Subscription to stable at 0.1.0.
+// 1. CatalogSource from the catalog image, Subscription to stable at the release 0.1.0, configured as 0.1.0
+// documents it (its database targets in the Subscription's config).
 func installFromCatalog(t *testing.T) {
-	ctx := context.Background()
 	create(t, targetSecret(opNS))
 	// Manual approval: the test decides when the upgrade to 0.2.0 may start. No target namespaces: AllNamespaces.
-	subscribe(t, opNS, nil, oldCSV, true)
+	subscribe(t, opNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
 	approve(t, opNS, oldCSV)
 	waitCSV(t, opNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
 
-	pod := operatorPod(t, opNS, "v0.1.0")
+	pod := operatorPod(t, opNS, oldVersion)
 	if pod.Spec.ServiceAccountName != identity {
 		t.Errorf("operator pod runs as ServiceAccount %q, want %q", pod.Spec.ServiceAccountName, identity)
 	}
@@ -127,10 +136,108 @@ func installFromCatalog(t *testing.T) {
 	if !ownedBy(sa.OwnerReferences, "ClusterServiceVersion", oldCSV) {
 		t.Errorf("ServiceAccount %s is not owned by the CSV: %+v", identity, sa.OwnerReferences)
 	}
+	// The catalog deprecates 0.1.0 (olm.deprecations in config/catalog): OLM says so on the Subscription.
+	eventually(t, 2*time.Minute, "the Subscription says 0.1.0 is deprecated", func() (bool, string) {
+		c, ok := subscriptionCondition(t, opNS, operatorsv1alpha1.SubscriptionBundleDeprecated)
+		return ok && c.Status == corev1.ConditionTrue && strings.Contains(c.Message, "0.1.0 lets a DatabaseUser alter"),
+			fmt.Sprintf("%+v", c)
+	})
+}
 
+// subscriptionCondition is the operator101 Subscription's condition of type typ in ns, if it has one.
+func subscriptionCondition(t *testing.T, ns string, typ operatorsv1alpha1.SubscriptionConditionType) (operatorsv1alpha1.SubscriptionCondition, bool) {
+	t.Helper()
+	var sub operatorsv1alpha1.Subscription
+	if err := get(&sub, ns, "operator101"); err != nil {
+		t.Fatalf("Subscription: %v", err)
+	}
+	for _, c := range sub.Status.Conditions {
+		if c.Type == typ {
+			return c, true
+		}
+	}
+	return operatorsv1alpha1.SubscriptionCondition{}, false
+}
+
+// 2. Every kind the release serves, from the seeds' samples, converged by the released operator.
+func releasedKinds(t *testing.T) {
+	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
+	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
+	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "<h1>Hello, World!</h1>")
+	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/app_v1_appservice.yaml")
+	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
+	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/cnat_v1alpha1_at.yaml")
+	waitAtPhase(t, samplesNS, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
+	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/mygroup_v1alpha1_databaseuser.yaml")
+	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
+		t.Errorf("logged in as %q, want cnhandsomeguy@%%", who)
+	}
+}
+
+// 4. After the upgrade, the migration docs/databases.md gives from 0.1.0's DATABASE_TARGETS, step by step.
+func migrateDatabaseTargets(t *testing.T) {
+	// Before it: the DatabaseUser says its target is unknown, its account keeps working, the manager says why.
+	eventually(t, 2*time.Minute, "DatabaseUser UnknownTarget on 0.2.0", func() (bool, string) {
+		var u mygroupv1alpha1.DatabaseUser
+		if err := get(&u, samplesNS, "cnhandsomeguy"); err != nil {
+			return false, err.Error()
+		}
+		cond := meta.FindStatusCondition(u.Status.Conditions, mygroupv1alpha1.ConditionReady)
+		return cond != nil && cond.Reason == mygroupv1alpha1.ReasonUnknownTarget && cond.ObservedGeneration == u.Generation,
+			fmt.Sprintf("%+v", cond)
+	})
+	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
+		t.Errorf("before the migration, logged in as %q", who)
+	}
+	pod := operatorPod(t, opNS, newVersion)
+	if logs := kubectl(t, "logs", "-n", opNS, pod.Name); !strings.Contains(logs, "DATABASE_TARGETS is set but no longer read") {
+		t.Errorf("the manager does not point at the migration while DATABASE_TARGETS is set:\n%s", logs)
+	}
+
+	// Steps 1 and 2: a DatabaseTarget for each entry, adopting the accounts 0.1.0 created; then Refuse again.
+	for _, name := range []string{"default", "that-database"} {
+		dt := databaseTarget(name)
+		dt.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		create(t, dt)
+	}
+	waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
+	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+	for _, name := range []string{"default", "that-database"} {
+		kubectl(t, "patch", "databasetarget", name, "--type", "merge", "-p", `{"spec":{"existingAccounts":"Refuse"}}`)
+	}
+	waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
+	kubectl(t, "annotate", "-n", samplesNS, "databaseuser/cnhandsomeguy", "e2e/recheck=after-refuse", "--overwrite")
+	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
+		t.Errorf("after the migration, logged in as %q", who)
+	}
+
+	// Step 3: DATABASE_TARGETS leaves the Subscription; OLM rolls the operator out without it.
+	kubectl(t, "patch", "-n", opNS, "subscription", "operator101", "--type", "json", "-p", `[{"op":"remove","path":"/spec/config"}]`)
+	eventually(t, 3*time.Minute, "the operator without DATABASE_TARGETS", func() (bool, string) {
+		var dep appsv1.Deployment
+		if err := get(&dep, opNS, deployment); err != nil {
+			return false, err.Error()
+		}
+		for _, e := range dep.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == "DATABASE_TARGETS" {
+				return false, "still set"
+			}
+		}
+		return dep.Status.UpdatedReplicas == 1 && dep.Status.AvailableReplicas == 1 && dep.Status.Replicas == 1,
+			fmt.Sprintf("replicas %d updated %d available %d", dep.Status.Replicas, dep.Status.UpdatedReplicas, dep.Status.AvailableReplicas)
+	})
+	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+}
+
+// 5. This tree's version, as installed by the upgrade: OLM owns every CRD the project generates, and the
+// operator holds exactly its documented privileges.
+func currentVersion(t *testing.T) {
+	ctx := context.Background()
 	// The CRDs belong to OLM.
 	var csv operatorsv1alpha1.ClusterServiceVersion
-	if err := get(&csv, opNS, oldCSV); err != nil {
+	if err := get(&csv, opNS, newCSV); err != nil {
 		t.Fatal(err)
 	}
 	// Every CRD the project generates (config/crd/bases), no more.
@@ -151,12 +258,12 @@ func installFromCatalog(t *testing.T) {
 		}
 	}
 	checkLeastPrivilege(t, ctx, opNS)
-
-	// The cluster admin declares the database server; the samples' DatabaseUser names it (target: that-database).
-	for _, name := range []string{"default", "that-database"} {
-		create(t, databaseTarget(name))
-	}
-	waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
+	// 0.2.0 is not deprecated: OLM takes the condition 0.1.0 had off the Subscription.
+	eventually(t, 2*time.Minute, "no deprecation on the Subscription", func() (bool, string) {
+		c, ok := subscriptionCondition(t, opNS, operatorsv1alpha1.SubscriptionBundleDeprecated)
+		_, rollup := subscriptionCondition(t, opNS, operatorsv1alpha1.SubscriptionDeprecated)
+		return !ok && !rollup, fmt.Sprintf("%+v", c)
+	})
 }
 
 // databaseTarget is a DatabaseTarget on the project's MariaDB (admin Secret mariadb-target in opNS), for the
@@ -369,7 +476,7 @@ func upgrade(t *testing.T) {
 	if err := get(&at, samplesNS, "holds-the-upgrade"); err != nil || at.Status.Phase != cnatv1alpha1.PhaseRunning {
 		t.Fatalf("the upgrade was held but the At is no longer running (%v, %q): the test proves nothing", err, at.Status.Phase)
 	}
-	if pod := operatorPod(t, opNS, "v0.1.0"); pod.Status.Phase != corev1.PodRunning {
+	if pod := operatorPod(t, opNS, oldVersion); pod.Status.Phase != corev1.PodRunning {
 		t.Errorf("the 0.1.0 operator is not running while the upgrade is held: %s", pod.Status.Phase)
 	}
 
@@ -379,7 +486,7 @@ func upgrade(t *testing.T) {
 		err := get(&operatorsv1alpha1.ClusterServiceVersion{}, opNS, oldCSV)
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
-	operatorPod(t, opNS, "v0.2.0")
+	operatorPod(t, opNS, newVersion)
 
 	// The CRs were kept (same objects), and the new operator keeps them converged: a change is served.
 	if after := sampleUIDs(t); !maps.Equal(uids, after) {
@@ -387,13 +494,9 @@ func upgrade(t *testing.T) {
 	}
 	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
 	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
-	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
 	kubectl(t, "patch", "-n", "default", "myweb/myweb", "--type", "merge", "-p",
 		`{"spec":{"pageContentHtml":"<h1>served by 0.2.0</h1>\n"}}`)
 	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "served by 0.2.0")
-	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
-		t.Errorf("after the upgrade, logged in as %q", who)
-	}
 }
 
 // 4b. Seed 004's AppService (the kubebuilder tutorial's, batch.schwarzeni.github.com/v1alpha1), its manifest
@@ -528,14 +631,20 @@ func TestOperatorSDKRunBundle(t *testing.T) {
 	env := []string{"SSL_CERT_FILE=" + bundleCA}
 	t.Cleanup(func() { _, _ = tryRun(env, f.operatorSDK, "cleanup", "operator101", "-n", sdkNS, "--timeout", "3m") })
 
-	run(t, env, f.operatorSDK, "run", "bundle", f.bundleImgs+":v0.1.0", "-n", sdkNS, "--index-image", f.opmImg,
+	// The release by its digest, as the registry at the node address serves it.
+	_, oldBundle, ok := released(t, oldVersion)
+	if !ok {
+		t.Fatalf("%s is not recorded in config/catalog/releases", oldVersion)
+	}
+	_, digest, _ := strings.Cut(oldBundle, "@")
+	run(t, env, f.operatorSDK, "run", "bundle", f.bundleImgs+"@"+digest, "-n", sdkNS, "--index-image", f.opmImg,
 		"--skip-tls-verify", "--timeout", "5m")
 	waitCSV(t, sdkNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
-	operatorPod(t, sdkNS, "v0.1.0")
+	operatorPod(t, sdkNS, oldVersion)
 
-	run(t, env, f.operatorSDK, "run", "bundle-upgrade", f.bundleImgs+":v0.2.0", "-n", sdkNS, "--skip-tls-verify", "--timeout", "5m")
+	run(t, env, f.operatorSDK, "run", "bundle-upgrade", f.bundleImgs+":v"+newVersion, "-n", sdkNS, "--skip-tls-verify", "--timeout", "5m")
 	waitCSV(t, sdkNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
-	operatorPod(t, sdkNS, "v0.2.0")
+	operatorPod(t, sdkNS, newVersion)
 
 	run(t, env, f.operatorSDK, "cleanup", "operator101", "-n", sdkNS, "--timeout", "3m")
 	eventually(t, 2*time.Minute, "run bundle's install cleaned up", func() (bool, string) {
@@ -672,17 +781,18 @@ func waitCSV(t *testing.T, ns, name string, phase operatorsv1alpha1.ClusterServi
 }
 
 // operatorPod waits for the operator's pod running the image of version (tag), and returns it.
-func operatorPod(t *testing.T, ns, tag string) corev1.Pod {
+func operatorPod(t *testing.T, ns, version string) corev1.Pod {
 	t.Helper()
+	want := operatorImage(t, version)
 	var found corev1.Pod
-	eventually(t, 3*time.Minute, "operator pod "+tag+" Running and ready", func() (bool, string) {
+	eventually(t, 3*time.Minute, "operator pod "+version+" Running and ready", func() (bool, string) {
 		var pods corev1.PodList
 		if err := c.List(context.Background(), &pods, client.InNamespace(ns),
 			client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
 			return false, err.Error()
 		}
 		for _, p := range pods.Items {
-			if p.DeletionTimestamp == nil && strings.HasSuffix(p.Spec.Containers[0].Image, ":"+tag) &&
+			if p.DeletionTimestamp == nil && want(p.Spec.Containers[0].Image) &&
 				p.Status.Phase == corev1.PodRunning && podReady(&p) {
 				found = p
 				return true, ""
@@ -691,6 +801,31 @@ func operatorPod(t *testing.T, ns, tag string) corev1.Pod {
 		return false, fmt.Sprintf("%d operator pods", len(pods.Items))
 	})
 	return found
+}
+
+// operatorImage tells the operator image of version: a release's is its image by digest
+// (config/catalog/releases); the version of this tree is tagged vVERSION.
+func operatorImage(t *testing.T, version string) func(string) bool {
+	t.Helper()
+	if op, _, ok := released(t, version); ok {
+		return func(img string) bool { return img == op }
+	}
+	return func(img string) bool { return strings.HasSuffix(img, ":v"+version) }
+}
+
+// released is the operator and bundle images (by digest) that config/catalog/releases records for version.
+func released(t *testing.T, version string) (operator, bundle string, ok bool) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(f.root, "config", "catalog", "releases"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if fields := strings.Fields(line); len(fields) == 5 && fields[0] == version {
+			return fields[2], fields[4], true
+		}
+	}
+	return "", "", false
 }
 
 func podReady(p *corev1.Pod) bool {
