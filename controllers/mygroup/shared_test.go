@@ -391,3 +391,47 @@ func mustGetTarget(t *testing.T, name string) *mygroupv1alpha1.DatabaseTarget {
 	}
 	return d
 }
+
+// TestNarrowedPolicy: a change of a target's policy reaches its DatabaseUsers through the watch (the resync is an
+// hour here), and an account the new policy no longer allows is left as it is until its DatabaseUser is
+// deleted, which still drops it: the account is operator101's.
+func TestNarrowedPolicy(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	o := startOperatorWith(t, nil, randomPassword("badadmin"), nil, time.Hour)
+	ns := env.NewNamespace(t, "narrowed")
+	dt := mkTarget(t, "narrowed", o.ns, "mariadb-target", nil)
+	user, pw := uniqueUser("narrowed"), randomPassword("narrowed")
+	_, key := readyUser(t, ns, "narrowed", user, pw, func(d *mygroupv1alpha1.DatabaseUser) {
+		d.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "narrowed"}
+		d.Spec.Grants = []mygroupv1alpha1.Grant{{Database: ns + "_app", Privileges: []mygroupv1alpha1.Privilege{"SELECT"}}}
+	})
+	before := privilegeTables(t)
+
+	for _, step := range []struct {
+		narrow func(*mygroupv1alpha1.DatabaseTargetSpec)
+		reason string
+	}{
+		{func(s *mygroupv1alpha1.DatabaseTargetSpec) { s.UserPrefix = "${namespace}_" }, mygroupv1alpha1.ReasonUserNotAllowed},
+		{func(s *mygroupv1alpha1.DatabaseTargetSpec) { s.UserPrefix, s.Databases = "", []string{"${namespace}"} }, mygroupv1alpha1.ReasonGrantNotAllowed},
+		{func(s *mygroupv1alpha1.DatabaseTargetSpec) {
+			s.Databases, s.AllowedNamespaces = []string{"*"}, []string{"someone-else"}
+		}, mygroupv1alpha1.ReasonTargetNotAllowed},
+	} {
+		testenv.Patch(t, env.Client, client.ObjectKeyFromObject(dt), dt, func(d *mygroupv1alpha1.DatabaseTarget) { step.narrow(&d.Spec) })
+		waitReady(t, key, metav1.ConditionFalse, step.reason)
+		if after := privilegeTables(t); after != before {
+			t.Errorf("%s: the account changed:\nbefore:\n%s\nafter:\n%s", step.reason, before, after)
+		}
+		if err := login(user, pw); err != nil {
+			t.Errorf("%s: the account stopped working: %v", step.reason, err)
+		}
+	}
+	if err := env.Client.Delete(ctx, mustGet(t, ns, "narrowed")); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if accountExists(t, user) {
+		t.Error("the account the policy no longer allows was not dropped with its DatabaseUser")
+	}
+}
