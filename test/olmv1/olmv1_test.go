@@ -344,12 +344,6 @@ func replace(t *testing.T, dir, file, old, nu string) {
 	edit(t, dir, file, old, func(s string) string { return strings.Replace(s, old, nu, 1) })
 }
 
-// replaceAll replaces every occurrence of old in the file; old must be there.
-func replaceAll(t *testing.T, dir, file, old, nu string) {
-	t.Helper()
-	edit(t, dir, file, old, func(s string) string { return strings.ReplaceAll(s, old, nu) })
-}
-
 func edit(t *testing.T, dir, file, old string, fn func(string) string) {
 	t.Helper()
 	path := filepath.Join(dir, file)
