@@ -8,6 +8,8 @@
 #   hack/catalog.sh DIR BUNDLE@DIG   DIR/operator101/index.yaml: the releases and BUNDLE, the bundle of this
 #                                    tree (make bundle), as the next version of the default channel: what the
 #                                    catalog becomes when this tree is released (the e2e and make demo install it)
+#   hack/catalog.sh DIR BUNDLE@DIG BUNDLE_DIR=IMG@DIG...
+#                                    the same, then the bundle in BUNDLE_DIR (pushed as IMG) after it
 #
 # The release images come from the registry (hack/release.sh ensure rebuilds the ones it lacks from their
 # commits first). Registry and names: see hack/release.sh.
@@ -17,14 +19,16 @@ cd "$(dirname "$0")/.."
 OPM=${OPM:-bin/opm}
 template=config/catalog/operator101.yaml
 out=${1:-catalog}
-dev_bundle=${2:-}
+shift || true
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$template" "$work/template.yaml"
-if [[ -n $dev_bundle ]]; then
-	go run ./hack/csvgen add-release -template "$work/template.yaml" -bundle bundle -image "$dev_bundle"
-fi
+for next in "$@"; do # BUNDLE_DIR=IMAGE@DIGEST, or IMAGE@DIGEST for bundle/ (an image name has no "=")
+	dir=bundle
+	[[ $next != *=* ]] || dir=${next%%=*}
+	go run ./hack/csvgen add-release -template "$work/template.yaml" -bundle "$dir" -image "${next#*=}"
+done
 
 # opm pulls the bundles while hack/release.sh keeps the registry up; plain HTTP only to a registry on this machine.
 http=()
