@@ -34,7 +34,7 @@ trap cleanup EXIT
 
 "$root/hack/cluster/up.sh"
 "$root/hack/cluster/olm.sh"
-"$root/hack/cluster/release-images.sh"
+TIGHTENED=1 "$root/hack/cluster/release-images.sh"
 PUSHED_DIR=$CLUSTER_DIR/registry/pushed "$root/hack/cluster/images.sh" scorecard-test
 hack/tools/install.sh operator-sdk kubectl
 say "MariaDB on $NODE_IP (for the DatabaseUser tests)"
@@ -47,6 +47,7 @@ KUBECONFIG=$KUBECONFIG_ADMIN \
 	E2E_OPERATOR_SDK=$BIN/operator-sdk \
 	E2E_NODE_IP=$NODE_IP \
 	E2E_CATALOG_IMAGE=localhost:5000/operator101/operator101-catalog:v$(bundle_version) \
+	E2E_TIGHTENED_CATALOG_IMAGE=localhost:5000/operator101/operator101-catalog:tightened \
 	E2E_BUNDLE_REPO=$NODE_IP:5000/operator101/operator101-bundle \
 	E2E_OPM_IMAGE=$NODE_IP:5000/operator101/opm:v1.64.0 \
 	E2E_HELPER_IMAGE=localhost:5000/library/busybox:1.36 \

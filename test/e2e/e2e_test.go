@@ -57,6 +57,7 @@ type facts struct {
 	operatorSDK string // bin/operator-sdk
 	nodeIP      string // the node address: NodePorts, the TLS registry, MariaDB
 	catalogImg  string // the catalog image pods pull (localhost:5000/...)
+	tightImg    string // the same catalog with a next version that tightens a CRD (hack/cluster/release-images.sh)
 	bundleImgs  string // the bundle image name without tag, as the node address names it (for run bundle)
 	opmImg      string // the opm image as the node address names it (run bundle's index image)
 	helperImg   string // busybox: scorecard's untar and storage images
@@ -77,6 +78,7 @@ func TestMain(m *testing.M) {
 		operatorSDK: os.Getenv("E2E_OPERATOR_SDK"),
 		nodeIP:      os.Getenv("E2E_NODE_IP"),
 		catalogImg:  os.Getenv("E2E_CATALOG_IMAGE"),
+		tightImg:    os.Getenv("E2E_TIGHTENED_CATALOG_IMAGE"),
 		bundleImgs:  os.Getenv("E2E_BUNDLE_REPO"),
 		opmImg:      os.Getenv("E2E_OPM_IMAGE"),
 		helperImg:   os.Getenv("E2E_HELPER_IMAGE"),
@@ -85,7 +87,7 @@ func TestMain(m *testing.M) {
 		root:        os.Getenv("E2E_ROOT"),
 	}
 	for k, v := range map[string]string{"KUBECONFIG": f.kubeconfig, "E2E_KUBECTL": f.kubectl,
-		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg,
+		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg, "E2E_TIGHTENED_CATALOG_IMAGE": f.tightImg,
 		"E2E_BUNDLE_REPO": f.bundleImgs, "E2E_OPM_IMAGE": f.opmImg, "E2E_HELPER_IMAGE": f.helperImg,
 		"E2E_CA_FILE": f.caFile, "E2E_MARIADB_ENV": f.mariadbEnv, "E2E_ROOT": f.root} {
 		if v == "" {

@@ -123,11 +123,17 @@ var forbiddenLine = regexp.MustCompile(`(?im)^.*(forbidden|cannot (get|list|watc
 // by hand when manual.
 func subscribe(t *testing.T, ns string, targets []string, startingCSV string, manual bool, env ...corev1.EnvVar) {
 	t.Helper()
+	subscribeFrom(t, f.catalogImg, ns, targets, startingCSV, manual, env...)
+}
+
+// subscribeFrom is subscribe with the catalog image catalogImg.
+func subscribeFrom(t *testing.T, catalogImg, ns string, targets []string, startingCSV string, manual bool, env ...corev1.EnvVar) {
+	t.Helper()
 	create(t, &operatorsv1alpha1.CatalogSource{
 		ObjectMeta: metav1.ObjectMeta{Name: "operator101-catalog", Namespace: ns},
 		Spec: operatorsv1alpha1.CatalogSourceSpec{
 			SourceType:  operatorsv1alpha1.SourceTypeGrpc,
-			Image:       f.catalogImg,
+			Image:       catalogImg,
 			DisplayName: "operator101 (local)",
 			Publisher:   "operator101",
 			GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{

@@ -963,7 +963,7 @@ func uninstall(t *testing.T, ns string) {
 // else OLM finds two CSVs owning the same CRDs.
 func clearInstalls(t *testing.T) {
 	t.Helper()
-	for _, ns := range []string{opNS, sdkNS, ownNS, singleNS} {
+	for _, ns := range []string{opNS, sdkNS, ownNS, singleNS, tightNS} {
 		uninstall(t, ns)
 		deleteNamespace(t, ns)
 	}
