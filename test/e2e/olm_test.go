@@ -744,14 +744,22 @@ func accounts(t *testing.T, user string) int {
 // approve approves the InstallPlan that installs csv, once OLM made it.
 func approve(t *testing.T, ns, csv string) {
 	t.Helper()
-	eventually(t, 5*time.Minute, "InstallPlan for "+csv+" approved", func() (bool, string) {
+	approvePlan(t, ns, csv, func(csvs []string) bool { return slices.Contains(csvs, csv) })
+}
+
+// approvePlan approves the first InstallPlan in ns whose CSVs match (what, in words), once one exists, and
+// returns its name.
+func approvePlan(t *testing.T, ns, what string, match func(csvs []string) bool) string {
+	t.Helper()
+	var name string
+	eventually(t, 5*time.Minute, "InstallPlan for "+what+" approved", func() (bool, string) {
 		var plans operatorsv1alpha1.InstallPlanList
 		if err := c.List(context.Background(), &plans, client.InNamespace(ns)); err != nil {
 			return false, err.Error()
 		}
 		for i := range plans.Items {
 			p := &plans.Items[i]
-			if !slices.Contains(p.Spec.ClusterServiceVersionNames, csv) {
+			if !match(p.Spec.ClusterServiceVersionNames) {
 				continue
 			}
 			if !p.Spec.Approved {
@@ -761,10 +769,12 @@ func approve(t *testing.T, ns, csv string) {
 					return false, err.Error()
 				}
 			}
+			name = p.Name
 			return true, ""
 		}
-		return false, fmt.Sprintf("%d InstallPlans, none for %s", len(plans.Items), csv)
+		return false, fmt.Sprintf("%d InstallPlans, none for %s", len(plans.Items), what)
 	})
+	return name
 }
 
 func waitCSV(t *testing.T, ns, name string, phase operatorsv1alpha1.ClusterServiceVersionPhase, timeout time.Duration) {

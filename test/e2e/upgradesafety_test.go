@@ -114,28 +114,7 @@ func TestOLMRefusesAnUpgradeThatInvalidatesStoredObjects(t *testing.T) {
 // returns its name.
 func approveNext(t *testing.T, ns, current string) string {
 	t.Helper()
-	var name string
-	eventually(t, 5*time.Minute, "an InstallPlan after "+current+" approved", func() (bool, string) {
-		var plans operatorsv1alpha1.InstallPlanList
-		if err := c.List(context.Background(), &plans, client.InNamespace(ns)); err != nil {
-			return false, err.Error()
-		}
-		for i := range plans.Items {
-			p := &plans.Items[i]
-			if len(p.Spec.ClusterServiceVersionNames) == 0 || p.Spec.ClusterServiceVersionNames[0] == current {
-				continue
-			}
-			if !p.Spec.Approved {
-				patch := client.MergeFrom(p.DeepCopy())
-				p.Spec.Approved = true
-				if err := c.Patch(context.Background(), p, patch); err != nil {
-					return false, err.Error()
-				}
-			}
-			name = p.Name
-			return true, ""
-		}
-		return false, fmt.Sprintf("%d InstallPlans, none after %s", len(plans.Items), current)
+	return approvePlan(t, ns, "the version after "+current, func(csvs []string) bool {
+		return len(csvs) > 0 && csvs[0] != current
 	})
-	return name
 }
