@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/yaml"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -69,6 +71,8 @@ type facts struct {
 var (
 	f facts
 	c client.Client
+	// newVersion is the version of this tree (bundle/), which the e2e installs after the releases; newCSV its CSV.
+	newVersion, newCSV string
 )
 
 func TestMain(m *testing.M) {
@@ -110,11 +114,31 @@ func TestMain(m *testing.M) {
 			c, err = client.New(cfg, client.Options{Scheme: scheme})
 		}
 	}
+	if err == nil {
+		newVersion, err = bundleVersion(f.root)
+		newCSV = "operator101.v" + newVersion
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(2)
 	}
 	os.Exit(m.Run())
+}
+
+// bundleVersion is the version of the CSV in root's bundle/.
+func bundleVersion(root string) (string, error) {
+	raw, err := os.ReadFile(filepath.Join(root, "bundle", "manifests", "operator101.clusterserviceversion.yaml"))
+	if err != nil {
+		return "", err
+	}
+	var csv operatorsv1alpha1.ClusterServiceVersion
+	if err := yaml.Unmarshal(raw, &csv); err != nil {
+		return "", fmt.Errorf("bundle/'s CSV: %w", err)
+	}
+	if csv.Spec.Version.String() == "0.0.0" {
+		return "", fmt.Errorf("bundle/'s CSV has no version")
+	}
+	return csv.Spec.Version.String(), nil
 }
 
 // run runs a command (kubectl, operator-sdk) and returns its output; the test fails when it fails.

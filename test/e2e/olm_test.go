@@ -64,11 +64,10 @@ const (
 	samplesNS = "operator101-e2e-samples" // the samples without a namespace of their own
 	scoreNS   = "operator101-e2e-scorecard"
 	sdkNS     = "operator101-e2e-sdk" // operator-sdk run bundle
-	// 0.1.0 is the release built from its own commit (config/catalog/releases); 0.2.0 is this tree.
+	// 0.1.0 is the first release, built from its own commit (config/catalog/releases): the e2e upgrades from it
+	// to this tree's version (newVersion), across the migration 0.1.0 needs.
 	oldVersion = "0.1.0"
-	newVersion = "0.2.0"
 	oldCSV     = "operator101.v" + oldVersion
-	newCSV     = "operator101.v" + newVersion
 	// 0.1.0 read its database targets from this variable (name=Secret), set in the Subscription's config.
 	legacyTargets = "default=mariadb-target,that-database=mariadb-target"
 	deployment    = "operator101-controller-manager"
@@ -76,8 +75,8 @@ const (
 )
 
 // TestOLM is the life of operator101 installed from its catalog, in the order a platform team lives it: install
-// the release 0.1.0 and create every kind it serves, upgrade to this tree's 0.2.0 (held while an At runs; the
-// documented DatabaseUser migration after it), the samples on 0.2.0, scorecard against the installed operator,
+// the release 0.1.0 and create every kind it serves, upgrade to this tree's version (held while an At runs; the
+// documented DatabaseUser migration after it), the samples on it, scorecard against the installed operator,
 // uninstall. Each step needs the previous one, so they are subtests of one test and the first failure stops it.
 func TestOLM(t *testing.T) {
 	// Cleanups run last-registered first: the samples go while the operator runs (a DatabaseUser's finalizer
@@ -112,7 +111,7 @@ func TestOLM(t *testing.T) {
 // documents it (its database targets in the Subscription's config).
 func installFromCatalog(t *testing.T) {
 	create(t, targetSecret(opNS))
-	// Manual approval: the test decides when the upgrade to 0.2.0 may start. No target namespaces: AllNamespaces.
+	// Manual approval: the test decides when the upgrade to this tree's version may start. No target namespaces: AllNamespaces.
 	subscribe(t, opNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
 	approve(t, opNS, oldCSV)
 	waitCSV(t, opNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
@@ -178,7 +177,7 @@ func releasedKinds(t *testing.T) {
 // 4. After the upgrade, the migration docs/databases.md gives from 0.1.0's DATABASE_TARGETS, step by step.
 func migrateDatabaseTargets(t *testing.T) {
 	// Before it: the DatabaseUser says its target is unknown, its account keeps working, the manager says why.
-	eventually(t, 2*time.Minute, "DatabaseUser UnknownTarget on 0.2.0", func() (bool, string) {
+	eventually(t, 2*time.Minute, "DatabaseUser UnknownTarget on "+newVersion, func() (bool, string) {
 		var u mygroupv1alpha1.DatabaseUser
 		if err := get(&u, samplesNS, "cnhandsomeguy"); err != nil {
 			return false, err.Error()
@@ -258,7 +257,7 @@ func currentVersion(t *testing.T) {
 		}
 	}
 	checkLeastPrivilege(t, ctx, opNS)
-	// 0.2.0 is not deprecated: OLM takes the condition 0.1.0 had off the Subscription.
+	// This tree's version is not deprecated: OLM takes the condition 0.1.0 had off the Subscription.
 	eventually(t, 2*time.Minute, "no deprecation on the Subscription", func() (bool, string) {
 		c, ok := subscriptionCondition(t, opNS, operatorsv1alpha1.SubscriptionBundleDeprecated)
 		_, rollup := subscriptionCondition(t, opNS, operatorsv1alpha1.SubscriptionDeprecated)
@@ -441,7 +440,7 @@ func samples(t *testing.T) {
 	}
 }
 
-// 3. The upgrade to 0.2.0 through the channel, held while an At runs.
+// 3. The upgrade to this tree's version through the channel, held while an At runs.
 func upgrade(t *testing.T) {
 	uids := sampleUIDs(t)
 	create(t, &cnatv1alpha1.At{
@@ -462,7 +461,7 @@ func upgrade(t *testing.T) {
 	})
 
 	approve(t, opNS, newCSV)
-	eventually(t, 3*time.Minute, "0.2.0 held back: OperatorConditionNotUpgradeable", func() (bool, string) {
+	eventually(t, 3*time.Minute, newVersion+" held back: OperatorConditionNotUpgradeable", func() (bool, string) {
 		var csv operatorsv1alpha1.ClusterServiceVersion
 		if err := get(&csv, opNS, newCSV); err != nil {
 			return false, err.Error()
@@ -495,8 +494,8 @@ func upgrade(t *testing.T) {
 	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
 	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
 	kubectl(t, "patch", "-n", "default", "myweb/myweb", "--type", "merge", "-p",
-		`{"spec":{"pageContentHtml":"<h1>served by 0.2.0</h1>\n"}}`)
-	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "served by 0.2.0")
+		`{"spec":{"pageContentHtml":"<h1>served by the new version</h1>\n"}}`)
+	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "served by the new version")
 }
 
 // 4b. Seed 004's AppService (the kubebuilder tutorial's, batch.schwarzeni.github.com/v1alpha1), its manifest
@@ -611,7 +610,7 @@ func uninstallKeepsWorkloads(t *testing.T) {
 }
 
 // TestOperatorSDKRunBundle is the operator developer's path (4.): run bundle at 0.1.0 from the local
-// registry, run bundle-upgrade to 0.2.0, cleanup.
+// registry, run bundle-upgrade to this tree's version, cleanup.
 func TestOperatorSDKRunBundle(t *testing.T) {
 	clearInstalls(t)
 	freshNamespace(t, sdkNS)
