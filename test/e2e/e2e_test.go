@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -45,11 +44,11 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/yaml"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	operator101 "github.com/operator101/operator101/apis"
+	"github.com/operator101/operator101/test/olmrbac"
 )
 
 // facts are what hack/cluster/e2e.sh prepared, read from the environment.
@@ -127,13 +126,9 @@ func TestMain(m *testing.M) {
 
 // bundleVersion is the version of the CSV in root's bundle/.
 func bundleVersion(root string) (string, error) {
-	raw, err := os.ReadFile(filepath.Join(root, "bundle", "manifests", "operator101.clusterserviceversion.yaml"))
+	csv, err := olmrbac.CSV(root)
 	if err != nil {
 		return "", err
-	}
-	var csv operatorsv1alpha1.ClusterServiceVersion
-	if err := yaml.Unmarshal(raw, &csv); err != nil {
-		return "", fmt.Errorf("bundle/'s CSV: %w", err)
 	}
 	if csv.Spec.Version.String() == "0.0.0" {
 		return "", fmt.Errorf("bundle/'s CSV has no version")
