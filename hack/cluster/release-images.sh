@@ -35,6 +35,8 @@ quiet() { # runs a build, shows its output only when it fails
 	rm -f "$log"
 }
 
+digest_of() { skopeo inspect -n --tls-verify=false --format '{{.Digest}}' "docker://$REGISTRY/${1#*/}"; } # of IMG, pushed
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for what in operator scorecard bundle; do
@@ -43,7 +45,7 @@ for what in operator scorecard bundle; do
 	quiet hack/images.sh "$what" "$img"
 	push "$img"
 done
-digest=$(skopeo inspect -n --tls-verify=false --format '{{.Digest}}' "docker://$REGISTRY/${BASE#*/}-bundle:v$version")
+digest=$(digest_of "$BASE-bundle:v$version")
 quiet hack/catalog.sh "$work/dev" "$BASE-bundle@$digest"
 quiet hack/images.sh catalog "$BASE-catalog:v$version" "$work/dev"
 push "$BASE-catalog:v$version"
@@ -51,27 +53,25 @@ push "$BASE-catalog:v$version"
 # With TIGHTENED=1 (the e2e), a version after this one whose MyWeb CRD tightens nodePortNumber to at most 30199:
 # an upgrade that would invalidate stored objects, which OLM must refuse (test/e2e/upgradesafety_test.go).
 # Catalog tag "tightened".
-if [[ ${TIGHTENED:-0} != 1 ]]; then
-	say "operator101 images in the registry ($((SECONDS - t0))s)"
-	exit 0
+if [[ ${TIGHTENED:-0} == 1 ]]; then
+	IFS=. read -r major minor patch <<<"$version"
+	next=$major.$minor.$((patch + 1))
+	tight=$work/tightened
+	mkdir -p "$tight"
+	cp -a bundle bundle.Dockerfile "$tight/"
+	sed -i -e "s/^  name: operator101\.v$version\$/  name: operator101.v$next/" -e "s/^  version: $version\$/  version: $next/" \
+		-e "s/^  replaces: .*/  replaces: operator101.v$version/" -e "s/^\(    olm.skipRange: '>=[^ ]*\) <$version'\$/\1 <$next'/" \
+		"$tight/bundle/manifests/operator101.clusterserviceversion.yaml"
+	sed -i '/^              nodePortNumber:$/,/^              [a-zA-Z]*:$/ s/^\(                maximum:\) 65535$/\1 30199/' \
+		"$tight/bundle/manifests/operator.k8s-summit.org_mywebs.yaml"
+	grep -q "^  name: operator101.v$next\$" "$tight/bundle/manifests/operator101.clusterserviceversion.yaml" &&
+		grep -q "^                maximum: 30199\$" "$tight/bundle/manifests/operator.k8s-summit.org_mywebs.yaml" ||
+		die "the tightened bundle's edits no longer apply to bundle/"
+	quiet env SRC="$tight" hack/images.sh bundle "$BASE-bundle:v$next-tightened"
+	push "$BASE-bundle:v$next-tightened"
+	tdigest=$(digest_of "$BASE-bundle:v$next-tightened")
+	quiet hack/catalog.sh "$work/tight" "$BASE-bundle@$digest" "$tight/bundle=$BASE-bundle@$tdigest"
+	quiet hack/images.sh catalog "$BASE-catalog:tightened" "$work/tight"
+	push "$BASE-catalog:tightened"
 fi
-IFS=. read -r major minor patch <<<"$version"
-next=$major.$minor.$((patch + 1))
-tight=$work/tightened
-mkdir -p "$tight"
-cp -a bundle bundle.Dockerfile "$tight/"
-sed -i -e "s/^  name: operator101\.v$version\$/  name: operator101.v$next/" -e "s/^  version: $version\$/  version: $next/" \
-	-e "s/^  replaces: .*/  replaces: operator101.v$version/" -e "s/^\(    olm.skipRange: '>=[^ ]*\) <$version'\$/\1 <$next'/" \
-	"$tight/bundle/manifests/operator101.clusterserviceversion.yaml"
-sed -i '/^              nodePortNumber:$/,/^              [a-zA-Z]*:$/ s/^\(                maximum:\) 65535$/\1 30199/' \
-	"$tight/bundle/manifests/operator.k8s-summit.org_mywebs.yaml"
-grep -q "^  name: operator101.v$next\$" "$tight/bundle/manifests/operator101.clusterserviceversion.yaml" &&
-	grep -q "^                maximum: 30199\$" "$tight/bundle/manifests/operator.k8s-summit.org_mywebs.yaml" ||
-	die "the tightened bundle's edits no longer apply to bundle/"
-quiet env SRC="$tight" hack/images.sh bundle "$BASE-bundle:v$next-tightened"
-push "$BASE-bundle:v$next-tightened"
-tdigest=$(skopeo inspect -n --tls-verify=false --format '{{.Digest}}' "docker://$REGISTRY/${BASE#*/}-bundle:v$next-tightened")
-quiet hack/catalog.sh "$work/tight" "$BASE-bundle@$digest" "$tight/bundle=$BASE-bundle@$tdigest"
-quiet hack/images.sh catalog "$BASE-catalog:tightened" "$work/tight"
-push "$BASE-catalog:tightened"
 say "operator101 images in the registry ($((SECONDS - t0))s)"
