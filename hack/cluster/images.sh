@@ -90,23 +90,28 @@ build_push() {
 	echo "    image $name -> ${IMAGES[$name]} ($((SECONDS - start))s)"
 }
 
-# push IMG...: localhost:5000/REPO:TAG (or 127.0.0.1:5000/...) in containers-storage -> REGISTRY/REPO:TAG. With
-# PUSHED_DIR set, an image whose ID was pushed under that name before is not copied again.
+# push IMG...: an image in containers-storage to its registry: localhost:5000/REPO:TAG (or 127.0.0.1:5000/...) to
+# REGISTRY/REPO:TAG; any other name to itself, TLS verified (hack/registry.sh). With PUSHED_DIR set, an image whose
+# ID was pushed under that name before is not copied again.
 if [[ ${1:-} == push ]]; then
 	shift
+	# shellcheck source=../registry.sh
+	source hack/registry.sh
 	for img in "$@"; do
 		repo=${img#localhost:5000/}
 		repo=${repo#127.0.0.1:5000/}
-		[[ $repo != "$img" ]] || { echo "images.sh: push wants localhost:5000/REPO:TAG, not $img" >&2; exit 2; }
+		dest=$REGISTRY/$repo
+		[[ $repo != "$img" ]] || dest=$img
 		id=$(podman image inspect --format '{{.Id}}' "$img")
-		mark=${PUSHED_DIR:-}/$(echo "$repo" | tr '/:' '__')
+		mark=${PUSHED_DIR:-}/$(echo "$dest" | tr '/:' '__')
 		if [[ -n ${PUSHED_DIR:-} && "$(cat "$mark" 2>/dev/null)" == "$id" ]]; then
 			echo "    $img: unchanged"
 			continue
 		fi
-		skopeo copy -q --dest-tls-verify=false "containers-storage:$img" "docker://$REGISTRY/$repo" \
+		# shellcheck disable=SC2046 # tls_flags gives several words
+		skopeo copy -q $(tls_flags dest "$dest") "containers-storage:$img" "docker://$dest" \
 			2> >(grep -v 'graphdriver' >&2)
-		forget "$repo"
+		[[ $dest == "$img" ]] || forget "$repo"
 		[[ -z ${PUSHED_DIR:-} ]] || { mkdir -p "$PUSHED_DIR" && echo "$id" >"$mark"; }
 		echo "    $img: pushed"
 	done

@@ -58,3 +58,38 @@ func TestPushesVerifyTLSExceptOnThisMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptsVerifyTLSExceptOnThisMachine runs hack/registry.sh's tls_flags, which every script that pushes or
+// pulls (release, cluster images, e2e, demo) takes its TLS flags from: verified against the system's CAs, or
+// against REGISTRY_CERT_DIR for IMAGE_TAG_BASE's registry (on this machine too); skipped only for a registry on
+// this machine that is given no CA.
+func TestScriptsVerifyTLSExceptOnThisMachine(t *testing.T) {
+	root := repoRoot(t)
+	for _, c := range []struct {
+		base, certDir, ref, want string
+	}{
+		{"", "", "localhost:5000/operator101/operator101:v1", "--dest-tls-verify=false"},
+		{"", "", "127.0.0.1:5000/operator101/opm:v1", "--dest-tls-verify=false"},
+		{"", "", "198.18.255.254:5000/operator101/operator101-bundle@sha256:1", "--dest-tls-verify=false"},
+		{"", "", "quay.io/someone/operator101:v1", "--dest-tls-verify=true"},
+		{"", "", "localhost.example.com/team/operator101:v1", "--dest-tls-verify=true"},
+		{"registry.example.com:5000/team/operator101", "/etc/registry-ca", "registry.example.com:5000/team/operator101-bundle:v1",
+			"--dest-tls-verify=true --dest-cert-dir /etc/registry-ca"},
+		{"registry.example.com:5000/team/operator101", "/etc/registry-ca", "quay.io/someone/x:v1", "--dest-tls-verify=true"},
+		{"198.18.255.254:5000/operator101/operator101", "/etc/cluster-ca", "198.18.255.254:5000/operator101/opm:v1",
+			"--dest-tls-verify=true --dest-cert-dir /etc/cluster-ca"},
+		{"198.18.255.254:5000/operator101/operator101", "/etc/cluster-ca", "localhost:5000/operator101/operator101:v1",
+			"--dest-tls-verify=false"},
+	} {
+		cmd := exec.Command("bash", "-c", `set -eu; source hack/registry.sh; tls_flags dest "$1"`, "-", c.ref)
+		cmd.Dir = root
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "IMAGE_TAG_BASE=" + c.base, "REGISTRY_CERT_DIR=" + c.certDir}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tls_flags %s: %v\n%s", c.ref, err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != c.want {
+			t.Errorf("IMAGE_TAG_BASE=%q REGISTRY_CERT_DIR=%q: tls_flags dest %s = %q, want %q", c.base, c.certDir, c.ref, got, c.want)
+		}
+	}
+}
