@@ -43,6 +43,10 @@ export KUBEBUILDER_ASSETS := $(ENVTEST_ASSETS)
 DEV_DIR ?= $(LOCALBIN)/dev-apiserver
 KUBECONFIG ?= $(DEV_DIR)/kubeconfig
 export KUBECONFIG
+# make test-e2e and make demo work on the local cluster, or on a cluster of your own when KUBECONFIG comes from the
+# environment or the command line (not the default above) with IMAGE_TAG_BASE: hack/cluster/target.sh.
+given = $(if $(filter environment command line,$(origin $(1))),$(1)='$($(1))')
+TARGET_VARS = $(if $(call given,KUBECONFIG),EXISTING_KUBECONFIG='$(KUBECONFIG)') $(call given,IMAGE_TAG_BASE)
 
 ##@ General
 
@@ -125,12 +129,12 @@ dev-apiserver-down: ## Stop the local API server.
 	hack/dev-apiserver.sh stop
 
 .PHONY: demo
-demo: ## The main job: a local cluster with OLM, operator101 installed from its catalog by a Subscription, the samples; prints what to type next.
-	hack/demo.sh
+demo: ## The main job: a local cluster with OLM (or yours: KUBECONFIG, IMAGE_TAG_BASE), operator101 installed from its catalog by a Subscription, the samples; prints what to type next.
+	$(TARGET_VARS) hack/demo.sh
 
 .PHONY: demo-down
-demo-down: ## Stop everything make demo started (the cluster and the MariaDB).
-	hack/demo.sh down
+demo-down: ## Stop everything make demo started (the cluster and the MariaDB; on a cluster of yours, what it installed).
+	$(TARGET_VARS) hack/demo.sh down
 
 ##@ Build
 
@@ -254,8 +258,8 @@ olm-install: ## Install OLM v0.41.0 on the local cluster from its released manif
 	hack/cluster/olm.sh
 
 .PHONY: test-e2e
-test-e2e: ## End to end on the local cluster with real OLM: Subscription install, samples, upgrade, scorecard, uninstall, run bundle.
-	hack/cluster/e2e.sh
+test-e2e: ## End to end on the local cluster (or yours: KUBECONFIG, IMAGE_TAG_BASE) with real OLM: Subscription install, samples, upgrade, scorecard, uninstall, run bundle.
+	$(TARGET_VARS) hack/cluster/e2e.sh
 
 .PHONY: cluster-tools
 cluster-tools: ## Build the local cluster's binaries (kubelet, kube-proxy, controller-manager, scheduler, CoreDNS, grpc_health_probe).

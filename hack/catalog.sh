@@ -24,20 +24,37 @@ shift || true
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$template" "$work/template.yaml"
+# shellcheck source=registry.sh
+source hack/registry.sh
+trust_registry_ca
+# use_http REF: opm's flag for REF's registry: plain HTTP only to one on this machine without a CA.
+use_http() { registry_on_this_machine "$1" && ! registry_uses_ca "$1" && echo --use-http || true; }
 for next in "$@"; do # BUNDLE_DIR=IMAGE@DIGEST, or IMAGE@DIGEST for bundle/ (an image name has no "=")
 	dir=bundle
 	[[ $next != *=* ]] || dir=${next%%=*}
-	go run ./hack/csvgen add-release -template "$work/template.yaml" -bundle "$dir" -image "${next#*=}"
+	img=${next#*=}
+	go run ./hack/csvgen add-release -template "$work/template.yaml" -bundle "$dir" -image "$img"
+	# Rendered here, from its own registry, and added to opm's output after the template is rendered: the
+	# releases come from the local registry over plain HTTP, this bundle may come from one that wants TLS, and
+	# opm takes one of the two per run (and its basic template takes bundles by image only).
+	# shellcheck disable=SC2046 # use_http gives a flag or nothing
+	{ echo "---" && "$OPM" render "$img" -o yaml $(use_http "$img"); } >>"$work/next.yaml"
+	img=$img awk '
+		$0 == "- image: " ENVIRON["img"] { skip = 1; next }
+		skip && $0 == "  schema: olm.bundle" { skip = 0; next }
+		{ print }' "$work/template.yaml" >"$work/t" && mv "$work/t" "$work/template.yaml"
+	grep -qF -- "- image: $img" "$work/template.yaml" && { echo "catalog: $img left in the template" >&2; exit 1; }
 done
 
-# opm pulls the bundles while hack/release.sh keeps the registry up; plain HTTP only to a registry on this machine.
-http=()
-case ${IMAGE_TAG_BASE:-localhost:5000/} in localhost:* | 127.0.0.1:*) http=(--use-http) ;; esac
-hack/release.sh ensure -- "$OPM" alpha render-template basic "$work/template.yaml" -o yaml "${http[@]}" \
+# opm pulls the releases while hack/release.sh keeps the registry up; plain HTTP only to a registry on this machine.
+first=$(sed -n 's/^- image: //p' "$work/template.yaml" | head -1)
+# shellcheck disable=SC2046
+hack/release.sh ensure -- "$OPM" alpha render-template basic "$work/template.yaml" -o yaml $([[ -z $first ]] || use_http "$first") \
 	>"$work/index.yaml" || {
 	echo "catalog: opm alpha render-template basic failed on $template" >&2
 	exit 1
 }
+[[ ! -s $work/next.yaml ]] || cat "$work/next.yaml" >>"$work/index.yaml"
 mkdir -p "$work/check/operator101"
 cp "$work/index.yaml" "$work/check/operator101/index.yaml"
 "$OPM" validate "$work/check" || {

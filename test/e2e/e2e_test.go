@@ -56,13 +56,13 @@ type facts struct {
 	kubeconfig  string // the cluster's admin kubeconfig
 	kubectl     string // bin/kubectl
 	operatorSDK string // bin/operator-sdk
-	nodeIP      string // the node address: NodePorts, the TLS registry, MariaDB
-	catalogImg  string // the catalog image pods pull (localhost:5000/...)
+	nodeIP      string // a node's address, from the Node objects (or NODE_ADDRESS): NodePorts
+	catalogImg  string // the catalog image nodes pull (IMAGE_TAG_BASE-catalog)
 	tightImg    string // the same catalog with a next version that tightens a CRD (hack/cluster/release-images.sh)
-	bundleImgs  string // the bundle image name without tag, as the node address names it (for run bundle)
-	opmImg      string // the opm image as the node address names it (run bundle's index image)
+	bundleImgs  string // the bundle image name without tag, as pods and this machine name it (for run bundle)
+	opmImg      string // the opm image, named so (run bundle's index image)
 	helperImg   string // busybox: scorecard's untar and storage images
-	caFile      string // the cluster CA (signs the TLS registry's certificate)
+	certDir     string // the CAs of the registry bundleImgs names, when the system's do not sign it (else empty)
 	mariadbEnv  string // hack/mariadb.sh's env file: MARIADB_HOST, MARIADB_PORT, admin user and password
 	root        string // the repository
 }
@@ -85,14 +85,14 @@ func TestMain(m *testing.M) {
 		bundleImgs:  os.Getenv("E2E_BUNDLE_REPO"),
 		opmImg:      os.Getenv("E2E_OPM_IMAGE"),
 		helperImg:   os.Getenv("E2E_HELPER_IMAGE"),
-		caFile:      os.Getenv("E2E_CA_FILE"),
+		certDir:     os.Getenv("E2E_REGISTRY_CERT_DIR"),
 		mariadbEnv:  os.Getenv("E2E_MARIADB_ENV"),
 		root:        os.Getenv("E2E_ROOT"),
 	}
 	for k, v := range map[string]string{"KUBECONFIG": f.kubeconfig, "E2E_KUBECTL": f.kubectl,
 		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg, "E2E_TIGHTENED_CATALOG_IMAGE": f.tightImg,
 		"E2E_BUNDLE_REPO": f.bundleImgs, "E2E_OPM_IMAGE": f.opmImg, "E2E_HELPER_IMAGE": f.helperImg,
-		"E2E_CA_FILE": f.caFile, "E2E_MARIADB_ENV": f.mariadbEnv, "E2E_ROOT": f.root} {
+		"E2E_MARIADB_ENV": f.mariadbEnv, "E2E_ROOT": f.root} {
 		if v == "" {
 			fmt.Fprintf(os.Stderr, "e2e: %s is not set: run these tests through make test-e2e (hack/cluster/e2e.sh)\n", k)
 			os.Exit(2)

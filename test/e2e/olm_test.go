@@ -614,34 +614,45 @@ func uninstallKeepsWorkloads(t *testing.T) {
 func TestOperatorSDKRunBundle(t *testing.T) {
 	clearInstalls(t)
 	freshNamespace(t, sdkNS)
-	// The CLI pulls the bundle itself over TLS from the node address: trust the cluster CA for this process.
-	certs, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
-	if err != nil {
-		certs = nil
-	}
-	ca, err := os.ReadFile(f.caFile)
-	if err != nil {
+	// The CLI pulls the bundle and the index image itself, over TLS verified against the registry's CAs.
+	bundleCA := t.TempDir() + "/ca.crt"
+	trusted, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
+	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
-	bundleCA := t.TempDir() + "/ca.crt"
-	if err := os.WriteFile(bundleCA, append(append(certs, '\n'), ca...), 0o600); err != nil {
+	if f.certDir != "" {
+		cas, err := filepath.Glob(filepath.Join(f.certDir, "*.crt"))
+		if err != nil || len(cas) == 0 {
+			t.Fatalf("no *.crt in %s: %v", f.certDir, err)
+		}
+		for _, p := range cas {
+			ca, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trusted = append(append(trusted, '\n'), ca...)
+		}
+	}
+	if err := os.WriteFile(bundleCA, trusted, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{"SSL_CERT_FILE=" + bundleCA}
 	t.Cleanup(func() { _, _ = tryRun(env, f.operatorSDK, "cleanup", "operator101", "-n", sdkNS, "--timeout", "3m") })
 
-	// The release by its digest, as the registry at the node address serves it.
+	// The release by its digest, as pods and this machine name the registry.
 	_, oldBundle, ok := released(t, oldVersion)
 	if !ok {
 		t.Fatalf("%s is not recorded in config/catalog/releases", oldVersion)
 	}
-	_, digest, _ := strings.Cut(oldBundle, "@")
-	run(t, env, f.operatorSDK, "run", "bundle", f.bundleImgs+"@"+digest, "-n", sdkNS, "--index-image", f.opmImg,
-		"--skip-tls-verify", "--timeout", "5m")
+	// A release keeps its path in any registry it is copied to (hack/cluster/release-images.sh).
+	registry, _, _ := strings.Cut(f.bundleImgs, "/")
+	_, path, _ := strings.Cut(oldBundle, "/")
+	run(t, env, f.operatorSDK, "run", "bundle", registry+"/"+path, "-n", sdkNS, "--index-image", f.opmImg,
+		"--timeout", "5m")
 	waitCSV(t, sdkNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
 	operatorPod(t, sdkNS, oldVersion)
 
-	run(t, env, f.operatorSDK, "run", "bundle-upgrade", f.bundleImgs+":v"+newVersion, "-n", sdkNS, "--skip-tls-verify", "--timeout", "5m")
+	run(t, env, f.operatorSDK, "run", "bundle-upgrade", f.bundleImgs+":v"+newVersion, "-n", sdkNS, "--timeout", "5m")
 	waitCSV(t, sdkNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
 	operatorPod(t, sdkNS, newVersion)
 
