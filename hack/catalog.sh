@@ -27,7 +27,7 @@ cp "$template" "$work/template.yaml"
 for next in "$@"; do # BUNDLE_DIR=IMAGE@DIGEST, or IMAGE@DIGEST for bundle/ (an image name has no "=")
 	dir=bundle
 	[[ $next != *=* ]] || dir=${next%%=*}
-	go run ./hack/csvgen add-release -template "$work/template.yaml" -bundle "$dir" -image "${next#*=}"
+	go run ./hack/bundletool add-release -template "$work/template.yaml" -bundle "$dir" -image "${next#*=}"
 done
 
 # opm pulls the bundles while hack/release.sh keeps the registry up; plain HTTP only to a registry on this machine.
