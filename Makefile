@@ -179,23 +179,30 @@ envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 
 ##@ Bundle and catalog
 
-# Related images besides those csvgen finds (the operator, the manager's RELATED_IMAGE_<NAME> variables and the
-# images alm-examples name): name=image,...
+# Related images besides those make bundle lists (the operator, the manager's RELATED_IMAGE_<NAME> variables and
+# the images alm-examples name): name=image,...
 RELATED_IMAGES ?=
 # The image of the project's own scorecard test (test/scorecard/cmd/operator101-scorecard).
 SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
 BUNDLE_DIR ?= bundle
-CSVGEN := go run ./hack/csvgen
+# What operator-sdk and kustomize cannot do to the bundle (hack/bundletool/main.go says why, command by command).
+BUNDLETOOL := go run ./hack/bundletool
 
 .PHONY: bundle
 bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) for VERSION from config/, then validate it.
-	$(OPERATOR_SDK) generate kustomize manifests -q
-	$(CSVGEN) descriptors -csv config/manifests/bases/operator101.clusterserviceversion.yaml -crds config/crd/bases
+	@# The images, as operator-sdk's scaffold sets them: the operator's Deployment (and through a replacement
+	@# the CSV's containerImage), and the operator101 scorecard test's image.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	cd config/scorecard && $(KUSTOMIZE) edit set image operator101-scorecard=$(SCORECARD_IMG)
+	@# The CSV base's owned CRDs, from the +operator-sdk:csv:customresourcedefinitions markers in apis/.
+	$(OPERATOR_SDK) generate kustomize manifests -q --apis-dir apis
 	@# kustomize first, into a file: a failed build must not reach generate bundle (it would write an empty CSV);
 	@# generate bundle wants its input on a pipe.
 	$(KUSTOMIZE) build config/manifests > $(LOCALBIN)/bundle-input.yaml
 	cat $(LOCALBIN)/bundle-input.yaml | $(OPERATOR_SDK) generate bundle -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --output-dir $(BUNDLE_DIR)
-	$(CSVGEN) finalize -bundle $(BUNDLE_DIR) -version $(VERSION) -image $(IMG) -related '$(RELATED_IMAGES)' -scorecard-image $(SCORECARD_IMG)
+	$(BUNDLETOOL) created-at -bundle $(BUNDLE_DIR)
+	$(BUNDLETOOL) related-images -bundle $(BUNDLE_DIR) -extra '$(RELATED_IMAGES)'
+	$(BUNDLETOOL) upgrade-edge -bundle $(BUNDLE_DIR) -catalog config/catalog/operator101.yaml
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: bundle-build

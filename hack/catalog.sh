@@ -33,7 +33,7 @@ for next in "$@"; do # BUNDLE_DIR=IMAGE@DIGEST, or IMAGE@DIGEST for bundle/ (an 
 	dir=bundle
 	[[ $next != *=* ]] || dir=${next%%=*}
 	img=${next#*=}
-	go run ./hack/csvgen add-release -template "$work/template.yaml" -bundle "$dir" -image "$img"
+	go run ./hack/bundletool add-release -template "$work/template.yaml" -bundle "$dir" -image "$img"
 	# Rendered here, from its own registry, and added to opm's output after the template is rendered: the
 	# releases come from the local registry over plain HTTP, this bundle may come from one that wants TLS, and
 	# opm takes one of the two per run (and its basic template takes bundles by image only).

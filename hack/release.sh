@@ -159,7 +159,7 @@ build() {
 	# The bundle as the commit's own `make bundle` writes it, with the images above by digest.
 	quiet make -C "$wt/src" bundle VERSION="$version" IMG="$op" SCORECARD_IMG="$sc"
 	# createdAt is the commit's time: reproducible, and a development bundle has none to churn.
-	quiet go run ./hack/csvgen stamp -bundle "$wt/src/bundle" -created-at "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
+	quiet go run ./hack/bundletool created-at -bundle "$wt/src/bundle" -at "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
 	quiet env SRC="$wt/src" hack/images.sh bundle "$BASE-bundle:v$version"
 	bundle=${BASE}-bundle@$(push "$BASE-bundle:v$version")
 	built_bundle=$wt/src/bundle
@@ -180,7 +180,7 @@ new)
 	! grep -q "^$version " "$RELEASES" 2>/dev/null || die "$version is released already ($RELEASES)"
 	registry_up
 	build "$version" "$commit"
-	go run ./hack/csvgen add-release -template "$TEMPLATE" -bundle "$built_bundle" -image "$bundle"
+	go run ./hack/bundletool add-release -template "$TEMPLATE" -bundle "$built_bundle" -image "$bundle"
 	[[ -s $RELEASES ]] || printf '%s\n' \
 		"# Released versions of operator101: VERSION COMMIT OPERATOR SCORECARD BUNDLE (images by digest)." \
 		"# Written by hack/release.sh new; hack/release.sh ensure rebuilds any that a registry lacks." >"$RELEASES"

@@ -90,6 +90,7 @@ type AppServiceSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	Size *int32 `json:"size,omitempty"`
 
 	Application `json:",inline"`
@@ -102,11 +103,13 @@ type Application struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
 
 	// resources are the container's CPU and memory requests and limits.
 	// +kubebuilder:validation:XValidation:rule="!has(self.claims)",message="resource claims are not supported: use limits and requests"
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// envs are the container's environment variables.
@@ -124,6 +127,7 @@ type Application struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, q.port == p.port && q.protocol == p.protocol))",message="two ports cannot share a port number and protocol"
 	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.nodePort) || self.exists_one(q, has(q.nodePort) && q.nodePort == p.nodePort))",message="two ports cannot share a nodePort"
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ports"
 	Ports []ServicePort `json:"ports,omitempty"`
 
 	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the
@@ -131,6 +135,7 @@ type Application struct {
 	// for an application that calls the Kubernetes API; a change rolls the pods.
 	// +kubebuilder:default=false
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Automount Service Account Token",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
 }
 
@@ -144,6 +149,7 @@ type AppServiceStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// replicas is the number of pods the Deployment has (the scale subresource reads it).
@@ -152,6 +158,7 @@ type AppServiceStatus struct {
 
 	// readyReplicas is the number of pods ready to serve.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
 
 	// availableReplicas is the number of pods ready for the Deployment's minReadySeconds (the Deployment's own
@@ -169,6 +176,7 @@ type AppServiceStatus struct {
 
 	// ready reads "ready/desired" pods, as kubectl shows for a Deployment.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready",xDescriptors={"urn:alm:descriptor:text"}
 	Ready string `json:"ready,omitempty"`
 
 	// selector is the label selector of the pods, for the scale subresource (and a HorizontalPodAutoscaler).
@@ -179,6 +187,7 @@ type AppServiceStatus struct {
 // AppService runs an application: a Deployment of size pods and a NodePort Service for its ports.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{Event,v1,events}}
 // +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`

@@ -95,12 +95,14 @@ type AtSpec struct {
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`
 	// +kubebuilder:validation:Format=date-time
 	// +kubebuilder:validation:XValidation:rule="self == self",message="schedule must be a string: a UTC time such as 2019-04-12T10:12:00Z"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Schedule",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Schedule string `json:"schedule"`
 
 	// command runs in a shell, as `/bin/sh -c "<command>"`, so quoting, pipes and redirections work.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Command",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Command string `json:"command"`
 
 	// image runs the command (default busybox, the image the operator's RELATED_IMAGE_BUSYBOX names). It must have /bin/sh and run as a non-root user (65534).
@@ -112,6 +114,7 @@ type AtSpec struct {
 	// At stays, with its phase and exit code; it never runs again.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TTL Seconds After Finished",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 
 	// activeDeadlineSeconds bounds the run: it becomes the pod's activeDeadlineSeconds, which the kubelet
@@ -124,6 +127,7 @@ type AtSpec struct {
 	// +kubebuilder:default=3600
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Active Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
 }
 
@@ -132,6 +136,7 @@ type AtStatus struct {
 	// phase is PENDING until the schedule, RUNNING while the pod runs, then DONE (exit code 0) or FAILED.
 	// +optional
 	// +kubebuilder:validation:Enum=PENDING;RUNNING;DONE;FAILED
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Phase",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase"}
 	Phase string `json:"phase,omitempty"`
 
 	// startTime is when the pod was created.
@@ -140,20 +145,24 @@ type AtStatus struct {
 
 	// completionTime is when the command finished.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Completion Time",xDescriptors={"urn:alm:descriptor:timestamp"}
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 
 	// exitCode is the command's exit code, once it finished.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Exit Code",xDescriptors={"urn:alm:descriptor:text"}
 	ExitCode *int32 `json:"exitCode,omitempty"`
 
 	// message tells why the At is in its phase (the pod's reason on failure).
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Message",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase:reason"}
 	Message string `json:"message,omitempty"`
 
 	// conditions: Succeeded (see the phases).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// observedGeneration is the generation of the spec this status describes.
@@ -166,6 +175,7 @@ type AtStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=operator101
+// +operator-sdk:csv:customresourcedefinitions:displayName="At (scheduled command)",resources={{Pod,v1,pods},{Event,v1,events}}
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Exit",type=integer,JSONPath=`.status.exitCode`,priority=1

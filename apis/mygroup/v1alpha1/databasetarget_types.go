@@ -54,6 +54,7 @@ type DatabaseTargetTLS struct {
 	// With any mode but Disabled, no credential is sent before TLS is up; the connection never falls back.
 	// +kubebuilder:default=VerifyFull
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS Mode",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Disabled","urn:alm:descriptor:com.tectonic.ui:select:Required","urn:alm:descriptor:com.tectonic.ui:select:VerifyCA","urn:alm:descriptor:com.tectonic.ui:select:VerifyFull"}
 	Mode TLSMode `json:"mode,omitempty"`
 
 	// serverName is the name the server's certificate must carry under VerifyFull (default: the Secret's host).
@@ -95,11 +96,13 @@ type DatabaseTargetSpec struct {
 	// must live in the namespace operator101 is installed in: an installation serves only the targets whose
 	// Secret is in its own namespace.
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Admin Secret"
 	AdminSecretRef SecretReference `json:"adminSecretRef"`
 
 	// tls secures the connection to the server.
 	// +kubebuilder:default={mode: VerifyFull}
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS"
 	TLS DatabaseTargetTLS `json:"tls,omitempty"`
 
 	// allowedNamespaces are the namespaces whose DatabaseUsers may use this target; "*" allows every namespace.
@@ -109,6 +112,7 @@ type DatabaseTargetSpec struct {
 	// +kubebuilder:validation:items:Pattern=`^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$`
 	// +listType=set
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Allowed Namespaces"
 	AllowedNamespaces []string `json:"allowedNamespaces"`
 
 	// databases are the databases accounts may be granted privileges on: names where `*` matches any run of
@@ -120,6 +124,7 @@ type DatabaseTargetSpec struct {
 	// +kubebuilder:validation:items:MaxLength=128
 	// +listType=set
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Databases"
 	Databases []string `json:"databases"`
 
 	// userPrefix, when set, is how every account name must begin (${namespace} is the DatabaseUser's
@@ -132,6 +137,7 @@ type DatabaseTargetSpec struct {
 	// DatabaseUser untouched; Adopt takes it over (for a migration; set it back to Refuse afterwards).
 	// +kubebuilder:default=Refuse
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Existing Accounts",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Refuse","urn:alm:descriptor:com.tectonic.ui:select:Adopt"}
 	ExistingAccounts ExistingAccountsPolicy `json:"existingAccounts,omitempty"`
 }
 
@@ -142,6 +148,7 @@ type DatabaseTargetStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// observedGeneration is the generation the conditions describe.
@@ -150,6 +157,7 @@ type DatabaseTargetStatus struct {
 
 	// server is the flavour and version the server reported, e.g. "MariaDB 10.11.19".
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Server",xDescriptors={"urn:alm:descriptor:text"}
 	Server string `json:"server,omitempty"`
 }
 
@@ -158,6 +166,7 @@ type DatabaseTargetStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=dbt,categories=operator101
+// +operator-sdk:csv:customresourcedefinitions:displayName="Database Target",resources={{Secret,v1,secrets}}
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="the name is a label value on DatabaseUsers: at most 63 characters"
 // +kubebuilder:printcolumn:name="Server",type=string,JSONPath=`.status.server`
 // +kubebuilder:printcolumn:name="TLS",type=string,JSONPath=`.spec.tls.mode`

@@ -102,6 +102,7 @@ type DatabaseUserSpec struct {
 	// +kubebuilder:validation:XValidation:rule="!self.endsWith(' ')",message="user must not end with a space"
 	// +kubebuilder:validation:XValidation:rule="!self.contains('\\u0000')",message="user must not contain NUL"
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="User",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	User string `json:"user"`
 
 	// password selects the key of a Secret, in the DatabaseUser's namespace, that holds the password.
@@ -109,6 +110,7 @@ type DatabaseUserSpec struct {
 	// +required
 	// +kubebuilder:validation:XValidation:rule="!has(self.name) || self.name.size() <= 253",message="password.name must be a Secret name of at most 253 characters"
 	// +kubebuilder:validation:XValidation:rule="self.key.size() <= 253",message="password.key must be a Secret key of at most 253 characters"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Password Secret"
 	Password corev1.SecretKeySelector `json:"password"`
 
 	// host is the host part of the account ('%' is any host).
@@ -132,11 +134,13 @@ type DatabaseUserSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max User Connections",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	MaxUserConnections *int32 `json:"maxUserConnections,omitempty"`
 
 	// cleanupPolicy says whether deleting the DatabaseUser drops the account (Delete) or keeps it (Skip).
 	// +kubebuilder:default=Delete
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Cleanup Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Delete","urn:alm:descriptor:com.tectonic.ui:select:Skip"}
 	CleanupPolicy CleanupPolicy `json:"cleanupPolicy,omitempty"`
 }
 
@@ -146,6 +150,7 @@ type DatabaseUserStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// observedGeneration is the generation the conditions describe.
@@ -154,12 +159,14 @@ type DatabaseUserStatus struct {
 
 	// target is the database target the account was last reconciled in.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Target",xDescriptors={"urn:alm:descriptor:text"}
 	Target string `json:"target,omitempty"`
 
 	// lastCheckedTime is when the operator last found the account matching the spec in the database.
 	// It is refreshed at most once per status refresh interval (one hour by default), so that a converged
 	// DatabaseUser costs no write on every resync.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Checked",xDescriptors={"urn:alm:descriptor:timestamp"}
 	LastCheckedTime *metav1.Time `json:"lastCheckedTime,omitempty"`
 }
 
@@ -167,6 +174,7 @@ type DatabaseUserStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=dbu,categories=operator101
+// +operator-sdk:csv:customresourcedefinitions:displayName="Database User",resources={{Secret,v1,secrets},{Event,v1,events}}
 // +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.spec.user`
 // +kubebuilder:printcolumn:name="Target",type=string,JSONPath=`.status.target`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

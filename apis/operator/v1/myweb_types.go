@@ -30,6 +30,7 @@ type MyWebSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
 
 	// nodePortNumber is the port every node opens for the site (a NodePort Service). It must lie in the
@@ -38,12 +39,14 @@ type MyWebSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	NodePortNumber int32 `json:"nodePortNumber"`
 
 	// pageContentHtml is the page served as index.html.
 	// A change rolls the pods, so that the new page is served without deleting anything by hand.
 	// +kubebuilder:validation:MaxLength=524288
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Page Content (HTML)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	PageContentHtml string `json:"pageContentHtml"`
 
 	// replicas is the number of web server pods (default 1; 0 stops the site and keeps its configuration).
@@ -51,6 +54,7 @@ type MyWebSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the web
@@ -58,6 +62,7 @@ type MyWebSpec struct {
 	// image that calls the Kubernetes API; a change rolls the pods.
 	// +kubebuilder:default=false
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Automount Service Account Token",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
 }
 
@@ -71,6 +76,7 @@ type MyWebStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// replicas is the number of web server pods the Deployment has (any version of the page).
@@ -83,10 +89,12 @@ type MyWebStatus struct {
 
 	// ready reads "ready/desired" pods, as kubectl shows for a Deployment.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready",xDescriptors={"urn:alm:descriptor:text"}
 	Ready string `json:"ready,omitempty"`
 
 	// url is where the page is served: any node's address, on the node port.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
 	URL string `json:"url,omitempty"`
 
 	// completed is true when the site is Available (kept from the original MyWeb API; read the conditions).
@@ -99,6 +107,7 @@ type MyWebStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=web,categories=all
+// +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{Event,v1,events}}
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.ready`

@@ -18,7 +18,7 @@ package main
 
 // The catalog template (config/catalog/operator101.yaml) is opm's olm.template.basic: the package, its
 // channels and one olm.bundle entry per release, each an image by digest. opm renders it (make catalog); opm has
-// no command that adds a release to it, so csvgen does: add-release appends the bundle and its channel entry.
+// no command that adds a release to it, so bundletool does: add-release appends the bundle and its channel entry.
 
 import (
 	"fmt"
@@ -202,7 +202,7 @@ func (t *Template) AddRelease(name, image string, edge Edge) error {
 	return nil
 }
 
-// runAddRelease: csvgen add-release -template F -bundle DIR -image IMG@sha256:D
+// runAddRelease: bundletool add-release -template F -bundle DIR -image IMG@sha256:D
 func runAddRelease(args []string) error {
 	fs := newFlagSet("add-release")
 	path := fs.String("template", "config/catalog/operator101.yaml", "the catalog template")

@@ -41,7 +41,7 @@ func TestTemplateIsCanonical(t *testing.T) {
 	}
 	got, _ := os.ReadFile(out)
 	if string(got) != string(raw) {
-		t.Errorf("%s is not in csvgen's form; load and save gives:\n%s", committedTemplate, got)
+		t.Errorf("%s is not in bundletool's form; load and save gives:\n%s", committedTemplate, got)
 	}
 	if !strings.HasPrefix(string(got), "# The catalog template") {
 		t.Error("the header comment was lost")
