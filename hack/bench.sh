@@ -44,13 +44,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "building the manager, the bench, the lower bound and the peer into $out/"
+echo "building the manager, the bench, the lower bound, the peer and the charts into $out/"
 nice -n 10 go build -o "$out/manager" .
 nice -n 10 go build -o "$out/bench" ./test/bench/cmd/bench
 nice -n 10 go build -o "$out/lowerbound" ./test/bench/cmd/lowerbound
 nice -n 10 go build -o "$out/peer" ./test/bench/cmd/peer
+# The charts are a module of their own (the plotting library stays out of the operator's go.mod).
+(cd test/bench/charts && nice -n 10 go build -o "../../../$out/charts" .)
 
 nice -n 10 "$out/bench" -assets bin/k8s -crds config/crd/bases -manager "$out/manager" \
 	-lowerbound "$out/lowerbound" -peer "$out/peer" -out "$out" -pidfile "$pidfile" -manager-args "$manager_args" -manager-env "$manager_env" "$@" &
 bench_pid=$!
-wait "$bench_pid"
+rc=0
+wait "$bench_pid" || rc=$?
+# The charts of this run (objects Available over time, memory over time), next to its JSON.
+json=$(ls -t "$out"/bench-*.json 2>/dev/null | head -n 1)
+if [[ -n $json && $json -nt $out/charts ]]; then
+	"$out/charts" "$json" || true
+fi
+exit "$rc"
