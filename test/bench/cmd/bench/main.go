@@ -45,7 +45,6 @@ type options struct {
 	managerBin     string
 	lowerboundBin  string
 	peerBin        string
-	peerArgs       []string
 	skipPeer       bool
 	out            string
 	workers        []int
@@ -96,7 +95,6 @@ func run() error {
 	flag.StringVar(&o.managerBin, "manager", "bin/bench/manager", "manager binary")
 	flag.StringVar(&o.lowerboundBin, "lowerbound", "bin/bench/lowerbound", "lower-bound binary")
 	flag.StringVar(&o.peerBin, "peer", "bin/bench/peer", "peer contender binary (a tutorial-style controller)")
-	pargs := flag.String("peer-args", "", "extra flags of the peer contender, space separated")
 	flag.BoolVar(&o.skipPeer, "skip-peer", false, "do not run the peer contender")
 	flag.StringVar(&o.out, "out", "bin/bench", "output directory")
 	flag.StringVar(&o.label, "label", "", "label of this run in the results (e.g. before, after)")
@@ -123,7 +121,6 @@ func run() error {
 	}
 	o.managerArgs = strings.Fields(*margs)
 	o.managerEnv = strings.Fields(*menv)
-	o.peerArgs = strings.Fields(*pargs)
 
 	ctrllog.SetLogger(logr.Discard()) // the bench's cache logs nothing worth reading
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -758,7 +758,7 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	dir string) (*Contender, error) {
 	n := plan.N
 	res := &Contender{Name: "peer"}
-	m, err := startManager(ctx, o.peerBin, srv.peerKC, peerNamespace, filepath.Join(dir, "peer.log"), o.peerArgs, nil)
+	m, err := startManager(ctx, o.peerBin, srv.peerKC, peerNamespace, filepath.Join(dir, "peer.log"), nil, nil)
 	if err != nil {
 		return nil, err
 	}
