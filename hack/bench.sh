@@ -58,7 +58,7 @@ bench_pid=$!
 rc=0
 wait "$bench_pid" || rc=$?
 # The charts of this run (objects Available over time, memory over time), next to its JSON.
-json=$(ls -t "$out"/bench-*.json 2>/dev/null | head -n 1)
+json=$(ls -t "$out"/bench-*.json 2>/dev/null | head -n 1 || true)
 if [[ -n $json && $json -nt $out/charts ]]; then
 	"$out/charts" "$json" || true
 fi
