@@ -119,3 +119,12 @@ func TestMemoryLimit(t *testing.T) {
 		t.Errorf("parseConfig with MEMORY_LIMIT=1000: limit %v, error %v; want 500", cfg, err)
 	}
 }
+
+func TestGCPercent(t *testing.T) {
+	if got := gcPercent(func(string) string { return "" }); got != defaultGCPercent {
+		t.Errorf("gcPercent without GOGC = %d, want %d", got, defaultGCPercent)
+	}
+	if got := gcPercent(func(k string) string { return map[string]string{"GOGC": "200"}[k] }); got != 0 {
+		t.Errorf("gcPercent with GOGC=200 = %d, want 0 (the runtime's own)", got)
+	}
+}

@@ -6,6 +6,8 @@
 # BENCH_MANAGER_ARGS and environment BENCH_MANAGER_ENV (defaults below: the manager as shipped;
 # docs/performance.md has before/after).
 # Everything started here is stopped on exit, on failure and on Ctrl-C.
+# Beside the manager and the lower bound runs the peer (bin/bench/peer, test/bench/cmd/peer): a tutorial-style
+# controller of MyWeb and AppService, for comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bin/bench
@@ -30,7 +32,7 @@ cleanup() {
 	# Anything the bench started and could not stop itself (etcd, kube-apiserver, the manager).
 	while read -r pid; do
 		[[ -n $pid ]] || continue
-		if kill -0 "$pid" 2>/dev/null && grep -qaE 'etcd|kube-apiserver|bench/manager|bench/lowerbound' "/proc/$pid/cmdline" 2>/dev/null; then
+		if kill -0 "$pid" 2>/dev/null && grep -qaE 'etcd|kube-apiserver|bench/manager|bench/lowerbound|bench/peer' "/proc/$pid/cmdline" 2>/dev/null; then
 			kill -TERM "$pid" 2>/dev/null || true
 			sleep 1
 			kill -KILL "$pid" 2>/dev/null || true
@@ -42,12 +44,23 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "building the manager, the bench and the lower bound into $out/"
-nice -n 10 go build -o "$out/manager" .
+echo "building the manager, the bench, the lower bound, the peer and the charts into $out/"
+# Built as the Dockerfile builds the image's manager: -trimpath and -s -w make 1 MiB fewer resident pages.
+nice -n 10 go build -trimpath -ldflags "-s -w" -o "$out/manager" .
 nice -n 10 go build -o "$out/bench" ./test/bench/cmd/bench
 nice -n 10 go build -o "$out/lowerbound" ./test/bench/cmd/lowerbound
+nice -n 10 go build -o "$out/peer" ./test/bench/cmd/peer
+# The charts are a module of their own (the plotting library stays out of the operator's go.mod).
+(cd test/bench/charts && nice -n 10 go build -o "../../../$out/charts" .)
 
 nice -n 10 "$out/bench" -assets bin/k8s -crds config/crd/bases -manager "$out/manager" \
-	-lowerbound "$out/lowerbound" -out "$out" -pidfile "$pidfile" -manager-args "$manager_args" -manager-env "$manager_env" "$@" &
+	-lowerbound "$out/lowerbound" -peer "$out/peer" -out "$out" -pidfile "$pidfile" -manager-args "$manager_args" -manager-env "$manager_env" "$@" &
 bench_pid=$!
-wait "$bench_pid"
+rc=0
+wait "$bench_pid" || rc=$?
+# The charts of this run (objects Available over time, memory over time), next to its JSON.
+json=$(ls -t "$out"/bench-*.json 2>/dev/null | head -n 1 || true)
+if [[ -n $json && $json -nt $out/charts ]]; then
+	"$out/charts" "$json" || true
+fi
+exit "$rc"

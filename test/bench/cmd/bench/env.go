@@ -41,6 +41,7 @@ const (
 	benchUser      = "bench"
 	managerUser    = "operator101-manager"
 	lowerboundUser = "bench-lowerbound"
+	peerUser       = "bench-peer"
 )
 
 // apiServer is one etcd + kube-apiserver, with an audit log of every write.
@@ -51,6 +52,7 @@ type apiServer struct {
 	config    *rest.Config // the bench's own user, no client-side rate limit
 	managerKC string       // kubeconfig file of the manager's user
 	lowerKC   string       // kubeconfig file of the lower bound's user
+	peerKC    string       // kubeconfig file of the peer contender's user
 	scheme    *runtime.Scheme
 	childPIDs []int
 }
@@ -105,7 +107,7 @@ func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 	}
 	s.config = u.Config()
 	s.config.QPS, s.config.Burst = -1, 0
-	for name, path := range map[string]*string{managerUser: &s.managerKC, lowerboundUser: &s.lowerKC} {
+	for name, path := range map[string]*string{managerUser: &s.managerKC, lowerboundUser: &s.lowerKC, peerUser: &s.peerKC} {
 		u, err := s.env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, cfg)
 		if err != nil {
 			s.stop()

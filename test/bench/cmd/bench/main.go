@@ -44,6 +44,8 @@ type options struct {
 	assets, crds   string
 	managerBin     string
 	lowerboundBin  string
+	peerBin        string
+	skipPeer       bool
 	out            string
 	workers        []int
 	managerArgs    []string
@@ -92,6 +94,8 @@ func run() error {
 	flag.StringVar(&o.crds, "crds", "config/crd/bases", "CRD directory")
 	flag.StringVar(&o.managerBin, "manager", "bin/bench/manager", "manager binary")
 	flag.StringVar(&o.lowerboundBin, "lowerbound", "bin/bench/lowerbound", "lower-bound binary")
+	flag.StringVar(&o.peerBin, "peer", "bin/bench/peer", "peer contender binary (a tutorial-style controller)")
+	flag.BoolVar(&o.skipPeer, "skip-peer", false, "do not run the peer contender")
 	flag.StringVar(&o.out, "out", "bin/bench", "output directory")
 	flag.StringVar(&o.label, "label", "", "label of this run in the results (e.g. before, after)")
 	flag.DurationVar(&o.settle, "settle", 5*time.Second, "wait after convergence before the at-rest window")

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -233,4 +234,60 @@ func (m *manager) profile(what, dir, name, bin string) (string, error) {
 	}
 	txt := filepath.Join(dir, name+".txt")
 	return string(out), os.WriteFile(txt, out, 0o644)
+}
+
+// Sample is a process's resident memory at a moment, in seconds from the first create of its phase.
+type Sample struct {
+	T   float64 `json:"t"`
+	MiB float64 `json:"mib"`
+}
+
+// rssSampler reads a process's VmRSS every interval until stopped: the memory curve of the charts.
+type rssSampler struct {
+	mu      sync.Mutex
+	at      []time.Time
+	mib     []float64
+	stopped chan struct{}
+	wg      sync.WaitGroup
+}
+
+func sampleRSS(pid int, every time.Duration) *rssSampler {
+	s := &rssSampler{stopped: make(chan struct{})}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			if p, err := readProc(pid); err == nil {
+				s.mu.Lock()
+				s.at, s.mib = append(s.at, time.Now()), append(s.mib, p.RSSMiB)
+				s.mu.Unlock()
+			}
+			select {
+			case <-s.stopped:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends the sampling and returns the samples, in seconds from t0 (negative before it).
+func (s *rssSampler) stop(t0 time.Time) []Sample {
+	if s == nil {
+		return nil
+	}
+	select {
+	case <-s.stopped:
+	default:
+		close(s.stopped)
+	}
+	s.wg.Wait()
+	out := make([]Sample, len(s.at))
+	for i := range s.at {
+		out[i] = Sample{T: s.at[i].Sub(t0).Seconds(), MiB: s.mib[i]}
+	}
+	return out
 }

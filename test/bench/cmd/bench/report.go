@@ -50,6 +50,34 @@ type LowerBoundRun struct {
 	Objects  int     `json:"objects"`
 	Requests int64   `json:"requests"`
 	Seconds  float64 `json:"seconds"`
+	// Done is when each object got its status, in seconds from the start, ascending.
+	Done []float64 `json:"done"`
+	// PeakRSSMiB is the program's peak resident memory (getrusage's ru_maxrss).
+	PeakRSSMiB float64 `json:"peakRSSMiB"`
+}
+
+// Contender is the peer contender's run at one size: a controller written the way tutorials write theirs
+// (test/bench/cmd/peer), on the same API server, in its own namespace, between the lower bound and the
+// manager.
+type Contender struct {
+	Name               string  `json:"name"`
+	ConvergenceSeconds float64 `json:"convergenceSeconds"`
+	Ratio              float64 `json:"ratio"`
+	SteadyRate         float64 `json:"steadyObjectsPerSecond"`
+	CreationWrites     Writes  `json:"creationWrites"`
+	PerObject          float64 `json:"writesPerObject"`
+	StatusWritesPer    float64 `json:"statusWritesPerObject"`
+	// BenchWrites are the bench's own writes in the same window (the creates, the stand-in kubelet's).
+	BenchWrites    map[string]int `json:"benchWrites"`
+	TrailingWrites Writes         `json:"trailingWrites"`
+	// StillWriting: the contender had not stopped writing when the bench gave up waiting (TrailingWrites
+	// then ends there, and the at-rest window follows anyway).
+	StillWriting     bool      `json:"stillWriting,omitempty"`
+	AtRest           Writes    `json:"atRest"`
+	Idle             procStats `json:"idle"`
+	AfterConvergence procStats `json:"afterConvergence"`
+	AvailableSeconds []float64 `json:"availableSeconds"`
+	RSS              []Sample  `json:"rss"`
 }
 
 // Writes are the manager's writes in a window, by "verb resource[/subresource]".
@@ -97,6 +125,15 @@ type SizeResult struct {
 	LowerBound     []LowerBoundRun `json:"lowerBound"`
 	LowerBoundBest float64         `json:"lowerBoundBestSeconds"`
 	LowerBoundW    int             `json:"lowerBoundBestWorkers"`
+	// Peer is the tutorial-style controller's run (nil with -skip-peer).
+	Peer *Contender `json:"peer,omitempty"`
+	// Idle is the manager started, its caches synced, before the first object exists.
+	Idle procStats `json:"managerIdle"`
+	// AvailableSeconds is when each object became Available, in seconds from the first create, ascending.
+	AvailableSeconds []float64 `json:"availableSeconds"`
+	// RSS is the manager's resident memory from its start to the end of the at-rest window, in seconds from
+	// the first create.
+	RSS []Sample `json:"rss"`
 
 	// Convergence: from the first create to the last object reporting Available.
 	ConvergenceSeconds float64 `json:"convergenceSeconds"`
@@ -129,6 +166,13 @@ type SizeResult struct {
 }
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+func ratioText(r float64) string {
+	if r <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
 
 // Markdown is the results table.
 func (r Report) Markdown() string {
@@ -172,6 +216,43 @@ func (r Report) Markdown() string {
 			u := s.At.Upgradeable
 			fmt.Fprintf(&b, "- N=%d: Upgradeable=%s (%s) with %d pods running, %d OperatorCondition writes in the At phase: %q\n",
 				s.Plan.N, u.Status, u.Reason, u.RunningPods, u.Writes, u.Message)
+		}
+	}
+	b.WriteString("\nSide by side: the lower bound (plain client-go, best of its worker counts), the peer (a controller written " +
+		"the way tutorials write theirs: CreateOrUpdate of each child and a status update on every reconcile, " +
+		"controller-runtime's defaults) and operator101's manager. Writes per object count the contender's own writes " +
+		"at creation (the lower bound's include the create and the Deployment status, which the bench writes for the " +
+		"others). At rest: the contender's writes in the at-rest window after it stopped writing; the lower bound " +
+		"exits. Idle RSS: started, caches synced, no objects.\n\n")
+	b.WriteString("| N | contender | converge s | × lower bound | writes/object at creation: own (with the bench's) | writes after convergence / at rest | peak RSS MiB | idle RSS MiB |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Sizes {
+		for _, lb := range s.LowerBound {
+			if lb.Workers == s.LowerBoundW {
+				per := float64(lb.Requests) / float64(max(lb.Objects, 1))
+				fmt.Fprintf(&b, "| %d | lower bound (%d workers) | %s | 1.00 | %.2f (%.2f) | – | %s | – |\n", s.Plan.N, lb.Workers,
+					f1(lb.Seconds), per, per, f1(lb.PeakRSSMiB))
+			}
+		}
+		if p := s.Peer; p != nil {
+			still := ""
+			if p.StillWriting {
+				still = " (still writing)"
+			}
+			fmt.Fprintf(&b, "| %d | peer (tutorial style) | %s | %s | %.2f (%.2f) | %d%s / %d in %.0fs | %s | %s |\n", s.Plan.N,
+				f1(p.ConvergenceSeconds), ratioText(p.Ratio), p.PerObject,
+				p.PerObject+float64(benchutil.Total(p.BenchWrites))/float64(s.Plan.Objects()), p.TrailingWrites.Total, still, p.AtRest.Total,
+				p.AtRest.Seconds, f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
+		}
+		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %.2f (%.2f) | %d / %d in %.0fs | %s | %s |\n", s.Plan.N,
+			f1(s.ConvergenceSeconds), ratioText(s.Ratio), s.PerObject,
+			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(s.Plan.Objects()), s.TrailingWrites.Total, s.AtRest.Total,
+			s.AtRest.Seconds, f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
+	}
+	for _, s := range r.Sizes {
+		if p := s.Peer; p != nil {
+			fmt.Fprintf(&b, "\nPeer writes per object at creation, N=%d: %s\n", s.Plan.N,
+				benchutil.FormatCounts(p.CreationWrites.ByKey, s.Plan.Objects()))
 		}
 	}
 	b.WriteString("\nManager writes per object at creation, by verb and resource:\n\n")

@@ -25,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,7 +49,11 @@ import (
 	"github.com/operator101/operator101/test/bench/benchutil"
 )
 
-const benchNamespace = "bench"
+const (
+	benchNamespace = "bench"
+	// peerNamespace is the peer contender's: the manager does not watch it.
+	peerNamespace = "peer"
+)
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s bench: %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
@@ -211,31 +216,21 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		}
 		managerEnv = append(managerEnv, "OPERATOR_CONDITION_NAME="+oc.Name)
 	}
-	mgrs := 0
-	var mgr *manager
-	start := func() error {
-		m, err := startManager(ctx, o.managerBin, srv.managerKC, ns, filepath.Join(dir, fmt.Sprintf("manager-%d.log", mgrs)), o.managerArgs, managerEnv)
-		if err != nil {
-			return err
+	if !o.skipPeer {
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: peerNamespace}}); err != nil {
+			return res, err
 		}
-		mgrs++
-		mgr = m
-		addPids(o.pidfile, m.pid())
-		return nil
 	}
-	if err := start(); err != nil {
-		return res, err
-	}
-	defer func() { mgr.stop() }()
 
 	cctx, ccancel := context.WithCancel(ctx)
 	defer ccancel()
 	cache, err := ctrlcache.New(srv.config, ctrlcache.Options{Scheme: srv.scheme,
-		DefaultNamespaces: map[string]ctrlcache.Config{ns: {}}})
+		DefaultNamespaces: map[string]ctrlcache.Config{ns: {}, peerNamespace: {}}})
 	if err != nil {
 		return res, err
 	}
-	ready := newTracker(plan.Objects())
+	readyIn := map[string]*tracker{ns: newTracker(plan.Objects()), peerNamespace: newTracker(plan.Objects())}
+	ready := readyIn[ns]
 	pods := newTracker(n)
 	queue := workqueue.NewTyped[types.NamespacedName]()
 	defer queue.ShutDown()
@@ -244,12 +239,16 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	for obj, f := range map[client.Object]func(any){
 		&operatorv1.MyWeb{}: func(obj any) {
 			if w, ok := obj.(*operatorv1.MyWeb); ok && available(w.Status.Conditions, w.Generation, w.Status.ObservedGeneration) {
-				ready.mark("web/" + w.Name)
+				if t := readyIn[w.Namespace]; t != nil {
+					t.mark("web/" + w.Name)
+				}
 			}
 		},
 		&appv1.AppService{}: func(obj any) {
 			if a, ok := obj.(*appv1.AppService); ok && available(a.Status.Conditions, a.Generation, a.Status.ObservedGeneration) {
-				ready.mark("app/" + a.Name)
+				if t := readyIn[a.Namespace]; t != nil {
+					t.mark("app/" + a.Name)
+				}
 			}
 		},
 		&appsv1.Deployment{}: func(obj any) {
@@ -323,6 +322,48 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		}()
 	}
 
+	// --- The peer contender: a tutorial-style controller, in its own namespace, then its objects deleted. ---
+	if !o.skipPeer {
+		peer, err := runPeer(ctx, o, srv, c, plan, readyIn[peerNamespace], dir)
+		if peer != nil {
+			if res.LowerBoundBest > 0 {
+				peer.Ratio = peer.ConvergenceSeconds / res.LowerBoundBest
+			}
+			res.Peer = peer
+		}
+		if err != nil {
+			return res, fmt.Errorf("peer: %w", err)
+		}
+	}
+
+	// --- operator101's manager. ---
+	mgrs := 0
+	var mgr *manager
+	start := func() error {
+		m, err := startManager(ctx, o.managerBin, srv.managerKC, ns, filepath.Join(dir, fmt.Sprintf("manager-%d.log", mgrs)), o.managerArgs, managerEnv)
+		if err != nil {
+			return err
+		}
+		mgrs++
+		mgr = m
+		addPids(o.pidfile, m.pid())
+		return nil
+	}
+	if err := start(); err != nil {
+		return res, err
+	}
+	defer func() { mgr.stop() }()
+	rss := sampleRSS(mgr.pid(), 250*time.Millisecond)
+	// Idle: started, caches synced (ready), no object of its kinds yet.
+	if err := sleep(ctx, idleWait); err != nil {
+		return res, err
+	}
+	if res.Idle, err = mgr.stats(); err != nil {
+		return res, err
+	}
+	logf("N=%d: manager idle: RSS %.1f MiB (anon %.1f, files %.1f), peak %.1f MiB", n, res.Idle.RSSMiB,
+		res.Idle.AnonMiB, res.Idle.FileMiB, res.Idle.PeakRSSMiB)
+
 	// Convergence.
 	var profWG sync.WaitGroup
 	if n == o.profileSize && o.profileSeconds > 0 {
@@ -369,11 +410,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if res.LowerBoundBest > 0 {
 		res.Ratio = res.ConvergenceSeconds / res.LowerBoundBest
 	}
-	times := make([]time.Duration, 0, len(seen))
-	for _, d := range seen {
-		times = append(times, d)
-	}
-	res.SteadyRate = benchutil.SteadyRate(times)
+	res.AvailableSeconds, res.SteadyRate = completions(seen)
 	logf("N=%d: converged in %.2f s (lower bound %.2f s)", n, res.ConvergenceSeconds, res.LowerBoundBest)
 
 	// At rest, the manager running: first it finishes what it queued (Events are sent in the background),
@@ -390,6 +427,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		return res, err
 	}
 	restEnd := time.Now()
+	res.RSS = rss.stop(t0)
 	profWG.Wait()
 	if res.AfterConvergence, err = mgr.stats(); err != nil {
 		return res, err
@@ -657,6 +695,9 @@ func runLowerBound(ctx context.Context, bin, kubeconfig, ns string, n, workers i
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return r, fmt.Errorf("lower bound output %q: %w", out.String(), err)
 	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.PeakRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
+	}
 	return r, nil
 }
 
@@ -693,4 +734,116 @@ func readAudit(path string) ([]benchutil.AuditEvent, error) {
 		all = append(all, events...)
 	}
 	return all, nil
+}
+
+// idleWait is how long a freshly started manager (or peer) runs before its idle memory is read.
+const idleWait = 5 * time.Second
+
+// completions turns a tracker's first-seen offsets into ascending seconds and the steady rate.
+func completions(seen map[string]time.Duration) ([]float64, float64) {
+	times := make([]time.Duration, 0, len(seen))
+	secs := make([]float64, 0, len(seen))
+	for _, d := range seen {
+		times = append(times, d)
+		secs = append(secs, d.Seconds())
+	}
+	sort.Float64s(secs)
+	return secs, benchutil.SteadyRate(times)
+}
+
+// runPeer runs the peer contender (test/bench/cmd/peer) on the objects of plan in peerNamespace: convergence,
+// its writes at creation and at rest, its memory; then stops it and deletes its objects, which frees the node
+// ports for the manager.
+func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, plan benchutil.Plan, ready *tracker,
+	dir string) (*Contender, error) {
+	n := plan.N
+	res := &Contender{Name: "peer"}
+	m, err := startManager(ctx, o.peerBin, srv.peerKC, peerNamespace, filepath.Join(dir, "peer.log"), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	addPids(o.pidfile, m.pid())
+	defer m.stop()
+	rss := sampleRSS(m.pid(), 250*time.Millisecond)
+	if err := sleep(ctx, idleWait); err != nil {
+		return res, err
+	}
+	if res.Idle, err = m.stats(); err != nil {
+		return res, err
+	}
+	t0 := time.Now()
+	ready.reset(t0, plan.Objects())
+	logf("N=%d: peer: creating %d objects", n, plan.Objects())
+	if err := parallel(ctx, max(plan.MyWebs, plan.AppServices), 16, func(ctx context.Context, i int) error {
+		if i < plan.MyWebs {
+			if err := c.Create(ctx, plan.MyWeb(peerNamespace, i)); err != nil {
+				return fmt.Errorf("creating MyWeb %d: %w", i, err)
+			}
+		}
+		if i < plan.AppServices {
+			if err := c.Create(ctx, plan.AppService(peerNamespace, i)); err != nil {
+				return fmt.Errorf("creating AppService %d: %w", i, err)
+			}
+		}
+		return nil
+	}); err != nil {
+		return res, err
+	}
+	_, _, done := ready.snapshot()
+	if err := waitFor(ctx, done, o.timeout, func() string {
+		seen, _, _ := ready.snapshot()
+		return fmt.Sprintf("peer: %d of %d Available", len(seen), plan.Objects())
+	}); err != nil {
+		return res, fmt.Errorf("convergence: %w", err)
+	}
+	seen, t1, _ := ready.snapshot()
+	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
+	res.AvailableSeconds, res.SteadyRate = completions(seen)
+	logf("N=%d: peer converged in %.2f s", n, res.ConvergenceSeconds)
+
+	// Its queued writes, then the at-rest window. A controller that never stops writing is given two minutes.
+	tail := &auditTail{path: srv.auditLog, user: peerUser}
+	if _, err := tail.waitIdle(ctx, t1, o.settle, 2*time.Minute); err != nil {
+		if ctx.Err() != nil {
+			return res, err
+		}
+		res.StillWriting = true
+		logf("N=%d: peer: %v", n, err)
+	}
+	restStart := time.Now()
+	if err := sleep(ctx, o.quiet); err != nil {
+		return res, err
+	}
+	restEnd := time.Now()
+	if res.AfterConvergence, err = m.stats(); err != nil {
+		return res, err
+	}
+	res.RSS = rss.stop(t0)
+	m.stop()
+	logf("N=%d: peer: peak RSS %.1f MiB (idle %.1f)", n, res.AfterConvergence.PeakRSSMiB, res.Idle.RSSMiB)
+
+	time.Sleep(time.Second) // the audit log is written as responses complete
+	events, err := readAudit(srv.auditLog)
+	if err != nil {
+		return res, err
+	}
+	settled := t1.Add(o.settle)
+	res.CreationWrites = writes(events, benchutil.Filter{User: peerUser, From: t0, To: settled})
+	res.TrailingWrites = writes(events, benchutil.Filter{User: peerUser, From: settled, To: restStart})
+	res.AtRest = writes(events, benchutil.Filter{User: peerUser, From: restStart, To: restEnd})
+	res.PerObject = float64(res.CreationWrites.Total) / float64(plan.Objects())
+	status := 0
+	for k, v := range res.CreationWrites.ByKey {
+		if strings.HasSuffix(k, "mywebs/status") || strings.HasSuffix(k, "appservices/status") {
+			status += v
+		}
+	}
+	res.StatusWritesPer = float64(status) / float64(plan.Objects())
+	res.BenchWrites = benchutil.CountWrites(events, benchutil.Filter{User: benchUser, From: t0, To: settled})
+	logf("N=%d: peer: writes/object at creation %.2f (%s); after: %d; at rest %d", n, res.PerObject,
+		benchutil.FormatCounts(res.CreationWrites.ByKey, plan.Objects()), res.TrailingWrites.Total, res.AtRest.Total)
+	if err := cleanNamespace(ctx, c, peerNamespace); err != nil {
+		return res, err
+	}
+	return res, nil
 }

@@ -27,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,6 +55,8 @@ type Result struct {
 	Objects  int     `json:"objects"`
 	Requests int64   `json:"requests"`
 	Seconds  float64 `json:"seconds"`
+	// Done is when each object got its status (seconds from the start, ascending): the chart's curve.
+	Done []float64 `json:"done"`
 }
 
 var (
@@ -74,6 +77,17 @@ type lb struct {
 	cs       *kubernetes.Clientset
 	dyn      dynamic.Interface
 	requests atomic.Int64
+	start    time.Time
+	mu       sync.Mutex
+	done     []float64
+}
+
+// finished records that one object has its status.
+func (l *lb) finished() {
+	t := time.Since(l.start).Seconds()
+	l.mu.Lock()
+	l.done = append(l.done, t)
+	l.mu.Unlock()
 }
 
 func run() error {
@@ -104,6 +118,7 @@ func run() error {
 	defer cancel()
 	var wg sync.WaitGroup
 	start := time.Now()
+	l.start = start
 	for range *workers {
 		wg.Add(1)
 		go func() {
@@ -141,8 +156,9 @@ feed:
 		return err
 	default:
 	}
+	sort.Float64s(l.done)
 	return json.NewEncoder(os.Stdout).Encode(Result{Workers: *workers, Objects: l.plan.Objects(),
-		Requests: l.requests.Load(), Seconds: elapsed.Seconds()})
+		Requests: l.requests.Load(), Seconds: elapsed.Seconds(), Done: l.done})
 }
 
 var apply = metav1.ApplyOptions{FieldManager: "operator101", Force: true}
@@ -214,7 +230,11 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
 	// The status the operator computes, from the same function.
-	return l.status(ctx, mywebsGVR, w.Name, operator.Status(w, avail, nil, metav1.Now()))
+	if err := l.status(ctx, mywebsGVR, w.Name, operator.Status(w, avail, nil, metav1.Now())); err != nil {
+		return err
+	}
+	l.finished()
+	return nil
 }
 
 func (l *lb) appService(ctx context.Context, i int) error {
@@ -247,5 +267,9 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	_ = json.Unmarshal(benchutil.AvailableStatusPatch(dep, metav1.Now()), &struct {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
-	return l.status(ctx, appsGVR, a.Name, app.Status(a, avail, nil, metav1.Now()))
+	if err := l.status(ctx, appsGVR, a.Name, app.Status(a, avail, nil, metav1.Now())); err != nil {
+		return err
+	}
+	l.finished()
+	return nil
 }
