@@ -158,7 +158,7 @@ uninstall: manifests kustomize kubectl ## Remove the CRDs from the cluster of $K
 
 .PHONY: deploy
 deploy: manifests kustomize kubectl ## Deploy the operator (image $IMG) to the cluster of $KUBECONFIG without OLM.
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG) docker.io/library/busybox=$(BUSYBOX_IMG)
 	$(KUSTOMIZE) build config/deploy | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
@@ -184,6 +184,8 @@ envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 RELATED_IMAGES ?=
 # The image of the project's own scorecard test (test/scorecard/cmd/operator101-scorecard).
 SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
+# What an At without an image runs (the manager's RELATED_IMAGE_BUSYBOX); a release gives it by digest.
+BUSYBOX_IMG ?= docker.io/library/busybox:1.36
 BUNDLE_DIR ?= bundle
 # What operator-sdk and kustomize cannot do to the bundle (hack/bundletool/main.go says why, command by command).
 BUNDLETOOL := go run ./hack/bundletool
@@ -192,7 +194,7 @@ BUNDLETOOL := go run ./hack/bundletool
 bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) for VERSION from config/, then validate it.
 	@# The images, as operator-sdk's scaffold sets them: the operator's Deployment (and through a replacement
 	@# the CSV's containerImage), and the operator101 scorecard test's image.
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG) docker.io/library/busybox=$(BUSYBOX_IMG)
 	cd config/scorecard && $(KUSTOMIZE) edit set image operator101-scorecard=$(SCORECARD_IMG)
 	@# The CSV base's owned CRDs, from the +operator-sdk:csv:customresourcedefinitions markers in apis/.
 	$(OPERATOR_SDK) generate kustomize manifests -q --apis-dir apis

@@ -5,6 +5,7 @@
 #   hack/release.sh new VERSION [COMMIT]  build VERSION from COMMIT (default HEAD, which must be clean and
 #                                         committed), push the operator, scorecard and bundle images, record
 #                                         them in config/catalog/releases and the bundle in the catalog template
+#   hack/release.sh pin VAR=IMAGE:TAG...  prints VAR=IMAGE@DIGEST for each, as a release records them
 #   hack/release.sh ensure [-- CMD...]    every recorded release is in the registry; one that is not is
 #                                         rebuilt from its commit and must give the recorded digests. Then
 #                                         CMD runs while the registry is up (its output is the only stdout).
@@ -13,7 +14,8 @@
 # releases recorded here: `ensure` fails, naming the image, if a rebuild gives another digest.
 #
 # The bundle of a release is what `make bundle` writes at its commit, with the operator and scorecard images
-# by digest and createdAt set to the commit's time. Images are named IMAGE_TAG_BASE (default localhost:5000/operator101/operator101) and pushed to
+# by digest, the images its controllers start by default (BUSYBOX_IMG) by digest too, read from their registry
+# (docker.io, or DOCKER_IO_MIRROR=host:port that serves it) and recorded, and createdAt set to the commit's time. Images are named IMAGE_TAG_BASE (default localhost:5000/operator101/operator101) and pushed to
 # REGISTRY (default 127.0.0.1:5000, the registry of the local cluster, or one started for the duration when
 # none listens there). TLS is verified except for a registry on this machine.
 set -euo pipefail
@@ -32,7 +34,7 @@ die() {
 	exit 1
 }
 usage() {
-	sed -n '2,18p' "$0" >&2
+	sed -n '2,19p' "$0" >&2
 	exit 2
 }
 
@@ -142,8 +144,22 @@ quiet() { # runs a step, shows its output only when it fails
 	rm -f "$log"
 }
 
-# build VERSION COMMIT: builds and pushes the release's images from a worktree of COMMIT; sets op, sc, bundle
-# (IMAGE@DIGEST) and leaves the worktree's bundle in $built_bundle.
+# pin VAR=IMAGE:TAG: VAR=IMAGE@DIGEST, the digest the registry serves for the tag. DOCKER_IO_MIRROR (host:port)
+# answers for docker.io when given: the local cluster's registry serves docker.io here, where no pull leaves
+# the machine.
+pin() {
+	local var=${1%%=*} ref=${1#*=} src digest
+	src=$ref
+	if [[ -n ${DOCKER_IO_MIRROR:-} && $ref == docker.io/* ]]; then src=$DOCKER_IO_MIRROR/${ref#docker.io/}; fi
+	# shellcheck disable=SC2046 # tls_flags gives several words
+	digest=$(skopeo inspect -n $(tls_flags "" "$src") --format '{{.Digest}}' "docker://$src") ||
+		die "cannot read the digest of $ref${DOCKER_IO_MIRROR:+ (from $src)}"
+	echo "$var=${ref%:*}@$digest"
+}
+
+# build VERSION COMMIT [VAR=IMAGE@DIGEST...]: builds and pushes the release's images from a worktree of COMMIT,
+# with the default images given (by digest); sets op, sc, bundle (IMAGE@DIGEST) and leaves the worktree's bundle
+# in $built_bundle.
 build() {
 	local version=$1 commit=$2 wt
 	wt=$(mktemp -d "${TMPDIR:-/tmp}/operator101-release.XXXXXX")
@@ -157,7 +173,7 @@ build() {
 	quiet env SRC="$wt/src" hack/images.sh scorecard "$BASE-scorecard:v$version"
 	sc=${BASE}-scorecard@$(push "$BASE-scorecard:v$version")
 	# The bundle as the commit's own `make bundle` writes it, with the images above by digest.
-	quiet make -C "$wt/src" bundle VERSION="$version" IMG="$op" SCORECARD_IMG="$sc"
+	quiet make -C "$wt/src" bundle VERSION="$version" IMG="$op" SCORECARD_IMG="$sc" "${@:3}"
 	# createdAt is the commit's time: reproducible, and a development bundle has none to churn.
 	quiet go run ./hack/bundletool created-at -bundle "$wt/src/bundle" -at "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
 	quiet env SRC="$wt/src" hack/images.sh bundle "$BASE-bundle:v$version"
@@ -166,10 +182,15 @@ build() {
 	say "  operator  $op"
 	say "  scorecard $sc"
 	say "  bundle    $bundle"
+	[[ $# -le 2 ]] || say "  defaults  ${*:3}"
 }
 
 cmd=${1:-}
 case $cmd in
+pin)
+	shift
+	for p in "$@"; do pin "$p"; done
+	;;
 new)
 	version=${2:-}
 	commit=$(git rev-parse --verify "${3:-HEAD}^{commit}")
@@ -179,12 +200,16 @@ new)
 	fi
 	! grep -q "^$version " "$RELEASES" 2>/dev/null || die "$version is released already ($RELEASES)"
 	registry_up
-	build "$version" "$commit"
+	# The images its controllers start by default (the Makefile's BUSYBOX_IMG, which make bundle gives the
+	# manager's RELATED_IMAGE_BUSYBOX), pinned by digest and recorded, so a rebuild gives the same bundle.
+	mapfile -t pins < <(git show "$commit:Makefile" | sed -n 's/^\(BUSYBOX_IMG\) ?= \(.*\)$/\1=\2/p')
+	for i in "${!pins[@]}"; do pins[i]=$(pin "${pins[i]}"); done
+	build "$version" "$commit" "${pins[@]}"
 	go run ./hack/bundletool add-release -template "$TEMPLATE" -bundle "$built_bundle" -image "$bundle"
 	[[ -s $RELEASES ]] || printf '%s\n' \
-		"# Released versions of operator101: VERSION COMMIT OPERATOR SCORECARD BUNDLE (images by digest)." \
+		"# Released versions of operator101: VERSION COMMIT OPERATOR SCORECARD BUNDLE [VAR=DEFAULT_IMAGE...] (images by digest)." \
 		"# Written by hack/release.sh new; hack/release.sh ensure rebuilds any that a registry lacks." >"$RELEASES"
-	echo "$version $commit $op $sc $bundle" >>"$RELEASES"
+	echo "$version $commit $op $sc $bundle${pins[*]:+ ${pins[*]}}" >>"$RELEASES"
 	say "released $version: $RELEASES and $TEMPLATE updated; now make catalog, then commit"
 	;;
 ensure)
@@ -192,7 +217,7 @@ ensure)
 	[[ ${1:-} != -- ]] || shift
 	registry_up
 	exec 3>&1 1>&2 # what ensure says goes to stderr; stdout is CMD's
-	while read -r -u 4 version commit op sc bundle; do
+	while read -r -u 4 version commit op sc bundle pinned; do
 		[[ $version == \#* || -z $version ]] && continue
 		if present "$op" && present "$sc" && present "$bundle"; then
 			continue
@@ -204,7 +229,8 @@ ensure)
 		say "release $version is not in $REGISTRY: rebuilding it from $commit"
 		git cat-file -e "$commit^{commit}" 2>/dev/null || die "commit $commit of $version is not in this clone"
 		want_op=$op want_sc=$sc want_bundle=$bundle
-		build "$version" "$commit"
+		# shellcheck disable=SC2086 # the recorded default images, VAR=IMAGE@DIGEST each
+		build "$version" "$commit" $pinned
 		for pair in "$op $want_op" "$sc $want_sc" "$bundle $want_bundle"; do
 			read -r got want <<<"$pair"
 			[[ $got == "$want" ]] || die "$version rebuilt from $commit is $got, but $want was released: the build is not reproducible"

@@ -74,6 +74,14 @@ src=$work/src
 mkdir -p "$src"
 cp -a bundle bundle.Dockerfile "$src/"
 grep -rlF localhost:5000/operator101/operator101 "$src/bundle" | xargs -r sed -i "s|localhost:5000/operator101/operator101|$BASE|g"
+# And the images the controllers start by default by digest, as a release gives them (hack/release.sh pin): read
+# from the local registry, which serves docker.io to the local cluster (containerd's mirror); on a cluster of
+# your own from docker.io, or DOCKER_IO_MIRROR.
+case $BASE in localhost:5000/* | 127.0.0.1:5000/*) export DOCKER_IO_MIRROR=${DOCKER_IO_MIRROR:-$REGISTRY} ;; esac
+busybox=$(sed -n 's/^BUSYBOX_IMG ?= //p' Makefile)
+pinned=$(hack/release.sh pin "BUSYBOX_IMG=$busybox")
+sed -i "s|$busybox\$|${pinned#*=}|" "$src/bundle/manifests/operator101.clusterserviceversion.yaml"
+grep -qF "${pinned#*=}" "$src/bundle/manifests/operator101.clusterserviceversion.yaml" || die "$busybox is not in bundle/'s CSV"
 quiet env SRC="$src" hack/images.sh bundle "$BASE-bundle:v$version"
 push "$BASE-bundle:v$version"
 digest=$(digest_of "$BASE-bundle:v$version")

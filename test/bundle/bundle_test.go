@@ -339,6 +339,9 @@ func TestCatalogHoldsTheReleases(t *testing.T) {
 		Replaces  string `json:"replaces"`
 		SkipRange string `json:"skipRange"`
 	}
+	type relatedImage struct {
+		Image string `json:"image"`
+	}
 	type blob struct {
 		Schema         string  `json:"schema"`
 		Name           string  `json:"name"`
@@ -349,9 +352,7 @@ func TestCatalogHoldsTheReleases(t *testing.T) {
 			Type  string         `json:"type"`
 			Value map[string]any `json:"value"`
 		} `json:"properties"`
-		RelatedImages []struct {
-			Image string `json:"image"`
-		} `json:"relatedImages"`
+		RelatedImages []relatedImage `json:"relatedImages"`
 	}
 	type deprecations struct {
 		Entries []struct {
@@ -395,8 +396,8 @@ func TestCatalogHoldsTheReleases(t *testing.T) {
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		if len(f) != 5 {
-			t.Fatalf("releases: %q: want VERSION COMMIT OPERATOR SCORECARD BUNDLE", line)
+		if len(f) < 5 {
+			t.Fatalf("releases: %q: want VERSION COMMIT OPERATOR SCORECARD BUNDLE [VAR=DEFAULT_IMAGE...]", line)
 		}
 		version, op, bundleImg := f[0], f[2], f[4]
 		name := "operator101.v" + version
@@ -418,6 +419,13 @@ func TestCatalogHoldsTheReleases(t *testing.T) {
 		}
 		if !hasOp || !hasVersion {
 			t.Errorf("release %s: operator image %s among related images %v, version property %v", version, op, hasOp, hasVersion)
+		}
+		// The default images the release pinned (hack/release.sh new): by digest, and among its related images.
+		for _, pin := range f[5:] {
+			_, img, _ := strings.Cut(pin, "=")
+			if !strings.Contains(img, "@sha256:") || !slices.ContainsFunc(b.RelatedImages, func(ri relatedImage) bool { return ri.Image == img }) {
+				t.Errorf("release %s: default image %q: want it by digest among the related images %v", version, pin, b.RelatedImages)
+			}
 		}
 	}
 	if len(released) == 0 || len(bundles) != len(released) {

@@ -420,6 +420,32 @@ func samples(t *testing.T) {
 	if logs := kubectl(t, "logs", "-n", samplesNS, cnat.PodName("example-at")); strings.TrimSpace(logs) != "YAY" {
 		t.Errorf("the At pod's log is %q, want YAY", logs)
 	}
+	// It names no image: its pod ran the operator's default, which the CSV gives by digest (as a release does)
+	// and lists in relatedImages; the node pulled that public name from its mirror, the only source it has.
+	var csv operatorsv1alpha1.ClusterServiceVersion
+	if err := get(&csv, opNS, newCSV); err != nil {
+		t.Fatal(err)
+	}
+	var defaultImage string
+	for _, d := range csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+		for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == cnatv1alpha1.DefaultImageEnv {
+				defaultImage = e.Value
+			}
+		}
+	}
+	if !strings.HasPrefix(defaultImage, "docker.io/library/busybox@sha256:") ||
+		!slices.ContainsFunc(csv.Spec.RelatedImages, func(r operatorsv1alpha1.RelatedImage) bool { return r.Image == defaultImage }) {
+		t.Errorf("%s is %q, want a public image by digest, listed in relatedImages (%v)", cnatv1alpha1.DefaultImageEnv,
+			defaultImage, csv.Spec.RelatedImages)
+	}
+	var atPod corev1.Pod
+	if err := get(&atPod, samplesNS, cnat.PodName("example-at")); err != nil {
+		t.Fatal(err)
+	}
+	if got := atPod.Spec.Containers[0].Image; got != defaultImage {
+		t.Errorf("the At's pod ran %q, want the default %q", got, defaultImage)
+	}
 
 	// A namespace's admin may create DatabaseUsers there (OLM aggregates the kinds into admin), never a
 	// DatabaseTarget: a RoleBinding grants nothing on a cluster-scoped kind. Asked as real requests by that
@@ -881,7 +907,7 @@ func released(t *testing.T, version string) (operator, bundle string, ok bool) {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if fields := strings.Fields(line); len(fields) == 5 && fields[0] == version {
+		if fields := strings.Fields(line); len(fields) >= 5 && fields[0] == version {
 			return fields[2], fields[4], true
 		}
 	}
