@@ -420,8 +420,14 @@ func samples(t *testing.T) {
 	if logs := kubectl(t, "logs", "-n", samplesNS, cnat.PodName("example-at")); strings.TrimSpace(logs) != "YAY" {
 		t.Errorf("the At pod's log is %q, want YAY", logs)
 	}
-	// It names no image: its pod ran the operator's default, which the CSV gives by digest (as a release does)
-	// and lists in relatedImages; the node pulled that public name from its mirror, the only source it has.
+	// An At that names no image runs the operator's default, which the CSV gives by digest (as a release does)
+	// and lists in relatedImages; the node pulls that public name from its mirror, the only source it has. (The
+	// book's example above was created on 0.1.0, whose default was the short name busybox.)
+	create(t, &cnatv1alpha1.At{
+		ObjectMeta: metav1.ObjectMeta{Name: "default-image", Namespace: samplesNS},
+		Spec: cnatv1alpha1.AtSpec{Schedule: time.Now().UTC().Format(cnatv1alpha1.ScheduleLayout), Command: "echo default"},
+	})
+	waitAtPhase(t, samplesNS, "default-image", cnatv1alpha1.PhaseDone, 3*time.Minute)
 	var csv operatorsv1alpha1.ClusterServiceVersion
 	if err := get(&csv, opNS, newCSV); err != nil {
 		t.Fatal(err)
@@ -440,7 +446,7 @@ func samples(t *testing.T) {
 			defaultImage, csv.Spec.RelatedImages)
 	}
 	var atPod corev1.Pod
-	if err := get(&atPod, samplesNS, cnat.PodName("example-at")); err != nil {
+	if err := get(&atPod, samplesNS, cnat.PodName("default-image")); err != nil {
 		t.Fatal(err)
 	}
 	if got := atPod.Spec.Containers[0].Image; got != defaultImage {
