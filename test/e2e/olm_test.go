@@ -425,7 +425,7 @@ func samples(t *testing.T) {
 	// book's example above was created on 0.1.0, whose default was the short name busybox.)
 	create(t, &cnatv1alpha1.At{
 		ObjectMeta: metav1.ObjectMeta{Name: "default-image", Namespace: samplesNS},
-		Spec: cnatv1alpha1.AtSpec{Schedule: time.Now().UTC().Format(cnatv1alpha1.ScheduleLayout), Command: "echo default"},
+		Spec:       cnatv1alpha1.AtSpec{Schedule: time.Now().UTC().Format(cnatv1alpha1.ScheduleLayout), Command: "echo default"},
 	})
 	waitAtPhase(t, samplesNS, "default-image", cnatv1alpha1.PhaseDone, 3*time.Minute)
 	var csv operatorsv1alpha1.ClusterServiceVersion
