@@ -3,9 +3,8 @@
 # TLS is always verified, with one exception: a registry on this machine (localhost, 127.0.0.1, or the local
 # cluster's node address) that is given no CA, which is plain HTTP or self-signed.
 #   REGISTRY_CERT_DIR  a directory of PEM CAs (*.crt, as podman's --cert-dir takes it) that sign the certificate
-#                      of IMAGE_TAG_BASE's registry: a private registry, or the local cluster's TLS listener. Skopeo,
-#                      opm and operator-sdk verify that registry against them; other registries against the
-#                      system's CAs.
+#                      of IMAGE_TAG_BASE's registry: a private registry, or the local cluster's TLS listener. Skopeo
+#                      and opm verify that registry against them; other registries against the system's CAs.
 
 # registry_on_this_machine REF: REF's registry runs on this machine.
 registry_on_this_machine() {
