@@ -74,6 +74,23 @@ func addPids(path string, pids ...int) {
 	}
 }
 
+// createAll creates the plan's MyWebs and AppServices in ns, 16 at a time, as a user's scripts would.
+func createAll(ctx context.Context, c client.Client, plan benchutil.Plan, ns string) error {
+	return parallel(ctx, max(plan.MyWebs, plan.AppServices), 16, func(ctx context.Context, i int) error {
+		if i < plan.MyWebs {
+			if err := c.Create(ctx, plan.MyWeb(ns, i)); err != nil {
+				return fmt.Errorf("creating MyWeb %d: %w", i, err)
+			}
+		}
+		if i < plan.AppServices {
+			if err := c.Create(ctx, plan.AppService(ns, i)); err != nil {
+				return fmt.Errorf("creating AppService %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+}
+
 // parallel runs f(0..n-1) on w goroutines and returns the first error.
 func parallel(ctx context.Context, n, w int, f func(context.Context, int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -380,19 +397,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	t0 := time.Now()
 	ready.reset(t0, plan.Objects())
 	logf("N=%d: creating %d objects", n, plan.Objects())
-	err = parallel(ctx, max(plan.MyWebs, plan.AppServices), 16, func(ctx context.Context, i int) error {
-		if i < plan.MyWebs {
-			if err := c.Create(ctx, plan.MyWeb(ns, i)); err != nil {
-				return fmt.Errorf("creating MyWeb %d: %w", i, err)
-			}
-		}
-		if i < plan.AppServices {
-			if err := c.Create(ctx, plan.AppService(ns, i)); err != nil {
-				return fmt.Errorf("creating AppService %d: %w", i, err)
-			}
-		}
-		return nil
-	})
+	err = createAll(ctx, c, plan, ns)
 	if err != nil {
 		return res, err
 	}
@@ -774,19 +779,7 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	t0 := time.Now()
 	ready.reset(t0, plan.Objects())
 	logf("N=%d: peer: creating %d objects", n, plan.Objects())
-	if err := parallel(ctx, max(plan.MyWebs, plan.AppServices), 16, func(ctx context.Context, i int) error {
-		if i < plan.MyWebs {
-			if err := c.Create(ctx, plan.MyWeb(peerNamespace, i)); err != nil {
-				return fmt.Errorf("creating MyWeb %d: %w", i, err)
-			}
-		}
-		if i < plan.AppServices {
-			if err := c.Create(ctx, plan.AppService(peerNamespace, i)); err != nil {
-				return fmt.Errorf("creating AppService %d: %w", i, err)
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := createAll(ctx, c, plan, peerNamespace); err != nil {
 		return res, err
 	}
 	_, _, done := ready.snapshot()
