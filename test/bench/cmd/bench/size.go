@@ -160,6 +160,23 @@ func (t *tracker) mark(key string) {
 	}
 }
 
+// await waits until every tracked object is Available (or timeout), saying how many are as it goes, with
+// prefix; it returns what snapshot returns then.
+func (t *tracker) await(ctx context.Context, timeout time.Duration, prefix string) (map[string]time.Duration, time.Time, error) {
+	t.mu.Lock()
+	want := t.want
+	t.mu.Unlock()
+	_, _, done := t.snapshot()
+	if err := waitFor(ctx, done, timeout, func() string {
+		seen, _, _ := t.snapshot()
+		return fmt.Sprintf("%s%d of %d Available", prefix, len(seen), want)
+	}); err != nil {
+		return nil, time.Time{}, fmt.Errorf("convergence: %w", err)
+	}
+	seen, t1, _ := t.snapshot()
+	return seen, t1, nil
+}
+
 func (t *tracker) snapshot() (map[string]time.Duration, time.Time, chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -403,14 +420,10 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	}
 	res.CreateSeconds = time.Since(t0).Seconds()
 	logf("N=%d: created in %.2f s; waiting for Available", n, res.CreateSeconds)
-	_, _, done := ready.snapshot()
-	if err := waitFor(ctx, done, o.timeout, func() string {
-		seen, _, _ := ready.snapshot()
-		return fmt.Sprintf("%d of %d Available", len(seen), plan.Objects())
-	}); err != nil {
-		return res, fmt.Errorf("convergence: %w", err)
+	seen, t1, err := ready.await(ctx, o.timeout, "")
+	if err != nil {
+		return res, err
 	}
-	seen, t1, _ := ready.snapshot()
 	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
 	if res.LowerBoundBest > 0 {
 		res.Ratio = res.ConvergenceSeconds / res.LowerBoundBest
@@ -782,14 +795,10 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	if err := createAll(ctx, c, plan, peerNamespace); err != nil {
 		return res, err
 	}
-	_, _, done := ready.snapshot()
-	if err := waitFor(ctx, done, o.timeout, func() string {
-		seen, _, _ := ready.snapshot()
-		return fmt.Sprintf("peer: %d of %d Available", len(seen), plan.Objects())
-	}); err != nil {
-		return res, fmt.Errorf("convergence: %w", err)
+	seen, t1, err := ready.await(ctx, o.timeout, "peer: ")
+	if err != nil {
+		return res, err
 	}
-	seen, t1, _ := ready.snapshot()
 	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
 	res.AvailableSeconds, res.SteadyRate = completions(seen)
 	logf("N=%d: peer converged in %.2f s", n, res.ConvergenceSeconds)
