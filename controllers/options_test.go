@@ -87,6 +87,9 @@ func TestOptionsCompleteAndCache(t *testing.T) {
 		if by.Label == nil || by.Label.String() != kit.ManagedBySelector().String() {
 			t.Errorf("%T cached with selector %v, want %s", obj, by.Label, kit.ManagedBySelector())
 		}
+		if by.Transform == nil {
+			t.Errorf("%T cached whole: it has no transform of its own", obj)
+		}
 	}
 
 	all := Options{MaxConcurrentReconciles: 1, ClientQPS: 1, ClientBurst: 1}

@@ -23,6 +23,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,15 +57,23 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 
 // CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
 // controllers create (ConfigMaps, Deployments, Services, Pods) it holds only operator101's own objects, not every
-// one in the cluster, and it keeps only operator101's managedFields entries (of pods, only what the At controller
-// reads). Lookups of anything else (a pod that took an At's pod name) go to the API server directly.
+// one in the cluster. Of the children MyWeb and AppService apply it keeps their metadata, their status and a
+// digest of the fields operator101 manages (kit.ChildForCache); of pods, what the At controller reads; of
+// everything else, operator101's managedFields entries. Lookups of anything else (a pod that took an At's pod
+// name) go to the API server directly.
 func (o *Options) CacheOptions() cache.Options {
 	managed := kit.ManagedBySelector()
 	opts := cache.Options{DefaultTransform: kit.TrimForCache, ByObject: map[client.Object]cache.ByObject{
-		&corev1.ConfigMap{}:  {Label: managed},
-		&corev1.Service{}:    {Label: managed},
-		&corev1.Pod{}:        {Label: managed, Transform: cnat.TrimPodForCache},
-		&appsv1.Deployment{}: {Label: managed},
+		&corev1.ConfigMap{}: {Label: managed, Transform: kit.ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) {
+			cm.Data, cm.BinaryData = nil, nil
+		})},
+		&corev1.Service{}: {Label: managed, Transform: kit.ChildForCache(corev1ac.ExtractService, func(svc *corev1.Service) {
+			svc.Spec = corev1.ServiceSpec{}
+		})},
+		&appsv1.Deployment{}: {Label: managed, Transform: kit.ChildForCache(appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
+			dep.Spec = appsv1.DeploymentSpec{}
+		})},
+		&corev1.Pod{}: {Label: managed, Transform: cnat.TrimPodForCache},
 	}}
 	if len(o.watchNamespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}

@@ -18,7 +18,8 @@ limitations under the License.
 //
 // Every object operator101 renders is applied under one field manager, FieldOwner. To decide whether a write
 // is needed, the fields FieldOwner manages are extracted from the observed object (client-go's Extract<Kind>
-// functions read them from managedFields) and compared with the desired apply configuration. This matches
+// functions read them from managedFields) and compared with the desired apply configuration; the manager's cache
+// keeps only their Digest, taken when the object arrives (ChildForCache). This matches
 // server-side apply's own semantics: a field someone else changed (kubectl scale, an edit) is no longer owned
 // by FieldOwner, so it shows as a difference and is taken back; a field someone else added, which FieldOwner
 // never set, is left alone and costs no write.
@@ -30,7 +31,6 @@ import (
 	"fmt"
 	"reflect"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -139,20 +139,20 @@ func nameFree(ctx context.Context, live client.Reader, owner metav1.Object, kind
 	return nil
 }
 
-// IfChanged applies desired unless observed already carries exactly desired under FieldOwner. Pass a nil
-// observed when the object does not exist. It reports whether it wrote.
+// IfChanged applies desired unless observed already carries exactly desired under FieldOwner (their Digests
+// are the same). Pass a nil observed when the object does not exist. It reports whether it wrote.
 func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, observed O,
 	desired A, extract Extractor[O, A]) (bool, error) {
 	if !isNil(observed) {
-		current, err := extract(observed, FieldOwner)
-		if err != nil {
-			return false, fmt.Errorf("reading the fields %s manages: %w", FieldOwner, err)
-		}
-		same, err := Equal(current, desired)
+		current, err := ownedDigest(observed, extract)
 		if err != nil {
 			return false, err
 		}
-		if same {
+		want, err := Digest(desired)
+		if err != nil {
+			return false, err
+		}
+		if current == want {
 			return false, nil
 		}
 	}
@@ -167,22 +167,6 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 		return false, fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	return true, nil
-}
-
-// Equal reports whether two apply configurations (or any API objects) hold the same fields and values.
-// Quantities compare by value, so "0.5" equals "500m". Metadata the server assigns (uid, resourceVersion,
-// creationTimestamp, generation, managedFields) is not compared: controller-runtime writes the server's answer
-// back into an applied configuration, and Extract never returns those fields.
-func Equal(a, b any) (bool, error) {
-	ua, err := toMap(a)
-	if err != nil {
-		return false, err
-	}
-	ub, err := toMap(b)
-	if err != nil {
-		return false, err
-	}
-	return equality.Semantic.DeepEqual(ua, ub), nil
 }
 
 func toMap(v any) (map[string]any, error) {

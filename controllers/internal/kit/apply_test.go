@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -40,6 +41,13 @@ var env *testenv.Env
 
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
 
+// obj is an object of the given fields, as a dynamic client reads it.
+func obj(fields map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: fields}
+}
+
+// TestEqual: Equal compares Digests, and a Digest is equality.Semantic's: two spellings of one quantity, key order,
+// a nil and an empty map or list, and what the server assigns do not count.
 func TestEqual(t *testing.T) {
 	rl := func(cpu string) *corev1ac.ResourceRequirementsApplyConfiguration {
 		return corev1ac.ResourceRequirements().WithLimits(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)})
@@ -53,6 +61,12 @@ func TestEqual(t *testing.T) {
 		{"other quantity", rl("0.5"), rl("1"), false},
 		{"extra field", corev1ac.Container().WithName("a"), corev1ac.Container().WithName("a").WithImage("x"), false},
 		{"nil and nil", nil, (*corev1ac.ContainerApplyConfiguration)(nil), true},
+		{"no map and an empty one", obj(map[string]any{"a": map[string]any(nil)}), obj(map[string]any{"a": map[string]any{}}), true},
+		{"no list and an empty one", obj(map[string]any{"a": []any(nil)}), obj(map[string]any{"a": []any{}}), true},
+		{"an empty map and none at all", obj(map[string]any{"a": map[string]any{}}), obj(map[string]any{}), false},
+		{"other order of keys", corev1ac.ConfigMap("a", "b").WithData(map[string]string{"x": "1", "y": "2"}),
+			corev1ac.ConfigMap("a", "b").WithData(map[string]string{"y": "2", "x": "1"}), true},
+		{"server-assigned metadata", corev1ac.ConfigMap("a", "b"), corev1ac.ConfigMap("a", "b").WithResourceVersion("7").WithUID("u"), true},
 	}
 	for _, c := range cases {
 		got, err := Equal(c.a, c.b)
@@ -145,6 +159,81 @@ func TestIfChanged(t *testing.T) {
 	// The cache keeps only our managedFields entries; the comparison still holds on the trimmed copy.
 	trimmed, _ := TrimForCache(get())
 	step("trimmed cached copy costs no write", trimmed.(*corev1.ConfigMap), false)
+
+	// The cache keeps a child as its metadata and a digest of our fields; the comparison holds on it too.
+	step("digest cached copy costs no write", cacheCopy(t, get()), false)
+	cm = get()
+	cm.Data["index.html"] = "defaced again"
+	if err := env.Client.Update(ctx, cm, client.FieldOwner("someone")); err != nil {
+		t.Fatal(err)
+	}
+	step("drift seen through the digest cached copy is reverted", cacheCopy(t, get()), true)
+	step("converged once more", cacheCopy(t, get()), false)
+}
+
+// cacheCopy is what the manager's cache keeps of a ConfigMap operator101 applies.
+func cacheCopy(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
+	t.Helper()
+	out, err := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data, cm.BinaryData = nil, nil })(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*corev1.ConfigMap)
+	if got.Data != nil || len(got.ManagedFields) != 0 || got.Annotations[digestAnnotation] == "" {
+		t.Fatalf("cached copy keeps data %v, managedFields %d, digest %q", got.Data, len(got.ManagedFields),
+			got.Annotations[digestAnnotation])
+	}
+	return got
+}
+
+func TestChildForCache(t *testing.T) {
+	transform := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	ours := metav1.ManagedFieldsEntry{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:index.html":{}}}`)}}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web", Labels: map[string]string{"app": "web"},
+			Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}", "team": "web"},
+			ManagedFields: []metav1.ManagedFieldsEntry{ours, {Manager: "kubectl"}}},
+		Data: map[string]string{"index.html": "<h1>hi</h1>", "extra": "theirs"},
+	}
+	out, err := transform(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*corev1.ConfigMap)
+	want, _ := Digest(corev1ac.ConfigMap("page", "web").WithData(map[string]string{"index.html": "<h1>hi</h1>"}))
+	if got.Annotations[digestAnnotation] != want {
+		t.Errorf("digest %q, want the digest of our one field, %q", got.Annotations[digestAnnotation], want)
+	}
+	if got.Data != nil || got.ManagedFields != nil || got.Labels["app"] != "web" || got.Annotations["team"] != "web" ||
+		len(got.Annotations) != 2 {
+		t.Errorf("cached copy: data %v, managedFields %v, labels %v, annotations %v", got.Data, got.ManagedFields,
+			got.Labels, got.Annotations)
+	}
+
+	// client-go may hand the cached copy to the transform again: it keeps its digest.
+	again, err := transform(got)
+	if err != nil || again.(*corev1.ConfigMap).Annotations[digestAnnotation] != want {
+		t.Errorf("transformed twice: digest %q, %v; want %q", again.(*corev1.ConfigMap).Annotations[digestAnnotation], err, want)
+	}
+
+	// Owned fields that cannot be read: the object is only trimmed, and IfChanged reads them again.
+	failing := ChildForCache(func(*corev1.ConfigMap, string) (*corev1ac.ConfigMapApplyConfiguration, error) {
+		return nil, errors.New("unreadable managedFields")
+	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	whole := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
+		ManagedFields: []metav1.ManagedFieldsEntry{ours, {Manager: "kubectl"}}}, Data: map[string]string{"index.html": "x"}}
+	out, err = failing(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.(*corev1.ConfigMap); got.Annotations[digestAnnotation] != "" || got.Data["index.html"] != "x" ||
+		len(got.ManagedFields) != 1 {
+		t.Errorf("unreadable owned fields: cached copy %+v, want it only trimmed", got)
+	}
+	if out, err := transform("not an object"); err != nil || out != "not an object" {
+		t.Errorf("transform of a non-object = %v, %v", out, err)
+	}
 }
 
 func TestOnlyNotOwned(t *testing.T) {

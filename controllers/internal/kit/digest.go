@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Children cached as a digest: IfChanged needs to know whether the fields FieldOwner manages still equal what
+// it would apply, not what they are. So the cache keeps, of each child, its metadata, its status and a digest of
+// those fields, and drops the fields themselves and every managedFields entry (docs/performance.md measures
+// what that saves). No library offers this: controller-runtime's metadata-only cache keeps no value to compare.
+package kit
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// digestAnnotation holds, in the cache's copy of a child only, the Digest of the fields FieldOwner manages.
+// Nothing writes it: no object is written back from the cache whole.
+const digestAnnotation = "operator101.io/cache-owned-fields-digest"
+
+// Digest is a digest of the fields and values of an apply configuration (or any API object), in the sense of
+// Equal: metadata the server assigns is left out, quantities count by value, and an empty map or list is the
+// same as none.
+func Digest(v any) (string, error) {
+	m, err := toMap(v)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(canonical(m)) // encoding/json writes map keys sorted
+	if err != nil {
+		return "", fmt.Errorf("encoding %T for its digest: %w", v, err)
+	}
+	sum := sha256.Sum256(b)
+	return base64.RawStdEncoding.EncodeToString(sum[:]), nil
+}
+
+// Equal reports whether two apply configurations (or any API objects) hold the same fields and values: whether
+// their Digests are the same.
+func Equal(a, b any) (bool, error) {
+	da, err := Digest(a)
+	if err != nil {
+		return false, err
+	}
+	db, err := Digest(b)
+	if err != nil {
+		return false, err
+	}
+	return da == db, nil
+}
+
+// canonical gives nil and empty maps and lists one spelling, as equality.Semantic does.
+func canonical(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = canonical(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = canonical(e)
+		}
+		return out
+	}
+	return v
+}
+
+// ownedDigest is the Digest of the fields FieldOwner manages in observed: the one the cache recorded
+// (ChildForCache), or, for an object read past the cache, the Digest of what extract finds.
+func ownedDigest[O client.Object, A runtime.ApplyConfiguration](observed O, extract Extractor[O, A]) (string, error) {
+	if d, ok := observed.GetAnnotations()[digestAnnotation]; ok {
+		return d, nil
+	}
+	current, err := extract(observed, FieldOwner)
+	if err != nil {
+		return "", fmt.Errorf("reading the fields %s manages: %w", FieldOwner, err)
+	}
+	return Digest(current)
+}
+
+// ChildForCache is the cache transform of a kind of child operator101 applies: it records the Digest of the
+// fields FieldOwner manages (read by extract from managedFields), then drops them with strip, drops every
+// managedFields entry, and does what TrimForCache does. strip must keep what the reconcilers read of the child
+// (its metadata and status). An object whose owned fields cannot be read is only trimmed: IfChanged then reads
+// them again, and reports the error.
+func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extractor[O, A], strip func(O)) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		o, ok := obj.(O)
+		if !ok {
+			return TrimForCache(obj)
+		}
+		if _, done := o.GetAnnotations()[digestAnnotation]; done && len(o.GetManagedFields()) == 0 {
+			return o, nil // transformed already (client-go may hand an object to the transform twice)
+		}
+		current, err := extract(o, FieldOwner)
+		if err != nil {
+			return TrimForCache(obj)
+		}
+		d, err := Digest(current)
+		if err != nil {
+			return TrimForCache(obj)
+		}
+		if _, err := TrimForCache(obj); err != nil {
+			return nil, err
+		}
+		strip(o)
+		o.SetManagedFields(nil)
+		a := o.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[digestAnnotation] = d
+		o.SetAnnotations(a)
+		return o, nil
+	}
+}
