@@ -38,8 +38,10 @@ func TestParseConfigDefaults(t *testing.T) {
 	if cfg.enableHTTP2 {
 		t.Error("HTTP/2 must be off by default")
 	}
-	if c := cfg.controllers; c.ClientQPS != 200 || c.ClientBurst != 400 || c.MaxConcurrentReconciles != 4 {
-		t.Errorf("client defaults: qps %v burst %d workers %d; want 200, 400, 4 (docs/performance.md)", c.ClientQPS, c.ClientBurst, c.MaxConcurrentReconciles)
+	if c := cfg.controllers; c.ClientQPS != 200 || c.ClientBurst != 400 || c.MaxConcurrentReconciles != 4 ||
+		c.MaxConcurrentAtReconciles != 16 {
+		t.Errorf("client defaults: qps %v burst %d workers %d, At workers %d; want 200, 400, 4, 16 (docs/performance.md)",
+			c.ClientQPS, c.ClientBurst, c.MaxConcurrentReconciles, c.MaxConcurrentAtReconciles)
 	}
 	if cfg.memoryLimit != 0 {
 		t.Errorf("memory limit %d without MEMORY_LIMIT", cfg.memoryLimit)

@@ -35,8 +35,12 @@ type Options struct {
 	WatchNamespace string
 	// OperatorNamespace is the namespace the manager runs in (POD_NAMESPACE / OPERATOR_NAMESPACE).
 	OperatorNamespace string
-	// MaxConcurrentReconciles is the number of workers of each controller.
+	// MaxConcurrentReconciles is the number of workers of each controller but the At controller's.
 	MaxConcurrentReconciles int
+	// MaxConcurrentAtReconciles is the number of workers of the At controller. Ats fall due together, and the
+	// reconcile of a due At is two requests (a GET past the cache and the pod's POST), so more workers bring the
+	// pods out sooner; its memory is small (docs/performance.md).
+	MaxConcurrentAtReconciles int
 	// ClientQPS and ClientBurst bound the manager's requests to the API server.
 	ClientQPS   float32
 	ClientBurst int
@@ -65,7 +69,8 @@ const (
 
 // BindFlags registers the controllers' flags.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
-	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Workers per controller.")
+	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Workers per controller (but the At controller).")
+	fs.IntVar(&o.MaxConcurrentAtReconciles, "max-concurrent-at-reconciles", 16, "Workers of the At controller.")
 	fs.Func("kube-api-qps", fmt.Sprintf("Sustained requests per second to the API server, per kind (default %d).", DefaultClientQPS), func(v string) error {
 		q, err := strconv.ParseFloat(v, 32)
 		o.ClientQPS = float32(q)
@@ -92,6 +97,9 @@ func (o *Options) Complete(getenv func(string) string) error {
 	}
 	if o.MaxConcurrentReconciles < 1 {
 		return fmt.Errorf("--max-concurrent-reconciles must be at least 1, got %d", o.MaxConcurrentReconciles)
+	}
+	if o.MaxConcurrentAtReconciles < 1 {
+		return fmt.Errorf("--max-concurrent-at-reconciles must be at least 1, got %d", o.MaxConcurrentAtReconciles)
 	}
 	if o.ClientQPS <= 0 || o.ClientBurst <= 0 {
 		return fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %v and %d", o.ClientQPS, o.ClientBurst)

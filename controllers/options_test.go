@@ -92,7 +92,7 @@ func TestOptionsCompleteAndCache(t *testing.T) {
 		}
 	}
 
-	all := Options{MaxConcurrentReconciles: 1, ClientQPS: 1, ClientBurst: 1}
+	all := Options{MaxConcurrentReconciles: 1, MaxConcurrentAtReconciles: 1, ClientQPS: 1, ClientBurst: 1}
 	if err := all.Complete(func(string) string { return "" }); err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +107,10 @@ func TestOptionsRejectsBadValues(t *testing.T) {
 		env  string
 		want string
 	}{
-		"zero workers":  {args: []string{"--max-concurrent-reconciles=0"}, want: "max-concurrent-reconciles"},
-		"bad qps":       {args: []string{"--kube-api-qps=-1"}, want: "kube-api-qps"},
-		"bad namespace": {env: "UPPER", want: "WATCH_NAMESPACE"},
+		"zero workers":    {args: []string{"--max-concurrent-reconciles=0"}, want: "max-concurrent-reconciles"},
+		"zero At workers": {args: []string{"--max-concurrent-at-reconciles=0"}, want: "max-concurrent-at-reconciles"},
+		"bad qps":         {args: []string{"--kube-api-qps=-1"}, want: "kube-api-qps"},
+		"bad namespace":   {env: "UPPER", want: "WATCH_NAMESPACE"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -45,7 +45,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 	if err := app.Setup(mgr, k, app.Config{}); err != nil {
 		return fmt.Errorf("AppService controller: %w", err)
 	}
-	if err := cnat.Setup(mgr, k, cnat.Config{OperatorNamespace: o.OperatorNamespace}); err != nil {
+	at := k
+	at.Workers = o.MaxConcurrentAtReconciles
+	if err := cnat.Setup(mgr, at, cnat.Config{OperatorNamespace: o.OperatorNamespace}); err != nil {
 		return fmt.Errorf("At controller: %w", err)
 	}
 	if err := mygroup.Setup(mgr, k, mygroup.Config{OperatorNamespace: o.OperatorNamespace,

@@ -341,7 +341,7 @@ func TestRandomSpecs(t *testing.T) {
 			TLS: mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled}, AllowedNamespaces: []string{"*"}}}
 	must(t, env.Client.Create(ctx, dt))
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), dt) })
-	opts := controllers.Options{MaxConcurrentReconciles: 2, ClientQPS: 50, ClientBurst: 100, OperatorNamespace: opNS,
+	opts := controllers.Options{MaxConcurrentReconciles: 2, MaxConcurrentAtReconciles: 2, ClientQPS: 50, ClientBurst: 100, OperatorNamespace: opNS,
 		DatabaseDefaultTarget: "randomspec-default"}
 	must(t, opts.Complete(func(string) string { return "" }))
 	logs := &testenv.SyncBuffer{}

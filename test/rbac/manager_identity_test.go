@@ -95,7 +95,7 @@ func TestManagerRunsWithCSVIdentity(t *testing.T) {
 	d := &denials{seen: map[string]int{}}
 	cfg.Wrap(d.wrap)
 
-	opts := controllers.Options{MaxConcurrentReconciles: 2, ClientQPS: 50, ClientBurst: 100}
+	opts := controllers.Options{MaxConcurrentReconciles: 2, MaxConcurrentAtReconciles: 2, ClientQPS: 50, ClientBurst: 100}
 	if err := opts.Complete(func(k string) string {
 		if k == "POD_NAMESPACE" {
 			return m.OperatorNS
