@@ -18,6 +18,9 @@ package kit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -169,6 +172,27 @@ func TestIfChanged(t *testing.T) {
 	}
 	step("drift seen through the digest cached copy is reverted", cacheCopy(t, get()), true)
 	step("converged once more", cacheCopy(t, get()), false)
+
+	// Someone who may edit the child strips its managedFields and writes the digest annotation themselves, with
+	// the digest of what operator101 applies as anyone can compute it (the algorithm is public, the key is not).
+	cm = get()
+	cm.Data["index.html"] = "defaced with a forged digest"
+	cm.ManagedFields = []metav1.ManagedFieldsEntry{{}}
+	want, _ := toMap(desired)
+	raw, _ := json.Marshal(canonical(want))
+	sum := sha256.Sum256(raw)
+	cm.Annotations = map[string]string{digestAnnotation: base64.RawStdEncoding.EncodeToString(sum[:])}
+	if err := env.Client.Update(ctx, cm, client.FieldOwner("someone")); err != nil {
+		t.Fatal(err)
+	}
+	forged, err := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })(get())
+	if err != nil {
+		t.Fatal(err)
+	}
+	step("a forged digest annotation is no digest: the drift is reverted", forged.(*corev1.ConfigMap), true)
+	if got := get().Data["index.html"]; got != "<h1>hi</h1>" {
+		t.Errorf("after a forged digest, index.html = %q", got)
+	}
 }
 
 // cacheCopy is what the manager's cache keeps of a ConfigMap operator101 applies.

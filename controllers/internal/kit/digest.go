@@ -21,6 +21,8 @@ limitations under the License.
 package kit
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -35,9 +37,18 @@ import (
 // Nothing writes it: no object is written back from the cache whole.
 const digestAnnotation = "operator101.io/cache-owned-fields-digest"
 
+// digestKey keys every Digest of this process. Anyone who may edit a child can give it an annotation of
+// digestAnnotation's name and strip its managedFields; without the key, no value they write matches a Digest, so
+// such an object still counts as drifted and is applied again.
+var digestKey = func() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k) // crypto/rand's Read never returns an error
+	return k
+}()
+
 // Digest is a digest of the fields and values of an apply configuration (or any API object), in the sense of
 // Equal: metadata the server assigns is left out, quantities count by value, and an empty map or list is the
-// same as none.
+// same as none. It is an HMAC-SHA256 under digestKey, so it means something only inside this process.
 func Digest(v any) (string, error) {
 	m, err := toMap(v)
 	if err != nil {
@@ -47,8 +58,9 @@ func Digest(v any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encoding %T for its digest: %w", v, err)
 	}
-	sum := sha256.Sum256(b)
-	return base64.RawStdEncoding.EncodeToString(sum[:]), nil
+	mac := hmac.New(sha256.New, digestKey)
+	mac.Write(b)
+	return base64.RawStdEncoding.EncodeToString(mac.Sum(nil)), nil
 }
 
 // Equal reports whether two apply configurations (or any API objects) hold the same fields and values: whether
@@ -101,7 +113,9 @@ func ownedDigest[O client.Object, A runtime.ApplyConfiguration](observed O, extr
 // fields FieldOwner manages (read by extract from managedFields), then drops them with strip, drops every
 // managedFields entry, and does what TrimForCache does. strip must keep what the reconcilers read of the child
 // (its metadata and status). An object whose owned fields cannot be read is only trimmed: IfChanged then reads
-// them again, and reports the error.
+// them again, and reports the error. An object that arrives with an annotation of digestAnnotation's name and no
+// managedFields is kept as it is: the transform may see its own output again (client-go asks transforms to be
+// idempotent), and a value someone else wrote matches no Digest (digestKey).
 func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extractor[O, A], strip func(O)) cache.TransformFunc {
 	return func(obj any) (any, error) {
 		o, ok := obj.(O)
