@@ -20,11 +20,11 @@ done
 sudo=()
 [[ $(id -u) -eq 0 ]] || sudo=(sudo -n)
 log=${TMPDIR:-/tmp}/operator101-cluster-apt.log
-echo "==> installing Debian packages: ${missing[*]} (log: $log)"
+echo "==> installing Debian packages: ${missing[*]} (log: $log)" >&2
 export DEBIAN_FRONTEND=noninteractive
 # A lock held by another apt run (another clone, CI) is waited for, not failed on.
 apt_opts=(-o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold
 	-y -q --no-install-recommends)
 "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 -q update >"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
 "${sudo[@]}" apt-get "${apt_opts[@]}" install "${missing[@]}" >>"$log" 2>&1 || { tail -n 30 "$log" >&2; exit 1; }
-echo "==> installed ${missing[*]}"
+echo "==> installed ${missing[*]}" >&2
