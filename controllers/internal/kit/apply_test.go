@@ -213,7 +213,7 @@ func cacheCopy(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 func TestChildForCache(t *testing.T) {
 	transform := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
 	ours := metav1.ManagedFieldsEntry{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationApply,
-		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:index.html":{}}}`)}}
+		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:index.html":{}}}`)}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web", Labels: map[string]string{"app": "web"},
 			Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}", "team": "web"},
