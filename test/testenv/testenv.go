@@ -61,6 +61,10 @@ type Env struct {
 	Root string
 
 	env *envtest.Environment
+	// serverPIDs are etcd's and kube-apiserver's; stopReaper ends the process that stops them should this test
+	// binary die without Stop (reaper.go).
+	serverPIDs []int
+	stopReaper func()
 }
 
 // Run starts an Env into *env, runs the tests, stops the Env, and returns the exit code for os.Exit.
@@ -118,16 +122,26 @@ func Start() (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the API server: %w", err)
 	}
+	serverPIDs, stopReaper, err := startReaper("etcd", "kube-apiserver")
+	if err != nil {
+		_ = te.Stop()
+		return nil, err
+	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
+		stopReaper()
 		_ = te.Stop()
 		return nil, fmt.Errorf("creating client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: scheme, Root: root, env: te}, nil
+	return &Env{Config: cfg, Client: c, Scheme: scheme, Root: root, env: te, serverPIDs: serverPIDs,
+		stopReaper: stopReaper}, nil
 }
 
 // Stop stops the API server and etcd.
-func (e *Env) Stop() error { return e.env.Stop() }
+func (e *Env) Stop() error {
+	e.stopReaper()
+	return e.env.Stop()
+}
 
 // AddUser creates a user on the API server (no groups unless given) and returns a config that
 // authenticates as that user.
