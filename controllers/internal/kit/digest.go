@@ -46,9 +46,11 @@ var digestKey = func() []byte {
 	return k
 }()
 
-// Digest is a digest of the fields and values of an apply configuration (or any API object), in the sense of
-// Equal: metadata the server assigns is left out, quantities count by value, and an empty map or list is the
-// same as none. It is an HMAC-SHA256 under digestKey, so it means something only inside this process.
+// Digest is a digest of the fields and values of an apply configuration (or any API object): two have the same
+// Digest exactly when equality.Semantic finds them equal, with the metadata the server assigns left out
+// (controller-runtime writes the server's answer back into an applied configuration, and Extract never returns
+// it). So quantities count by value ("0.5" is "500m"), and an empty map or list is the same as none. It is an
+// HMAC-SHA256 under digestKey, so it means something only inside this process.
 func Digest(v any) (string, error) {
 	m, err := toMap(v)
 	if err != nil {
@@ -61,20 +63,6 @@ func Digest(v any) (string, error) {
 	mac := hmac.New(sha256.New, digestKey)
 	mac.Write(b)
 	return base64.RawStdEncoding.EncodeToString(mac.Sum(nil)), nil
-}
-
-// Equal reports whether two apply configurations (or any API objects) hold the same fields and values: whether
-// their Digests are the same.
-func Equal(a, b any) (bool, error) {
-	da, err := Digest(a)
-	if err != nil {
-		return false, err
-	}
-	db, err := Digest(b)
-	if err != nil {
-		return false, err
-	}
-	return da == db, nil
 }
 
 // canonical gives nil and empty maps and lists one spelling, as equality.Semantic does.
