@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,13 +40,17 @@ kill "$@" 2>/dev/null; sleep 2; kill -9 "$@" 2>/dev/null; exit 0`
 // startReaper starts the reaper of this process's children that run the binaries named (etcd, kube-apiserver).
 // It returns the pids it watches and a function that ends it.
 func startReaper(names ...string) ([]int, func(), error) {
-	pids, err := childrenRunning(os.Getpid(), names...)
+	children, err := Children(os.Getpid())
 	if err != nil {
 		return nil, nil, err
 	}
 	args := []string{"-c", reapScript, "reaper", strconv.Itoa(os.Getpid())}
-	for _, p := range pids {
-		args = append(args, strconv.Itoa(p))
+	var pids []int
+	for _, p := range children {
+		if slices.Contains(names, filepath.Base(procExe(p))) {
+			pids = append(pids, p)
+			args = append(args, strconv.Itoa(p))
+		}
 	}
 	cmd := exec.Command("sh", args...)
 	// Its own process group: a Ctrl-C to the test's group leaves it to do its work once the test binary is gone.
@@ -56,8 +61,8 @@ func startReaper(names ...string) ([]int, func(), error) {
 	return pids, func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }, nil
 }
 
-// childrenRunning lists the children of parent whose executable's base name is one of names.
-func childrenRunning(parent int, names ...string) ([]int, error) {
+// Children lists the processes whose parent is parent (etcd and kube-apiserver once envtest started them).
+func Children(parent int) ([]int, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, fmt.Errorf("listing processes: %w", err)
@@ -68,24 +73,35 @@ func childrenRunning(parent int, names ...string) ([]int, error) {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(parent) {
-			continue
-		}
-		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err != nil {
-			continue
-		}
-		for _, n := range names {
-			if filepath.Base(exe) == n {
-				pids = append(pids, pid)
-			}
+		if _, ppid, ok := procStat(pid); ok && ppid == parent {
+			pids = append(pids, pid)
 		}
 	}
 	return pids, nil
+}
+
+// procStat reads a process's state (R, S, Z, ...) and parent from /proc/<pid>/stat; ok is false once it is gone.
+func procStat(pid int) (state string, ppid int, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return "", 0, false
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return "", 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return "", 0, false
+	}
+	ppid, err = strconv.Atoi(f[1])
+	return f[0], ppid, err == nil
+}
+
+// procExe is the path of a process's executable, empty when it cannot be read.
+func procExe(pid int) string {
+	exe, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+	return exe
 }

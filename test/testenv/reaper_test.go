@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,7 +59,7 @@ func TestAPIServerStoppedWhenATestPanics(t *testing.T) {
 		pid, _ := strconv.Atoi(p)
 		for running(pid) {
 			if time.Now().After(deadline) {
-				t.Fatalf("pid %d (%s) still runs 30 s after the test binary panicked", pid, exe(pid))
+				t.Fatalf("pid %d (%s) still runs 30 s after the test binary panicked", pid, procExe(pid))
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
@@ -69,16 +68,6 @@ func TestAPIServerStoppedWhenATestPanics(t *testing.T) {
 
 // running: the process exists and is not a zombie (pid 1 here may not reap the orphans it inherits).
 func running(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
-func exe(pid int) string {
-	p, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
-	return p
+	state, _, ok := procStat(pid)
+	return ok && state != "Z"
 }

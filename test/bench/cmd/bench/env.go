@@ -20,8 +20,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/operator-framework/api/crds"
 	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
@@ -34,6 +32,7 @@ import (
 
 	"github.com/operator101/operator101/apis"
 	"github.com/operator101/operator101/test/bench/benchutil"
+	"github.com/operator101/operator101/test/testenv"
 )
 
 // Users of the bench's API server. The audit log tells their requests apart.
@@ -99,7 +98,11 @@ func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting etcd and kube-apiserver: %w", err)
 	}
-	s.childPIDs = childrenOf(os.Getpid())
+	// What the bench's cleanup kills should the bench itself die (hack/bench.sh reads the pid file).
+	if s.childPIDs, err = testenv.Children(os.Getpid()); err != nil {
+		s.stop()
+		return nil, err
+	}
 	u, err := s.env.AddUser(envtest.User{Name: benchUser, Groups: []string{"system:masters"}}, cfg)
 	if err != nil {
 		s.stop()
@@ -135,30 +138,4 @@ func (s *apiServer) stop() {
 		fmt.Fprintf(os.Stderr, "bench: stopping the API server: %v\n", err)
 	}
 	s.env = nil
-}
-
-// childrenOf lists the processes whose parent is pid (etcd and kube-apiserver after envtest started them).
-func childrenOf(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
