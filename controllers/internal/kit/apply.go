@@ -90,17 +90,20 @@ func Found[O client.Object](obj O) O {
 
 // ApplyChild applies desired unless observed already matches it. observed is what the cache holds (empty
 // when the cache has no such child). The operator never takes over an object it did not create: a child the
-// cache holds must be controlled by owner, and a child the cache lacks is first looked up on the API server
-// through live (the uncached reader, Options.Reader). An object of that name that owner does not control is
-// ErrNotOwned (NotOwned names it), and nothing is written. kind names the child's kind in the error.
+// cache holds must be controlled by owner, and a child the cache lacks is first read from the API server
+// through live (the uncached reader, Options.Reader) into observed. An object of that name that owner does not
+// control is ErrNotOwned (NotOwned names it), and nothing is written. One that owner controls (the cache has not
+// seen it yet: a reconcile soon after the child's create) is compared like a cached one, so it costs no write
+// when it already matches. kind names the child's kind in the error.
 func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, live client.Reader,
 	owner metav1.Object, kind string, observed O, desired A, extract Extractor[O, A]) error {
-	if observed.GetUID() != "" {
-		if !metav1.IsControlledBy(observed, owner) {
-			return NotOwned(kind, observed)
+	if observed.GetUID() == "" {
+		if err := readPast(ctx, live, kind, observed, desired); err != nil {
+			return err
 		}
-	} else if err := nameFree(ctx, live, owner, kind, desired); err != nil {
-		return err
+	}
+	if observed.GetUID() != "" && !metav1.IsControlledBy(observed, owner) {
+		return NotOwned(kind, observed)
 	}
 	if _, err := IfChanged(ctx, c, Found(observed), desired, extract); err != nil {
 		return err
@@ -108,33 +111,27 @@ func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Conte
 	return nil
 }
 
-// nameFree returns ErrNotOwned when the API server holds an object of desired's kind and name that owner does
-// not control; nil when there is none, or when owner controls it (the cache has not seen our own create yet).
+// readPast reads the object of desired's name from the API server into observed, which stays empty when there
+// is none.
 //
 // Why past the cache: the cache holds only objects labelled ManagedByLabel, so someone else's unlabelled object
-// of the child's name is not in it, and a forced apply would take it over. The check is one metadata-only GET,
-// made only for a child the cache lacks (its first write, or while its name is taken), never for a converged one.
-// The race left open: an object someone else creates between this GET and the apply is still taken over. The
-// window is one round trip at the child's first write, and only someone allowed to create objects in the
-// owner's namespace can hit it, who may as well create, change or delete the owner there. Server-side apply has
-// no create-only precondition to close it (a uid in the body is refused when the object does not exist).
-func nameFree(ctx context.Context, live client.Reader, owner metav1.Object, kind string, desired runtime.ApplyConfiguration) error {
+// of the child's name is not in it, and a forced apply would take it over. The check is one GET, made only for a
+// child the cache lacks (its first write, a reconcile that runs before the cache has seen the create, or while
+// its name is taken), never for a converged one. The race left open: an object someone else creates between
+// this GET and the apply is still taken over. The window is one round trip at the child's first write, and only
+// someone allowed to create objects in the owner's namespace can hit it, who may as well create, change or
+// delete the owner there. Server-side apply has no create-only precondition to close it (a uid in the body is
+// refused when the object does not exist).
+func readPast[O client.Object](ctx context.Context, live client.Reader, kind string, observed O, desired runtime.ApplyConfiguration) error {
 	body, err := toMap(desired)
 	if err != nil {
 		return err
 	}
 	u := &unstructured.Unstructured{Object: body}
-	obj := &metav1.PartialObjectMetadata{}
-	obj.SetGroupVersionKind(u.GroupVersionKind())
 	key := client.ObjectKey{Namespace: u.GetNamespace(), Name: u.GetName()}
-	if err := live.Get(ctx, key, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("looking up %s %s before creating it: %w", kind, key, err)
-	}
-	if !metav1.IsControlledBy(obj, owner) {
-		return NotOwned(kind, obj)
+	// On an error the client decodes nothing, so observed stays empty.
+	if err := live.Get(ctx, key, observed); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("looking up %s %s before writing it: %w", kind, key, err)
 	}
 	return nil
 }

@@ -289,7 +289,8 @@ func TestOnlyNotOwned(t *testing.T) {
 
 // TestApplyChildNeverTakesOver runs against a real API server: an object of the child's name that the owner
 // does not control is never written, whether the cache holds it (labelled) or not (unlabelled, found by the
-// uncached lookup); the lookup is made only when the cache lacks the child.
+// uncached lookup); the lookup is made only when the cache lacks the child, and a child of the owner that it
+// finds is written only when it differs from what is wanted.
 func TestApplyChildNeverTakesOver(t *testing.T) {
 	ctx := context.Background()
 	ns := env.NewNamespace(t, "kit")
@@ -354,8 +355,19 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 	step("labelled, in the cache, another controller", "labelled", get("labelled"), true, 0, 0)
 
 	step("absent: created", "mine", nil, false, 1, 1)
-	step("ours, the cache behind", "mine", nil, false, 1, 1)
+	step("ours, the cache behind, converged", "mine", nil, false, 0, 1)
 	step("ours, in the cache, converged", "mine", get("mine"), false, 0, 0)
+	// Changed by someone while the cache is behind (or for good: without the label the cache never holds it).
+	edited := get("mine")
+	edited.Labels = nil
+	edited.Data = map[string]string{"index.html": "<h1>edited</h1>"}
+	if err := env.Client.Update(ctx, edited); err != nil {
+		t.Fatal(err)
+	}
+	step("ours, the cache behind, edited", "mine", nil, false, 1, 1)
+	if now := get("mine"); now.Labels[ManagedByLabel] != ManagedBy || now.Data["index.html"] != "<h1>ours</h1>" {
+		t.Errorf("the edited child was not taken back: labels %v, data %v", now.Labels, now.Data)
+	}
 	if mine := get("mine"); !metav1.IsControlledBy(mine, owner) {
 		t.Errorf("the created child's owner references: %+v", mine.OwnerReferences)
 	}
