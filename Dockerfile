@@ -26,10 +26,10 @@ WORKDIR /workspace
 # Modules first, so a source change reuses the module download layer.
 COPY go.mod go.sum ./
 RUN go mod download
-COPY main.go main.go
-COPY apis/ apis/
-COPY controllers/ controllers/
-RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w" -o manager .
+COPY cmd/ cmd/
+COPY api/ api/
+COPY internal/ internal/
+RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w" -o manager ./cmd
 
 FROM gcr.io/distroless/static:nonroot AS online
 COPY --from=builder /workspace/manager /manager

@@ -58,11 +58,11 @@ help: ## Show this help.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate CRDs and the ClusterRole from the kubebuilder markers.
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./apis/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./internal/controller/..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods.
-	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./apis/..."
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: verify-generated
 verify-generated: controller-gen kustomize operator-sdk opm ## Fail if generate/manifests/bundle/catalog would change anything.
@@ -114,11 +114,11 @@ tools: envtest image-deps ## Build (or reuse from the cache) every tool the proj
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager.
-	go build -o $(LOCALBIN)/manager .
+	go build -o $(LOCALBIN)/manager ./cmd
 
 .PHONY: run
 run: manifests generate fmt vet dev-apiserver ## Run the manager here against the local API server (console logs, no leader election).
-	OPERATOR_NAMESPACE=$${OPERATOR_NAMESPACE:-operator101-system} go run . --leader-elect=false --zap-devel --metrics-bind-address=127.0.0.1:8443 --health-probe-bind-address=127.0.0.1:8081
+	OPERATOR_NAMESPACE=$${OPERATOR_NAMESPACE:-operator101-system} go run ./cmd --leader-elect=false --zap-devel --metrics-bind-address=127.0.0.1:8443 --health-probe-bind-address=127.0.0.1:8081
 
 .PHONY: dev-apiserver
 dev-apiserver: envtest ## Start a local API server (etcd + kube-apiserver) with the CRDs installed; kubeconfig in bin/dev-apiserver/.
@@ -196,8 +196,8 @@ bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) fo
 	@# the CSV's containerImage), and the operator101 scorecard test's image.
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG) docker.io/library/busybox=$(BUSYBOX_IMG)
 	cd config/scorecard && $(KUSTOMIZE) edit set image operator101-scorecard=$(SCORECARD_IMG)
-	@# The CSV base's owned CRDs, from the +operator-sdk:csv:customresourcedefinitions markers in apis/.
-	$(OPERATOR_SDK) generate kustomize manifests -q --apis-dir apis
+	@# The CSV base's owned CRDs, from the +operator-sdk:csv:customresourcedefinitions markers in api/.
+	$(OPERATOR_SDK) generate kustomize manifests -q --apis-dir api
 	@# kustomize first, into a file: a failed build must not reach generate bundle (it would write an empty CSV);
 	@# generate bundle wants its input on a pipe.
 	$(KUSTOMIZE) build config/manifests > $(LOCALBIN)/bundle-input.yaml

@@ -46,7 +46,7 @@ trap 'exit 130' INT TERM
 
 echo "building the manager, the bench, the lower bound, the peer and the charts into $out/"
 # Built as the Dockerfile builds the image's manager: -trimpath and -s -w make 1 MiB fewer resident pages.
-nice -n 10 go build -trimpath -ldflags "-s -w" -o "$out/manager" .
+nice -n 10 go build -trimpath -ldflags "-s -w" -o "$out/manager" ./cmd
 nice -n 10 go build -o "$out/bench" ./test/bench/cmd/bench
 nice -n 10 go build -o "$out/lowerbound" ./test/bench/cmd/lowerbound
 nice -n 10 go build -o "$out/peer" ./test/bench/cmd/peer

@@ -59,7 +59,11 @@ operator)
 		"$tool" build -f "$src/Dockerfile" -t "$img" "$src"
 		exit 0
 	fi
-	static_go "$ctx/manager" .
+	# The manager's package: cmd/ since the go.kubebuilder.io/v4 layout, the root in releases made before it
+	# (hack/release.sh builds a release from its own commit's tree).
+	main=./cmd
+	[[ -f $src/cmd/main.go ]] || main=.
+	static_go "$ctx/manager" "$main"
 	build "$src/Dockerfile" "$ctx" --target offline
 	;;
 bundle)

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-paths=(apis config bundle catalog)
+paths=(api config bundle catalog)
 targets=${VERIFY_TARGETS:-generate manifests bundle catalog}
 
 snap=$(mktemp -d)

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Command bundletool does the few things to operator101's bundle and catalog template that operator-sdk v1.33
 // and opm v1.64 cannot. operator-sdk generates the bundle (make bundle: the descriptors from the
-// +operator-sdk:csv markers in apis/, name, version, deployment, RBAC, alm-examples, the RELATED_IMAGE_*
+// +operator-sdk:csv markers in api/, name, version, deployment, RBAC, alm-examples, the RELATED_IMAGE_*
 // variables in relatedImages); kustomize sets the images. What is left, and why:
 //
 //	bundletool created-at -bundle DIR [-at RFC3339]

@@ -47,7 +47,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	operator101 "github.com/operator101/operator101/apis"
+	operator101 "github.com/operator101/operator101/api"
 	"github.com/operator101/operator101/test/olmrbac"
 )
 

@@ -36,10 +36,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	appv1 "github.com/operator101/operator101/apis/app/v1"
-	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
-	"github.com/operator101/operator101/apis/conditions"
-	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/api/conditions"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/test/olmrbac"
 )
 

@@ -50,13 +50,13 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appv1 "github.com/operator101/operator101/apis/app/v1"
-	batchv1alpha1 "github.com/operator101/operator101/apis/batch/v1alpha1"
-	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
-	"github.com/operator101/operator101/apis/conditions"
-	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
-	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
-	"github.com/operator101/operator101/controllers/cnat"
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/api/conditions"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/at"
 )
 
 const (
@@ -417,7 +417,7 @@ func samples(t *testing.T) {
 	// At: the book's example fires at once (its schedule is in the past) and its pod runs `echo YAY` in busybox.
 	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/cnat_v1alpha1_at.yaml")
 	waitAtPhase(t, samplesNS, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
-	if logs := kubectl(t, "logs", "-n", samplesNS, cnat.PodName("example-at")); strings.TrimSpace(logs) != "YAY" {
+	if logs := kubectl(t, "logs", "-n", samplesNS, at.PodName("example-at")); strings.TrimSpace(logs) != "YAY" {
 		t.Errorf("the At pod's log is %q, want YAY", logs)
 	}
 	// An At that names no image runs the operator's default, which the CSV gives by digest (as a release does)
@@ -446,7 +446,7 @@ func samples(t *testing.T) {
 			defaultImage, csv.Spec.RelatedImages)
 	}
 	var atPod corev1.Pod
-	if err := get(&atPod, samplesNS, cnat.PodName("default-image")); err != nil {
+	if err := get(&atPod, samplesNS, at.PodName("default-image")); err != nil {
 		t.Fatal(err)
 	}
 	if got := atPod.Spec.Containers[0].Image; got != defaultImage {

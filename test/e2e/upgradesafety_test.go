@@ -30,8 +30,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/operator101/operator101/apis/conditions"
-	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
+	"github.com/operator101/operator101/api/conditions"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 )
 
 const tightNS = "operator101-e2e-tightened"

@@ -261,7 +261,7 @@ func managerBinary(t *testing.T) string {
 			return
 		}
 		binary = filepath.Join(dir, "manager")
-		cmd := exec.Command("go", "build", "-o", binary, ".")
+		cmd := exec.Command("go", "build", "-o", binary, "./cmd")
 		cmd.Dir = env.Root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building the manager: %w\n%s", err, out)

@@ -37,9 +37,9 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
-	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
-	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/mysqlaccount"
 	"github.com/operator101/operator101/test/mariadbtest"
 )
 
@@ -70,7 +70,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 			t.Errorf("stopping MariaDB: %v", err)
 		}
 	})
-	admin, err := sqlx.Open(ctx, db.Admin, 5*time.Second)
+	admin, err := mysqlaccount.Open(ctx, db.Admin, 5*time.Second)
 	must(t, err)
 	t.Cleanup(func() { _ = admin.Close() })
 
@@ -221,7 +221,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 			if r == nil || r.Status != metav1.ConditionTrue || d.Status.ObservedGeneration != d.Generation {
 				return false, fmt.Sprintf("DatabaseUser %s: %+v (generation %d)", d.Name, r, d.Generation)
 			}
-			if err := mariadbtest.CanLogin(ctx, sqlx.Target{Host: db.Admin.Host, Port: db.Admin.Port, User: d.Spec.User,
+			if err := mariadbtest.CanLogin(ctx, mysqlaccount.Target{Host: db.Admin.Host, Port: db.Admin.Port, User: d.Spec.User,
 				Password: passwords[d.Name]}, 5*time.Second); err != nil {
 				return false, fmt.Sprintf("DatabaseUser %s cannot log in with its current password: %v", d.Name, err)
 			}

@@ -42,8 +42,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
-	"github.com/operator101/operator101/controllers"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -330,7 +330,7 @@ func TestRandomSpecs(t *testing.T) {
 	ctx := context.Background()
 	g := gen{rand.New(rand.NewPCG(seedFromEnv(t, "RANDOMSPEC_SEED", 11), 0))}
 
-	// The manager runs every controller, as main.go wires them; DatabaseUsers reach a database that is not
+	// The manager runs every controller, as cmd/main.go wires them; DatabaseUsers reach a database that is not
 	// there (a closed port), which is a condition too.
 	opNS, ns := namespace(t, "randomspec-operator"), namespace(t, "randomspec")
 	closed := closedPort(t)
@@ -341,11 +341,11 @@ func TestRandomSpecs(t *testing.T) {
 			TLS: mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled}, AllowedNamespaces: []string{"*"}}}
 	must(t, env.Client.Create(ctx, dt))
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), dt) })
-	opts := controllers.Options{MaxConcurrentReconciles: 2, MaxConcurrentAtReconciles: 2, ClientQPS: 50, ClientBurst: 100, OperatorNamespace: opNS,
+	opts := controller.Options{MaxConcurrentReconciles: 2, MaxConcurrentAtReconciles: 2, ClientQPS: 50, ClientBurst: 100, OperatorNamespace: opNS,
 		DatabaseDefaultTarget: "randomspec-default"}
 	must(t, opts.Complete(func(string) string { return "" }))
 	logs := &testenv.SyncBuffer{}
-	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return controllers.SetupWithManager(mgr, opts) },
+	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts) },
 		func(o *ctrl.Options) {
 			o.Cache = opts.CacheOptions()
 			o.Logger = zap.New(zap.WriteTo(logs), zap.UseDevMode(false))

@@ -31,8 +31,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appv1 "github.com/operator101/operator101/apis/app/v1"
-	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 )
 
 // apiServerDown is how long the API server stays stopped.

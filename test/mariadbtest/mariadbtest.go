@@ -31,14 +31,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/operator101/operator101/controllers/mygroup/sqlx"
+	"github.com/operator101/operator101/internal/mysqlaccount"
 	"github.com/operator101/operator101/test/testenv"
 )
 
 // Server is a running private MariaDB.
 type Server struct {
 	// Admin is the admin account's target (without TLS).
-	Admin sqlx.Target
+	Admin mysqlaccount.Target
 	// CAFile is the CA that signed the server's certificate, when it was started with TLS.
 	CAFile string
 	dir    string
@@ -89,7 +89,7 @@ func Start(opts ...Option) (*Server, error) {
 		_ = s.Stop()
 		return nil, fmt.Errorf("MARIADB_PORT: %w", err)
 	}
-	s.Admin = sqlx.Target{Host: env["MARIADB_HOST"], Port: port, User: env["MARIADB_ADMIN_USER"],
+	s.Admin = mysqlaccount.Target{Host: env["MARIADB_HOST"], Port: port, User: env["MARIADB_ADMIN_USER"],
 		Password: env["MARIADB_ADMIN_PASSWORD"]}
 	s.CAFile = env["MARIADB_CA_FILE"]
 	return s, nil
@@ -132,8 +132,8 @@ func readEnv(path string) (map[string]string, error) {
 }
 
 // CanLogin connects as the account of t and disconnects: the way a test proves a password works.
-func CanLogin(ctx context.Context, t sqlx.Target, timeout time.Duration) error {
-	c, err := sqlx.Open(ctx, t, timeout)
+func CanLogin(ctx context.Context, t mysqlaccount.Target, timeout time.Duration) error {
+	c, err := mysqlaccount.Open(ctx, t, timeout)
 	if err != nil {
 		return err
 	}

@@ -254,7 +254,7 @@ func checkServiceAccounts(r *repo) []error {
 
 // checkNoOperatorConditions: OLM v1 has no OperatorCondition API ("does not support the OperatorConditions
 // API introduced in legacy OLM"; an extension that needs it does not install correctly). operator101
-// touches its OperatorCondition only when OLM v0 sets OPERATOR_CONDITION_NAME (controllers/cnat/setup.go),
+// touches its OperatorCondition only when OLM v0 sets OPERATOR_CONDITION_NAME (internal/controller/at/setup.go),
 // so the bundle itself must neither set that variable nor ask for operators.coreos.com rights. Mirrors
 // docs/project/olmv1_limitations.md.
 func checkNoOperatorConditions(r *repo) []error {

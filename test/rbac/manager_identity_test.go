@@ -35,7 +35,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/operator101/operator101/controllers"
+	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/test/olmrbac"
 	"github.com/operator101/operator101/test/scorecard/almready"
 )
@@ -95,7 +95,7 @@ func TestManagerRunsWithCSVIdentity(t *testing.T) {
 	d := &denials{seen: map[string]int{}}
 	cfg.Wrap(d.wrap)
 
-	opts := controllers.Options{MaxConcurrentReconciles: 2, MaxConcurrentAtReconciles: 2, ClientQPS: 50, ClientBurst: 100}
+	opts := controller.Options{MaxConcurrentReconciles: 2, MaxConcurrentAtReconciles: 2, ClientQPS: 50, ClientBurst: 100}
 	if err := opts.Complete(func(k string) string {
 		if k == "POD_NAMESPACE" {
 			return m.OperatorNS
@@ -104,7 +104,7 @@ func TestManagerRunsWithCSVIdentity(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return controllers.SetupWithManager(mgr, opts) },
+	env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts) },
 		func(o *ctrl.Options) { o.Cache = opts.CacheOptions() })
 
 	examples, err := almready.Examples(env.Root + "/bundle")

@@ -29,8 +29,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
-	"github.com/operator101/operator101/controllers/cnat"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	atctl "github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -110,7 +110,7 @@ func TestAtPodMeetsRestrictedPodSecurity(t *testing.T) {
 	}
 	at := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Name: "example-at", Namespace: ns.Name, UID: "00000000-0000-0000-0000-000000000001"},
 		Spec: cnatv1alpha1.AtSpec{Schedule: "2019-04-12T10:12:00Z", Command: "echo YAY"}}
-	pod := cnat.Pod(at, cnat.PodDefaults{})
+	pod := atctl.Pod(at, atctl.PodDefaults{})
 	pod.OwnerReferences = nil // the At is not stored here; ownership changes nothing PodSecurity checks
 	if err := env.Client.Create(ctx, pod); err != nil {
 		t.Fatalf("the At's pod is refused under the restricted Pod Security Standard: %v", err)

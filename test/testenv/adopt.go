@@ -36,7 +36,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/operator101/operator101/apis/conditions"
+	"github.com/operator101/operator101/api/conditions"
 )
 
 // A tenant's own objects, without operator101's label (so the operator's cache does not hold them): a page,

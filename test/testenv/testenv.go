@@ -46,7 +46,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/operator101/operator101/apis"
+	"github.com/operator101/operator101/api"
 )
 
 // Env is a running API server with operator101's CRDs installed.
@@ -110,7 +110,7 @@ func Start() (*Env, error) {
 	}
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(apis.AddToScheme(scheme))
+	utilruntime.Must(api.AddToScheme(scheme))
 
 	te := &envtest.Environment{
 		BinaryAssetsDirectory: assets,

@@ -24,9 +24,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	appv1 "github.com/operator101/operator101/apis/app/v1"
-	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
-	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 )
 
 // Node ports: the bench's API server runs with --service-node-port-range FirstNodePort-LastNodePort, wider than

@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/operator101/operator101/apis"
+	"github.com/operator101/operator101/api"
 	"github.com/operator101/operator101/test/bench/benchutil"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -59,7 +59,7 @@ type apiServer struct {
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(apis.AddToScheme(s))
+	utilruntime.Must(api.AddToScheme(s))
 	utilruntime.Must(apiv2.AddToScheme(s))
 	return s
 }

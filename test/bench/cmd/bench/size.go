@@ -43,9 +43,9 @@ import (
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appv1 "github.com/operator101/operator101/apis/app/v1"
-	cnatv1alpha1 "github.com/operator101/operator101/apis/cnat/v1alpha1"
-	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/test/bench/benchutil"
 )
 

@@ -42,10 +42,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	appv1 "github.com/operator101/operator101/apis/app/v1"
-	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
-	"github.com/operator101/operator101/controllers/app"
-	"github.com/operator101/operator101/controllers/operator"
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/appservice"
+	"github.com/operator101/operator101/internal/controller/myweb"
 	"github.com/operator101/operator101/test/bench/benchutil"
 )
 
@@ -211,14 +211,14 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 		return err
 	}
 	l.requests.Add(3)
-	if _, err := l.cs.CoreV1().ConfigMaps(l.ns).Apply(ctx, operator.ConfigMap(w), apply); err != nil {
+	if _, err := l.cs.CoreV1().ConfigMaps(l.ns).Apply(ctx, myweb.ConfigMap(w), apply); err != nil {
 		return fmt.Errorf("configmap %s: %w", w.Name, err)
 	}
-	dep, err := l.cs.AppsV1().Deployments(l.ns).Apply(ctx, operator.Deployment(w, nil), apply)
+	dep, err := l.cs.AppsV1().Deployments(l.ns).Apply(ctx, myweb.Deployment(w, nil), apply)
 	if err != nil {
 		return fmt.Errorf("deployment %s: %w", w.Name, err)
 	}
-	if _, err := l.cs.CoreV1().Services(l.ns).Apply(ctx, operator.Service(w), apply); err != nil {
+	if _, err := l.cs.CoreV1().Services(l.ns).Apply(ctx, myweb.Service(w), apply); err != nil {
 		return fmt.Errorf("service %s: %w", w.Name, err)
 	}
 	if err := l.markAvailable(ctx, dep); err != nil {
@@ -230,7 +230,7 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
 	// The status the operator computes, from the same function.
-	if err := l.status(ctx, mywebsGVR, w.Name, operator.Status(w, avail, nil, metav1.Now())); err != nil {
+	if err := l.status(ctx, mywebsGVR, w.Name, myweb.Status(w, avail, nil, metav1.Now())); err != nil {
 		return err
 	}
 	l.finished()
@@ -245,7 +245,7 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	if err := l.create(ctx, appsGVR, "AppService", a); err != nil {
 		return err
 	}
-	desired, err := app.Deployment(a, nil)
+	desired, err := appservice.Deployment(a, nil)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	if err != nil {
 		return fmt.Errorf("deployment %s: %w", a.Name, err)
 	}
-	if svc := app.Service(a); svc != nil {
+	if svc := appservice.Service(a); svc != nil {
 		l.requests.Add(1)
 		if _, err := l.cs.CoreV1().Services(l.ns).Apply(ctx, svc, apply); err != nil {
 			return fmt.Errorf("service %s: %w", a.Name, err)
@@ -267,7 +267,7 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	_ = json.Unmarshal(benchutil.AvailableStatusPatch(dep, metav1.Now()), &struct {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
-	if err := l.status(ctx, appsGVR, a.Name, app.Status(a, avail, nil, metav1.Now())); err != nil {
+	if err := l.status(ctx, appsGVR, a.Name, appservice.Status(a, avail, nil, metav1.Now())); err != nil {
 		return err
 	}
 	l.finished()

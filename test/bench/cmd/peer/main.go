@@ -48,8 +48,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	appv1 "github.com/operator101/operator101/apis/app/v1"
-	operatorv1 "github.com/operator101/operator101/apis/operator/v1"
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 )
 
 func main() {

@@ -55,7 +55,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	mygroupv1alpha1 "github.com/operator101/operator101/apis/mygroup/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/olmrbac"
 	"github.com/operator101/operator101/test/scorecard/almready"
@@ -275,7 +275,7 @@ func startManager(ctx context.Context, root string, env *testenv.Env, s v1alpha1
 		return nil, "", err
 	}
 	bin := filepath.Join(dir, "manager")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, "", fmt.Errorf("building the manager: %w: %s", err, out)

@@ -1,0 +1,224 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Its conditions are the shared Available, Progressing and Degraded of package
+// github.com/operator101/operator101/api/conditions.
+
+// Protocol is the network protocol of a port.
+// +kubebuilder:validation:Enum=TCP;UDP;SCTP
+type Protocol string
+
+// EnvVar is one environment variable of the application's container.
+type EnvVar struct {
+	// name of the variable: letters, digits, '_', '-' and '.', not starting with a digit.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z][-._a-zA-Z0-9]*$`
+	// +required
+	Name string `json:"name"`
+
+	// value of the variable; $(OTHER) refers to a variable defined earlier in the list.
+	// +kubebuilder:validation:MaxLength=32768
+	// +optional
+	Value string `json:"value,omitempty"`
+
+	// valueFrom takes the value from a ConfigMap, a Secret, or a field of the pod instead of value.
+	// +optional
+	ValueFrom *corev1.EnvVarSource `json:"valueFrom,omitempty"`
+}
+
+// ServicePort is one port the application listens on, exposed on every node by a NodePort Service.
+type ServicePort struct {
+	// name of the port; required when there is more than one port.
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// protocol of the port: TCP (the default), UDP or SCTP.
+	// +kubebuilder:default=TCP
+	// +optional
+	Protocol Protocol `json:"protocol,omitempty"`
+
+	// port the Service listens on inside the cluster.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +required
+	Port int32 `json:"port"`
+
+	// targetPort is the port the container listens on, from 1 to 65535 (default: the same as port).
+	// The operator declares it on the container.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	TargetPort *int32 `json:"targetPort,omitempty"`
+
+	// nodePort is the port every node opens (default: one chosen by the cluster). It must lie in the
+	// cluster's node-port range (30000-32767 unless the cluster is set up otherwise), and two Services cannot
+	// share a node port: a port outside the range or already in use shows as Degraded.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	NodePort int32 `json:"nodePort,omitempty"`
+}
+
+// AppServiceSpec is an application: an image run as size pods, reachable on node ports.
+type AppServiceSpec struct {
+	// size is the number of pods (default 1). `kubectl scale appservice NAME --replicas=N` sets it.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	Size *int32 `json:"size,omitempty"`
+
+	Application `json:",inline"`
+}
+
+// Application is what both AppService APIs run, besides the number of pods: app.example.com/v1 (size) and
+// batch.schwarzeni.github.com/v1alpha1 (replicas) share it, and one controller serves both.
+type Application struct {
+	// image of the application's container.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Image string `json:"image"`
+
+	// resources are the container's CPU and memory requests and limits.
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims)",message="resource claims are not supported: use limits and requests"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// envs are the container's environment variables.
+	// The operator's proxy settings (HTTP_PROXY, HTTPS_PROXY, NO_PROXY: OLM sets them on a cluster with a proxy)
+	// come first, unless named here.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Envs []EnvVar `json:"envs,omitempty"`
+
+	// ports the application listens on, each exposed by a NodePort Service. Without ports there is no Service.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:XValidation:rule="self.size() <= 1 || self.all(p, has(p.name) && p.name != '')",message="every port needs a name when there is more than one"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, q.port == p.port && q.protocol == p.protocol))",message="two ports cannot share a port number and protocol"
+	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.nodePort) || self.exists_one(q, has(q.nodePort) && q.nodePort == p.nodePort))",message="two ports cannot share a nodePort"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ports"
+	Ports []ServicePort `json:"ports,omitempty"`
+
+	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the
+	// application's pods (default false: they get no credentials for the Kubernetes API). Set it to true only
+	// for an application that calls the Kubernetes API; a change rolls the pods.
+	// +kubebuilder:default=false
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Automount Service Account Token",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+}
+
+// AppServiceStatus is what the operator observed of the application.
+type AppServiceStatus struct {
+	// observedGeneration is the metadata.generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Available, Progressing and Degraded, each with a reason and a message.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// replicas is the number of pods the Deployment has (the scale subresource reads it).
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of pods ready to serve.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// availableReplicas is the number of pods ready for the Deployment's minReadySeconds (the Deployment's own
+	// count, as the AppService tutorials show it).
+	// +optional
+	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
+
+	// updatedReplicas is the number of pods that run the current spec.
+	// +optional
+	UpdatedReplicas int32 `json:"updatedReplicas,omitempty"`
+
+	// unavailableReplicas is the number of pods the Deployment still misses to be complete.
+	// +optional
+	UnavailableReplicas int32 `json:"unavailableReplicas,omitempty"`
+
+	// ready reads "ready/desired" pods, as kubectl shows for a Deployment.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready",xDescriptors={"urn:alm:descriptor:text"}
+	Ready string `json:"ready,omitempty"`
+
+	// selector is the label selector of the pods, for the scale subresource (and a HorizontalPodAutoscaler).
+	// +optional
+	Selector string `json:"selector,omitempty"`
+}
+
+// AppService runs an application: a Deployment of size pods and a NodePort Service for its ports.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{Event,v1,events}}
+// +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
+// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.ready`
+// +kubebuilder:printcolumn:name="Node-Ports",type=string,JSONPath=`.spec.ports[*].nodePort`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type AppService struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the application wanted.
+	// +required
+	Spec AppServiceSpec `json:"spec"`
+
+	// status is the application observed.
+	// +optional
+	Status AppServiceStatus `json:"status,omitempty"`
+}
+
+// AppServiceList is a list of AppServices.
+// +kubebuilder:object:root=true
+type AppServiceList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []AppService `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &AppService{}, &AppServiceList{})
+		return nil
+	})
+}

@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Its conditions are the shared Available, Progressing and Degraded of package
+// github.com/operator101/operator101/api/conditions.
+
+// MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx on a node port.
+type MyWebSpec struct {
+	// image of the web server. It must serve the files in /usr/share/nginx/html on port 80, as nginx does.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Image string `json:"image"`
+
+	// nodePortNumber is the port every node opens for the site (a NodePort Service). It must lie in the
+	// cluster's node-port range (30000-32767 unless the cluster is set up otherwise), and two Services cannot
+	// share a node port: a port outside the range or already in use shows as Degraded.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	NodePortNumber int32 `json:"nodePortNumber"`
+
+	// pageContentHtml is the page served as index.html.
+	// A change rolls the pods, so that the new page is served without deleting anything by hand.
+	// +kubebuilder:validation:MaxLength=524288
+	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Page Content (HTML)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	PageContentHtml string `json:"pageContentHtml"`
+
+	// replicas is the number of web server pods (default 1; 0 stops the site and keeps its configuration).
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the web
+	// server pods (default false: they get no credentials for the Kubernetes API). Set it to true only for an
+	// image that calls the Kubernetes API; a change rolls the pods.
+	// +kubebuilder:default=false
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Automount Service Account Token",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+}
+
+// MyWebStatus is what the operator observed of the site.
+type MyWebStatus struct {
+	// observedGeneration is the metadata.generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Available, Progressing and Degraded, each with a reason and a message.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// replicas is the number of web server pods the Deployment has (any version of the page).
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of pods ready to serve.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// ready reads "ready/desired" pods, as kubectl shows for a Deployment.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready",xDescriptors={"urn:alm:descriptor:text"}
+	Ready string `json:"ready,omitempty"`
+
+	// url is where the page is served: any node's address, on the node port.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
+	URL string `json:"url,omitempty"`
+
+	// completed is true when the site is Available (kept from the original MyWeb API; read the conditions).
+	// +optional
+	Completed bool `json:"completed"`
+}
+
+// MyWeb serves one HTML page with nginx on a node port.
+// A ConfigMap holds the page, a Deployment serves it and a NodePort Service exposes it.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=web,categories=all
+// +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{Event,v1,events}}
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
+// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.ready`
+// +kubebuilder:printcolumn:name="Node-Port",type=integer,JSONPath=`.spec.nodePortNumber`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.url`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type MyWeb struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the site wanted.
+	// +required
+	Spec MyWebSpec `json:"spec"`
+
+	// status is the site observed.
+	// +optional
+	Status MyWebStatus `json:"status,omitempty"`
+}
+
+// MyWebList is a list of MyWebs.
+// +kubebuilder:object:root=true
+type MyWebList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []MyWeb `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &MyWeb{}, &MyWebList{})
+		return nil
+	})
+}

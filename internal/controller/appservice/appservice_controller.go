@@ -1,0 +1,154 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appservice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// The AppService controller serves both AppService APIs, app.example.com/v1 and batch.schwarzeni.github.com/v1alpha1,
+// with one reconcile: it works on the app.example.com/v1 form of an object (apiOf), so the builders and the
+// status are the same for both. It reads AppServices and their children from the manager's cache and writes children
+// with server-side apply (patch; create when the child does not exist yet). It deletes a Service only when
+// the AppService no longer has ports; garbage collection removes the children of a deleted AppService.
+//
+// namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
+// the operator is installed for (docs/security.md).
+// +kubebuilder:rbac:groups=app.example.com,resources=appservices,verbs=get;list;watch,namespace=system
+// +kubebuilder:rbac:groups=app.example.com,resources=appservices/status,verbs=get;patch,namespace=system
+// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices,verbs=get;list;watch,namespace=system
+// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices/status,verbs=get;patch,namespace=system
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete,namespace=system
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
+
+// AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
+// Deployment's progress in the AppService's status; T is the API it serves.
+type AppServiceReconciler[T client.Object] struct {
+	kit.Base
+	api apiOf[T]
+}
+
+// apiOf is what the reconcile needs to know of one AppService API.
+type apiOf[T client.Object] struct {
+	new func() T
+	// view is the object in the app.example.com/v1 form that the builders and Status take, carrying its own
+	// apiVersion (the children's owner references name it). It shares the object's maps: read only.
+	view func(T) *appv1.AppService
+	// status is where the object keeps its status.
+	status func(T) *appv1.AppServiceStatus
+}
+
+// v1API is app.example.com/v1: already the form the reconcile works on.
+var v1API = apiOf[*appv1.AppService]{
+	new:    func() *appv1.AppService { return &appv1.AppService{} },
+	view:   func(a *appv1.AppService) *appv1.AppService { return a },
+	status: func(a *appv1.AppService) *appv1.AppServiceStatus { return &a.Status },
+}
+
+// batchAPI is batch.schwarzeni.github.com/v1alpha1: replicas is v1's size, the rest is the same.
+var batchAPI = apiOf[*batchv1alpha1.AppService]{
+	new: func() *batchv1alpha1.AppService { return &batchv1alpha1.AppService{} },
+	view: func(b *batchv1alpha1.AppService) *appv1.AppService {
+		return &appv1.AppService{
+			TypeMeta:   metav1.TypeMeta{APIVersion: batchv1alpha1.GroupVersion.String(), Kind: "AppService"},
+			ObjectMeta: b.ObjectMeta,
+			Spec:       appv1.AppServiceSpec{Size: b.Spec.Replicas, Application: b.Spec.Application},
+			Status:     b.Status,
+		}
+	},
+	status: func(b *batchv1alpha1.AppService) *appv1.AppServiceStatus { return &b.Status },
+}
+
+// Reconcile brings one AppService's children to its spec and writes what it observed to its status.
+func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := r.api.new()
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return ctrl.Result{}, nil // the garbage collector deletes the children
+	}
+	a := r.api.view(obj)
+
+	dep, svc := &appsv1.Deployment{}, &corev1.Service{}
+	if err := kit.ReadChildren(ctx, r.Client, "AppService", a, dep, svc); err != nil {
+		return ctrl.Result{}, err
+	}
+	var errs []error
+	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
+		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
+	} else {
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment))
+	}
+	if desired := Service(a); desired != nil {
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Service", svc, desired, corev1ac.ExtractService))
+	} else if kit.Found(svc) != nil && metav1.IsControlledBy(svc, a) {
+		// No ports any more: the Service has nothing to expose.
+		err := r.Client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting Service %s/%s, which has no ports left: %w", a.Namespace, a.Name, err))
+		}
+	}
+	applyErr := errors.Join(errs...)
+
+	before := obj.DeepCopyObject().(T)
+	*r.api.status(obj) = Status(a, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
+	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
+}
+
+// Status is the status an AppService gets from its Deployment (nil when it does not exist yet) and the
+// error of writing its children. Unchanged conditions keep their lastTransitionTime; now is the
+// lastTransitionTime of those that change.
+func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now metav1.Time) appv1.AppServiceStatus {
+	desired := desiredSize(a)
+	where := ""
+	if len(a.Spec.Ports) > 0 {
+		where = "exposed by Service " + a.Name
+	}
+	s := appv1.AppServiceStatus{
+		ObservedGeneration: a.Generation,
+		Conditions: kit.RolloutConditions(a.Status.Conditions, kit.RolloutInput{
+			Generation: a.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr, Where: where, Now: now,
+		}),
+		Selector: selector(a.Name),
+	}
+	if dep != nil {
+		s.Replicas = dep.Status.Replicas
+		s.ReadyReplicas = dep.Status.ReadyReplicas
+		s.AvailableReplicas = dep.Status.AvailableReplicas
+		s.UpdatedReplicas = dep.Status.UpdatedReplicas
+		s.UnavailableReplicas = dep.Status.UnavailableReplicas
+	}
+	s.Ready = fmt.Sprintf("%d/%d", s.ReadyReplicas, desired)
+	return s
+}

@@ -1,0 +1,463 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appservice_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
+	"github.com/operator101/operator101/api/conditions"
+	"github.com/operator101/operator101/internal/controller/appservice"
+	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+func newApp(ns, name string, nodePort int32) *appv1.AppService {
+	return &appv1.AppService{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: appv1.AppServiceSpec{Size: ptr.To[int32](2), Application: appv1.Application{Image: "nginx:1.27",
+			Ports: []appv1.ServicePort{{Port: 80, TargetPort: ptr.To[int32](8080), NodePort: nodePort}}}},
+	}
+}
+
+func getDeployment(g gomega.Gomega, key types.NamespacedName) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	g.Expect(env.Client.Get(ctx, key, d)).To(gomega.Succeed())
+	return d
+}
+
+func getService(g gomega.Gomega, key types.NamespacedName) *corev1.Service {
+	s := &corev1.Service{}
+	g.Expect(env.Client.Get(ctx, key, s)).To(gomega.Succeed())
+	return s
+}
+
+// expectFollows checks that the children carry a's spec and that the status describes this generation.
+func expectFollows(g gomega.Gomega, a *appv1.AppService) {
+	g.Expect(a.Status.ObservedGeneration).To(gomega.Equal(a.Generation))
+	d := getDeployment(g, client.ObjectKeyFromObject(a))
+	g.Expect(d.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(*a.Spec.Size)))
+	c := d.Spec.Template.Spec.Containers[0]
+	g.Expect(c.Image).To(gomega.Equal(a.Spec.Image))
+	g.Expect(a.Spec.AutomountServiceAccountToken).NotTo(gomega.BeNil(), "the schema defaults it")
+	g.Expect(d.Spec.Template.Spec.AutomountServiceAccountToken).To(gomega.Equal(a.Spec.AutomountServiceAccountToken))
+	for _, e := range a.Spec.Envs {
+		g.Expect(c.Env).To(gomega.ContainElement(corev1.EnvVar{Name: e.Name, Value: e.Value, ValueFrom: e.ValueFrom}))
+	}
+	g.Expect(c.Resources.Limits).To(gomega.Equal(a.Spec.Resources.Limits))
+	g.Expect(c.Resources.Requests).To(gomega.Equal(a.Spec.Resources.Requests))
+	svc := &corev1.Service{}
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(a), svc)
+	if len(a.Spec.Ports) == 0 {
+		g.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "no ports, no Service: %v", err)
+		return
+	}
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	g.Expect(svc.Spec.Ports).To(gomega.HaveLen(len(a.Spec.Ports)))
+	for i, p := range a.Spec.Ports {
+		target := p.Port
+		if p.TargetPort != nil {
+			target = *p.TargetPort
+		}
+		got := svc.Spec.Ports[i]
+		g.Expect(got.Port).To(gomega.Equal(p.Port))
+		g.Expect(got.TargetPort).To(gomega.Equal(intstr.FromInt32(target)))
+		g.Expect(string(got.Protocol)).To(gomega.Equal(string(p.Protocol)))
+		if p.NodePort != 0 {
+			g.Expect(got.NodePort).To(gomega.Equal(p.NodePort))
+		}
+		g.Expect(c.Ports).To(gomega.ContainElement(gomega.HaveField("ContainerPort", target)))
+	}
+}
+
+// TestAppServiceCreateAndUpdate: the Deployment and the Service appear, owned by the AppService (so that
+// garbage collection deletes them with it), pass on the operator's proxy settings and follow every spec field.
+func TestAppServiceCreateAndUpdate(t *testing.T) {
+	t.Setenv("HTTPS_PROXY", "http://proxy.example:3128")
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "appservice")
+	a := newApp(ns, "shop", 30210)
+	a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}}
+	key := testenv.Create(t, env.Client, a)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		a = getApp(g, key)
+		expectFollows(g, a)
+		g.Expect(a.Status.Selector).To(gomega.Equal(appservice.Selector("shop")))
+		g.Expect(a.Status.Ready).To(gomega.Equal("0/2"))
+		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+	})
+	g := gomega.NewWithT(t)
+	dep, svc := getDeployment(g, key), getService(g, key)
+	testenv.ExpectControlledBy(t, a, "AppService", "app.example.com/v1", dep, svc)
+	g.Expect(dep.Spec.Template.Spec.Containers[0].Env).To(gomega.ContainElements(
+		corev1.EnvVar{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"},
+		corev1.EnvVar{Name: "https_proxy", Value: "http://proxy.example:3128"}), "the operator's proxy settings are passed on")
+
+	updates := []struct {
+		field string
+		f     func(*appv1.AppService)
+	}{
+		{"image", func(a *appv1.AppService) { a.Spec.Image = "nginx:1.27-alpine" }},
+		{"size", func(a *appv1.AppService) { a.Spec.Size = ptr.To[int32](5) }},
+		{"envs", func(a *appv1.AppService) {
+			a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "debug"},
+				{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"}}}}
+		}},
+		{"resources", func(a *appv1.AppService) {
+			a.Spec.Resources = corev1.ResourceRequirements{
+				Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}
+		}},
+		{"ports", func(a *appv1.AppService) {
+			a.Spec.Ports = []appv1.ServicePort{{Name: "http", Port: 80, NodePort: 30211}, {Name: "dns", Port: 53, Protocol: "UDP"}}
+		}},
+		{"ports removed", func(a *appv1.AppService) { a.Spec.Ports = nil }},
+		{"ports back", func(a *appv1.AppService) { a.Spec.Ports = []appv1.ServicePort{{Port: 8080, NodePort: 30212}} }},
+		{"automountServiceAccountToken", func(a *appv1.AppService) { a.Spec.AutomountServiceAccountToken = ptr.To(true) }},
+	}
+	for _, u := range updates {
+		t.Run(u.field, func(t *testing.T) {
+			patchApp(t, key, u.f)
+			testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
+		})
+	}
+}
+
+// TestAppServiceDriftReverted: a Deployment scaled by hand and a deleted Service come back.
+func TestAppServiceDriftReverted(t *testing.T) {
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "appservice")
+	key := testenv.Create(t, env.Client, newApp(ns, "drift", 30220))
+	var dep *appsv1.Deployment
+	var svc *corev1.Service
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { dep, svc = getDeployment(g, key), getService(g, key) })
+
+	scaled := dep.DeepCopy()
+	scaled.Spec.Replicas = ptr.To[int32](7)
+	scaled.Spec.Template.Spec.Containers[0].Image = "evil:latest"
+	if err := env.Client.Patch(ctx, scaled, client.MergeFrom(dep), client.FieldOwner("kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(ctx, svc); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getService(g, key).UID).NotTo(gomega.Equal(svc.UID), "the Service is a new one")
+	})
+}
+
+// TestAppServiceZeroWritesAtRest counts the API writes of the controller: a few at creation, none once
+// converged, whatever triggers a reconcile (a label on the AppService, a restart of the operator).
+func TestAppServiceZeroWritesAtRest(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := startOperator(t, cfg)
+	ns := env.NewNamespace(t, "appservice")
+	key := testenv.Create(t, env.Client, newApp(ns, "quiet", 30230))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
+	// The children's watch events reconcile the AppService a few more times: wait until one wrote nothing.
+	waitQuiet(t, rec, key, counter)
+	t.Logf("writes at creation of one AppService: %d (%s)", counter.Total(), counter)
+	t.Logf("uncached lookups at creation: %v", counter.Gets())
+	if n := counter.Total(); n > 4 {
+		t.Errorf("%d writes to create one AppService (2 children and a status), want at most 4: %s", n, counter)
+	}
+
+	// The pods become ready: one status write.
+	counter.Reset()
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		g.Expect(meta.IsStatusConditionTrue(getApp(g, key).Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+	})
+	waitQuiet(t, rec, key, counter)
+	t.Logf("writes when the Deployment becomes available: %d (%s)", counter.Total(), counter)
+	if w := counter.Writes(false); counter.Total() != 1 || w["PATCH appservices/status"] != 1 {
+		t.Errorf("writes when the Deployment became available: %s, want 1 status patch", counter)
+	}
+
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, timeout, func() {
+		patchApp(t, key, func(a *appv1.AppService) { a.Labels = map[string]string{"unrelated": "label"} })
+	})
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a label on a converged AppService caused %d writes: %s", n, counter)
+	}
+	expectNoChildLookups(t, counter, "a label on a converged AppService")
+
+	mgr.Stop(t)
+	counter.Reset()
+	_, rec2 := startOperator(t, cfg)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a restarted operator wrote %d times to a converged AppService: %s", n, counter)
+	}
+	expectNoChildLookups(t, counter, "a restarted operator, converged AppService")
+	t.Logf("writes at rest (a label, a restart): %d", counter.Total())
+}
+
+// TestAppServiceScaleSubresource: the scale subresource reads and writes spec.size, reports the Deployment's
+// replicas and the pods' selector, as `kubectl scale appservice NAME --replicas=N` and an autoscaler need.
+func TestAppServiceScaleSubresource(t *testing.T) {
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "appservice")
+	a := newApp(ns, "scaled", 30240)
+	a.Spec.Size = ptr.To[int32](1)
+	key := testenv.Create(t, env.Client, a)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
+
+	scale := &autoscalingv1.Scale{}
+	if err := env.Client.SubResource("scale").Patch(ctx, a, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":4}}`)),
+		client.WithSubResourceBody(scale)); err != nil {
+		t.Fatalf("patching /scale: %v", err)
+	}
+	if scale.Spec.Replicas != 4 {
+		t.Errorf("/scale answered spec.replicas %d, want 4", scale.Spec.Replicas)
+	}
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		a := getApp(g, key)
+		g.Expect(a.Spec.Size).To(gomega.HaveValue(gomega.Equal(int32(4))))
+		expectFollows(g, a)
+	})
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		s := &autoscalingv1.Scale{}
+		g.Expect(env.Client.SubResource("scale").Get(ctx, getApp(g, key), s)).To(gomega.Succeed())
+		g.Expect(s.Spec.Replicas).To(gomega.Equal(int32(4)))
+		g.Expect(s.Status.Replicas).To(gomega.Equal(int32(4)))
+		g.Expect(s.Status.Selector).To(gomega.Equal(appservice.Selector("scaled")))
+		g.Expect(getApp(g, key).Status.Ready).To(gomega.Equal("4/4"))
+	})
+}
+
+// TestAppServiceInvalidRejected: the schema refuses what cannot work, with a message that names the field.
+func TestAppServiceInvalidRejected(t *testing.T) {
+	ns := env.NewNamespace(t, "appservice")
+	port := func(p appv1.ServicePort) func(*appv1.AppService) {
+		return func(a *appv1.AppService) { a.Spec.Ports = []appv1.ServicePort{p} }
+	}
+	tests := []struct {
+		name   string
+		mutate func(*appv1.AppService)
+		want   string
+	}{
+		{"negative size", func(a *appv1.AppService) { a.Spec.Size = ptr.To[int32](-1) }, "spec.size"},
+		{"size too large", func(a *appv1.AppService) { a.Spec.Size = ptr.To[int32](101) }, "spec.size"},
+		{"empty image", func(a *appv1.AppService) { a.Spec.Image = "" }, "spec.image"},
+		{"port 0", port(appv1.ServicePort{Port: 0}), "spec.ports[0].port"},
+		{"port above 65535", port(appv1.ServicePort{Port: 70000}), "spec.ports[0].port"},
+		{"target port above 65535", port(appv1.ServicePort{Port: 80, TargetPort: ptr.To[int32](65536)}), "spec.ports[0].targetPort"},
+		{"unknown protocol", port(appv1.ServicePort{Port: 80, Protocol: "HTTP"}), `spec.ports[0].protocol: Unsupported value: "HTTP"`},
+		{"node port above 65535", port(appv1.ServicePort{Port: 80, NodePort: 65536}), "spec.ports[0].nodePort"},
+		{"unnamed ports", func(a *appv1.AppService) {
+			a.Spec.Ports = []appv1.ServicePort{{Port: 80}, {Port: 81}}
+		}, "every port needs a name when there is more than one"},
+		{"shared node port", func(a *appv1.AppService) {
+			a.Spec.Ports = []appv1.ServicePort{{Name: "a", Port: 80, NodePort: 30300}, {Name: "b", Port: 81, NodePort: 30300}}
+		}, "two ports cannot share a nodePort"},
+		{"env name with a space", func(a *appv1.AppService) { a.Spec.Envs = []appv1.EnvVar{{Name: "MY VAR", Value: "x"}} }, "spec.envs[0].name"},
+		{"env name starting with a digit", func(a *appv1.AppService) { a.Spec.Envs = []appv1.EnvVar{{Name: "1VAR", Value: "x"}} }, "spec.envs[0].name"},
+		{"env twice", func(a *appv1.AppService) {
+			a.Spec.Envs = []appv1.EnvVar{{Name: "A", Value: "x"}, {Name: "A", Value: "y"}}
+		}, "Duplicate value"},
+		{"resource claims", func(a *appv1.AppService) {
+			a.Spec.Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
+		}, "resource claims are not supported"},
+		{"name not a DNS label", func(a *appv1.AppService) { a.Name = "9.app" }, "metadata.name must be a DNS label"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newApp(ns, "bad", 30250)
+			tc.mutate(a)
+			testenv.ExpectInvalid(t, env.Client, a, tc.want)
+		})
+	}
+}
+
+// TestAppServiceSample: the seed's example applies unchanged (in a namespace, as `kubectl apply -n` does) and
+// converges.
+func TestAppServiceSample(t *testing.T) {
+	startOperator(t, nil)
+	data, err := os.ReadFile(filepath.Join(env.Root, "config/samples/app_v1_appservice.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &appv1.AppService{}
+	if err := yaml.UnmarshalStrict(data, a); err != nil {
+		t.Fatal(err)
+	}
+	a.Namespace = env.NewNamespace(t, "appservice")
+	key := testenv.Create(t, env.Client, a)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		a := getApp(g, key)
+		expectFollows(g, a)
+		g.Expect(getService(g, key).Spec.Ports[0].NodePort).To(gomega.Equal(int32(30002)))
+		g.Expect(getDeployment(g, key).Spec.Template.Spec.Containers[0].Image).To(gomega.Equal("nginx:1.7.9"))
+	})
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		a := getApp(g, key)
+		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
+		g.Expect(a.Status.Ready).To(gomega.Equal("2/2"))
+		g.Expect(events(g, a.Namespace, a.Name)).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
+	})
+}
+
+// TestAppServiceRolloutStuck: an image that never pulls shows, through the Deployment's conditions, as
+// Degraded with the Deployment's message and a Warning Event.
+func TestAppServiceRolloutStuck(t *testing.T) {
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "appservice")
+	key := testenv.Create(t, env.Client, newApp(ns, "stuck", 30260))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { getDeployment(g, key) })
+	testenv.SetDeploymentStatus(t, env.Client, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 2, UnavailableReplicas: 2,
+			Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable"},
+				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+					Message: `ReplicaSet "stuck-1" has timed out progressing.`},
+			}}
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
+			"ProgressDeadlineExceeded", "timed out progressing")
+		g.Expect(events(g, ns, "stuck")).To(gomega.ContainElement("Warning ProgressDeadlineExceeded"))
+	})
+}
+
+// TestAppServiceNodePortTaken: a node port another Service holds makes the AppService Degraded with the API
+// server's message and one Warning Event; the controller retries with backoff (no hot loop) and recovers once
+// the port is free.
+func TestAppServiceNodePortTaken(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	startOperator(t, cfg)
+	ns := env.NewNamespace(t, "appservice")
+	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30270)
+	key := testenv.Create(t, env.Client, newApp(ns, "late", 30270))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
+			"NodePortInUse", "provided port is already allocated")
+		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
+		getDeployment(g, key) // the rest of the AppService is applied
+	})
+	// Backoff, not a hot loop: a handful of attempts to apply the Service over 3 seconds.
+	counter.Reset()
+	gomega.NewWithT(t).Consistently(func() int { return counter.Writes(false)["PATCH services"] }).
+		WithTimeout(3 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.BeNumerically("<=", 12))
+	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		var n int
+		for _, e := range events(g, ns, "late") {
+			if e == "Warning NodePortInUse" {
+				n++
+			}
+		}
+		g.Expect(n).To(gomega.Equal(1), "Events on transitions only")
+	})
+
+	if err := env.Client.Delete(ctx, squatter); err != nil {
+		t.Fatal(err)
+	}
+	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
+		a := getApp(g, key)
+		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+		expectFollows(g, a)
+	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+}
+
+// TestAppServiceNeverAdoptsAnObjectItDidNotCreate: a tenant's own Deployment or Service (no operator101 label,
+// so not in the operator's cache) that has the AppService's name is never written, for both AppService APIs:
+// the AppService is Degraded, ChildNotOwned, naming it, with one Warning Event; the object gets no owner
+// reference, so it survives the AppService's deletion; and the AppService heals by itself once the object is
+// deleted (testenv.TakenName).
+func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	_, rec := startOperatorWith(t, cfg, kit.Options{NotOwnedRetry: 200 * time.Millisecond})
+	port := int32(30280)
+	children := []func() client.ObjectList{
+		func() client.ObjectList { return &appsv1.DeploymentList{} },
+		func() client.ObjectList { return &corev1.ServiceList{} },
+	}
+	apis := map[string]testenv.TakenName{
+		"app.example.com": {
+			Client: env.Client, Counter: counter, Reconciles: rec, Children: children,
+			NewOwner: func(ns, name string) client.Object {
+				port++
+				return newApp(ns, name, port)
+			},
+			Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+				return getApp(g, key).Status.Conditions
+			},
+		},
+		"batch.schwarzeni.github.com": {
+			Client: env.Client, Counter: counter, Reconciles: rec, Children: children,
+			NewOwner: func(ns, name string) client.Object {
+				port++
+				v1 := newApp(ns, name, port)
+				return &batchv1alpha1.AppService{ObjectMeta: v1.ObjectMeta,
+					Spec: batchv1alpha1.AppServiceSpec{Replicas: v1.Spec.Size, Application: v1.Spec.Application}}
+			},
+			Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+				a := &batchv1alpha1.AppService{}
+				g.Expect(env.Client.Get(ctx, key, a)).To(gomega.Succeed())
+				return a.Status.Conditions
+			},
+		},
+	}
+	tenant := map[string]func(ns, name string) client.Object{
+		"Deployment": func(ns, name string) client.Object { return testenv.TenantDeployment(ns, name) },
+		"Service":    func(ns, name string) client.Object { return testenv.TenantService(ns, name) },
+	}
+	for _, api := range []string{"app.example.com", "batch.schwarzeni.github.com"} {
+		for _, kind := range []string{"Deployment", "Service"} {
+			t.Run(api+"/"+kind, func(t *testing.T) {
+				apis[api].Run(t, tenant[kind](env.NewNamespace(t, "appservice"), "shop"), timeout)
+			})
+		}
+	}
+}
+
+// expectNoChildLookups fails the test when the operator looked a child up past the cache: it does so only for
+// a child the cache lacks, never for a converged AppService.
+func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
+	t.Helper()
+	gets := counter.Gets()
+	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"]; n != 0 {
+		t.Errorf("%s: %d uncached lookups of children: %v", what, n, gets)
+	}
+}

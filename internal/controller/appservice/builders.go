@@ -1,0 +1,196 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appservice
+
+import (
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/utils/ptr"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// containerName is the name of the application's container.
+const containerName = "app"
+
+// podLabels select the pods of one AppService; they are also set on both children.
+func podLabels(name string) map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/name":     "appservice",
+		"app.kubernetes.io/instance": name,
+		kit.ManagedByLabel:           kit.ManagedBy,
+	}
+}
+
+// selector is podLabels as a label selector string, for the scale subresource.
+func selector(name string) string {
+	return labels.SelectorFromSet(podLabels(name)).String()
+}
+
+// ownerRef makes the AppService the controller of a child, so that deleting it deletes the children. Its
+// apiVersion is the object's own (app.example.com/v1 unless set: a batch.schwarzeni.github.com AppService's
+// view carries its apiVersion).
+func ownerRef(a *appv1.AppService) *metav1ac.OwnerReferenceApplyConfiguration {
+	apiVersion := a.APIVersion
+	if apiVersion == "" {
+		apiVersion = appv1.GroupVersion.String()
+	}
+	return metav1ac.OwnerReference().
+		WithAPIVersion(apiVersion).
+		WithKind("AppService").
+		WithName(a.Name).
+		WithUID(a.UID).
+		WithController(true).
+		WithBlockOwnerDeletion(true)
+}
+
+// desiredSize is spec.size, 1 when unset.
+func desiredSize(a *appv1.AppService) int32 {
+	if a.Spec.Size != nil {
+		return *a.Spec.Size
+	}
+	return 1
+}
+
+// targetPort is the container port a service port reaches: targetPort, or port when unset.
+func targetPort(p appv1.ServicePort) int32 {
+	if p.TargetPort != nil {
+		return *p.TargetPort
+	}
+	return p.Port
+}
+
+func protocol(p appv1.ServicePort) corev1.Protocol {
+	if p.Protocol == "" {
+		return corev1.ProtocolTCP
+	}
+	return corev1.Protocol(p.Protocol)
+}
+
+// Deployment runs spec.size pods of spec.image with spec.resources and spec.envs. proxyEnv (OLM's proxy
+// settings, from proxy.ReadProxyVarsFromEnv) comes first in the environment, unless spec.envs names the same
+// variable: the spec wins. Each port's target is declared on the container. The pods get no ServiceAccount
+// token unless spec.automountServiceAccountToken asks for it.
+func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	container := corev1ac.Container().WithName(containerName).WithImage(a.Spec.Image)
+
+	own := map[string]bool{}
+	for _, e := range a.Spec.Envs {
+		own[e.Name] = true
+	}
+	for _, e := range proxyEnv {
+		if !own[e.Name] {
+			container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
+		}
+	}
+	for _, e := range a.Spec.Envs {
+		env := corev1ac.EnvVar().WithName(e.Name)
+		if e.Value != "" {
+			env.WithValue(e.Value)
+		}
+		if e.ValueFrom != nil {
+			src := &corev1ac.EnvVarSourceApplyConfiguration{}
+			if err := convert(e.ValueFrom, src); err != nil {
+				return nil, fmt.Errorf("env %s: %w", e.Name, err)
+			}
+			env.WithValueFrom(src)
+		}
+		container.WithEnv(env)
+	}
+
+	if len(a.Spec.Resources.Limits) > 0 || len(a.Spec.Resources.Requests) > 0 {
+		res := corev1ac.ResourceRequirements()
+		if len(a.Spec.Resources.Limits) > 0 {
+			res.WithLimits(a.Spec.Resources.Limits.DeepCopy())
+		}
+		if len(a.Spec.Resources.Requests) > 0 {
+			res.WithRequests(a.Spec.Resources.Requests.DeepCopy())
+		}
+		container.WithResources(res)
+	}
+
+	type portKey struct {
+		port  int32
+		proto corev1.Protocol
+	}
+	declared := map[portKey]bool{}
+	for _, p := range a.Spec.Ports {
+		k := portKey{targetPort(p), protocol(p)}
+		if declared[k] {
+			continue // two service ports may reach the same container port
+		}
+		declared[k] = true
+		container.WithPorts(corev1ac.ContainerPort().WithContainerPort(k.port).WithProtocol(k.proto))
+	}
+
+	return appsv1ac.Deployment(a.Name, a.Namespace).
+		WithLabels(podLabels(a.Name)).
+		WithOwnerReferences(ownerRef(a)).
+		WithSpec(appsv1ac.DeploymentSpec().
+			WithReplicas(desiredSize(a)).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(a.Name))).
+			WithTemplate(corev1ac.PodTemplateSpec().
+				WithLabels(podLabels(a.Name)).
+				WithSpec(corev1ac.PodSpec().
+					WithAutomountServiceAccountToken(ptr.Deref(a.Spec.AutomountServiceAccountToken, false)).
+					WithContainers(container)))), nil
+}
+
+// Service exposes spec.ports on every node (a NodePort Service); nil when there are no ports.
+func Service(a *appv1.AppService) *corev1ac.ServiceApplyConfiguration {
+	if len(a.Spec.Ports) == 0 {
+		return nil
+	}
+	spec := corev1ac.ServiceSpec().WithType(corev1.ServiceTypeNodePort).WithSelector(podLabels(a.Name))
+	for _, p := range a.Spec.Ports {
+		sp := corev1ac.ServicePort().
+			WithProtocol(protocol(p)).
+			WithPort(p.Port).
+			WithTargetPort(intstr.FromInt32(targetPort(p)))
+		if p.Name != "" {
+			sp.WithName(p.Name)
+		}
+		if p.NodePort != 0 {
+			sp.WithNodePort(p.NodePort)
+		}
+		spec.WithPorts(sp)
+	}
+	return corev1ac.Service(a.Name, a.Namespace).
+		WithLabels(podLabels(a.Name)).
+		WithOwnerReferences(ownerRef(a)).
+		WithSpec(spec)
+}
+
+// convert copies an API type into its apply configuration, through JSON (both have the same JSON form).
+func convert(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encoding %T: %w", in, err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("decoding into %T: %w", out, err)
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appservice
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+)
+
+func newApp(mod func(*appv1.AppServiceSpec)) *appv1.AppService {
+	a := &appv1.AppService{
+		ObjectMeta: metav1.ObjectMeta{Name: "nginx-app", Namespace: "ns", UID: "u1"},
+		Spec: appv1.AppServiceSpec{Size: ptr.To[int32](2), Application: appv1.Application{Image: "nginx:1.7.9",
+			Ports: []appv1.ServicePort{{Port: 80, TargetPort: ptr.To[int32](8080), NodePort: 30002, Protocol: "TCP"}}}},
+	}
+	if mod != nil {
+		mod(&a.Spec)
+	}
+	return a
+}
+
+func TestDeployment(t *testing.T) {
+	proxyEnv := []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}, {Name: "NO_PROXY", Value: ".svc"}}
+	cases := []struct {
+		name      string
+		app       *appv1.AppService
+		proxy     []corev1.EnvVar
+		replicas  int32
+		env       []string // NAME=value, in order
+		ports     []int32
+		resources bool
+	}{
+		{"the seed's example", newApp(nil), nil, 2, nil, []int32{8080}, false},
+		{"size unset is 1", newApp(func(s *appv1.AppServiceSpec) { s.Size = nil }), nil, 1, nil, []int32{8080}, false},
+		{"target port defaults to port", newApp(func(s *appv1.AppServiceSpec) { s.Ports[0].TargetPort = nil }), nil, 2, nil, []int32{80}, false},
+		{"two service ports on one container port", newApp(func(s *appv1.AppServiceSpec) {
+			s.Ports = []appv1.ServicePort{{Name: "a", Port: 80, TargetPort: ptr.To[int32](8080)}, {Name: "b", Port: 8080}, {Name: "c", Port: 53, Protocol: "UDP"}}
+		}), nil, 2, nil, []int32{8080, 53}, false},
+		{"envs and proxy: proxy first, the spec wins", newApp(func(s *appv1.AppServiceSpec) {
+			s.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "NO_PROXY", Value: "none"}}
+		}), proxyEnv, 2, []string{"HTTP_PROXY=http://proxy:3128", "MODE=prod", "NO_PROXY=none"}, []int32{8080}, false},
+		{"resources", newApp(func(s *appv1.AppServiceSpec) {
+			s.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")}
+		}), nil, 2, nil, []int32{8080}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Deployment(tc.app, tc.proxy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *d.Spec.Replicas != tc.replicas {
+				t.Errorf("replicas %d, want %d", *d.Spec.Replicas, tc.replicas)
+			}
+			if r := d.OwnerReferences[0]; *r.Kind != "AppService" || *r.UID != tc.app.UID || !*r.Controller || !*r.BlockOwnerDeletion {
+				t.Errorf("owner reference %+v", r)
+			}
+			if !equality.Semantic.DeepEqual(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+				t.Errorf("selector does not match the pods")
+			}
+			sel, err := labels.Parse(selector(tc.app.Name))
+			if err != nil || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+				t.Errorf("status selector %q does not select the pods: %v", selector(tc.app.Name), err)
+			}
+			c := d.Spec.Template.Spec.Containers[0]
+			if *c.Image != tc.app.Spec.Image {
+				t.Errorf("image %s", *c.Image)
+			}
+			var env []string
+			for _, e := range c.Env {
+				env = append(env, *e.Name+"="+*e.Value)
+			}
+			if !equality.Semantic.DeepEqual(env, tc.env) {
+				t.Errorf("env %v, want %v", env, tc.env)
+			}
+			var ports []int32
+			for _, p := range c.Ports {
+				ports = append(ports, *p.ContainerPort)
+			}
+			if !equality.Semantic.DeepEqual(ports, tc.ports) {
+				t.Errorf("container ports %v, want %v", ports, tc.ports)
+			}
+			if (c.Resources != nil) != tc.resources {
+				t.Errorf("resources %+v, want set=%v", c.Resources, tc.resources)
+			}
+		})
+	}
+}
+
+func TestEnvValueFrom(t *testing.T) {
+	a := newApp(func(s *appv1.AppServiceSpec) {
+		s.Envs = []appv1.EnvVar{{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+	})
+	d, err := Deployment(a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := d.Spec.Template.Spec.Containers[0].Env[0]
+	if e.Value != nil || e.ValueFrom == nil || *e.ValueFrom.FieldRef.FieldPath != "metadata.name" {
+		t.Errorf("env %+v", e)
+	}
+}
+
+func TestService(t *testing.T) {
+	if s := Service(newApp(func(s *appv1.AppServiceSpec) { s.Ports = nil })); s != nil {
+		t.Errorf("no ports gave a Service: %+v", s)
+	}
+	a := newApp(func(s *appv1.AppServiceSpec) {
+		s.Ports = append(s.Ports, appv1.ServicePort{Name: "metrics", Port: 9090})
+		s.Ports[0].Name = "http"
+	})
+	s := Service(a)
+	if *s.Spec.Type != corev1.ServiceTypeNodePort || len(s.Spec.Ports) != 2 {
+		t.Fatalf("service %+v", s.Spec)
+	}
+	p0, p1 := s.Spec.Ports[0], s.Spec.Ports[1]
+	if *p0.Name != "http" || *p0.Port != 80 || p0.TargetPort.IntVal != 8080 || *p0.NodePort != 30002 || *p0.Protocol != corev1.ProtocolTCP {
+		t.Errorf("port 0 %+v", p0)
+	}
+	if p1.NodePort != nil || p1.TargetPort.IntVal != 9090 {
+		t.Errorf("port 1 %+v: no node port asked, target = port", p1)
+	}
+	d, _ := Deployment(a, nil)
+	if !equality.Semantic.DeepEqual(s.Spec.Selector, d.Spec.Template.Labels) {
+		t.Errorf("service selector does not select the pods")
+	}
+}
+
+// The status carries the Deployment's own replica counts, as the AppService tutorials show them, beside the
+// conditions: here in the middle of a rollout from 2 to 4 pods.
+func TestStatusReplicaCounts(t *testing.T) {
+	a := newApp(func(s *appv1.AppServiceSpec) { s.Size = ptr.To[int32](4) })
+	dep := &appsv1.Deployment{Status: appsv1.DeploymentStatus{Replicas: 5, ReadyReplicas: 3, AvailableReplicas: 3,
+		UpdatedReplicas: 2, UnavailableReplicas: 2}}
+	s := Status(a, dep, nil, metav1.Now())
+	got := [5]int32{s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.UpdatedReplicas, s.UnavailableReplicas}
+	if want := [5]int32{5, 3, 3, 2, 2}; got != want {
+		t.Errorf("replicas, ready, available, updated, unavailable = %v, want %v", got, want)
+	}
+	if s.Ready != "3/4" || len(s.Conditions) != 3 {
+		t.Errorf("ready %q and %d conditions, want 3/4 and Available, Progressing, Degraded", s.Ready, len(s.Conditions))
+	}
+}
+
+// The application's pods get no ServiceAccount token unless the spec asks for one.
+func TestDeploymentServiceAccountToken(t *testing.T) {
+	cases := []struct {
+		name  string
+		field *bool
+		want  bool
+	}{
+		{"unset: no token", nil, false},
+		{"false: no token", ptr.To(false), false},
+		{"true: the token is mounted", ptr.To(true), true},
+	}
+	for _, tc := range cases {
+		d, err := Deployment(newApp(func(s *appv1.AppServiceSpec) { s.AutomountServiceAccountToken = tc.field }), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := d.Spec.Template.Spec.AutomountServiceAccountToken
+		if got == nil || *got != tc.want {
+			t.Errorf("%s: automountServiceAccountToken = %v, want %v", tc.name, ptr.Deref(got, true), tc.want)
+		}
+	}
+}

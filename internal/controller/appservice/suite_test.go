@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appservice_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/appservice"
+	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+const timeout = 30 * time.Second
+
+var ctx = context.Background()
+
+// startOperator runs the AppService controller in a manager on cfg (env.Config when nil), with the real
+// manager's cache: only operator101's own children (labelled managed-by), trimmed.
+func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
+	return startOperatorWith(t, cfg, kit.Options{})
+}
+
+// startOperatorWith is startOperator with options o (its workers and hook are set here).
+func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
+	rec := testenv.NewReconciles()
+	o.Workers, o.AfterReconcile = 2, rec.Add
+	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+		return appservice.Setup(mgr, o, appservice.Config{})
+	}, func(o *ctrl.Options) { o.Cache = (&controller.Options{}).CacheOptions() })
+	return mgr, rec
+}
+
+func getApp(g gomega.Gomega, key types.NamespacedName) *appv1.AppService {
+	a := &appv1.AppService{}
+	g.Expect(env.Client.Get(ctx, key, a)).To(gomega.Succeed())
+	return a
+}
+
+func patchApp(t *testing.T, key types.NamespacedName, f func(*appv1.AppService)) {
+	t.Helper()
+	testenv.Patch(t, env.Client, key, &appv1.AppService{}, f)
+}
+
+// events lists "type reason" of the Events about an AppService.
+func events(g gomega.Gomega, ns, name string) []string {
+	return testenv.EventsAbout(g, env.Client, ns, "AppService", name)
+}
+
+// waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
+// through an annotation).
+func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
+	t.Helper()
+	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, env.Client, key, &appv1.AppService{}) }, timeout)
+}

@@ -1,0 +1,306 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package at
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// How the command runs exactly once. The state lives in the API server, never in the operator's memory:
+//   - the pod has one name, PodName(at), and an owner reference to the At. Before creating it the reconciler
+//     checks, with an uncached GET, that its cached At is current and still PENDING. A create that meets
+//     AlreadyExists means an earlier incarnation created it (and crashed before writing the status): the
+//     existing pod is adopted, not replaced, if the At controls it. A pod of that name the At does not control
+//     (someone else's) is never deleted, adopted or taken for the At's run: the At waits, PENDING, reason
+//     PodNameTaken, and runs once that pod is gone.
+//   - the pod is created first; the reconcile its event brings writes RUNNING. Every status write carries the
+//     At's resourceVersion (optimistic lock), so a reconcile working from a stale copy cannot move the phase
+//     back.
+//   - once DONE or FAILED the status is final: the pod's later fate (deleted by hand or by the TTL) changes
+//     nothing, and no pod is created again. An At RUNNING whose pod is gone (checked uncached; a pod of that
+//     name it does not control counts as gone) becomes FAILED with reason PodDeleted: the command may have run.
+//   - a pod that does not start (still Pending after the start deadline) is deleted, and only then the At is
+//     written FAILED (reason StartDeadlineExceeded). The delete carries the pod's UID and resourceVersion, so a
+//     pod that started meanwhile is not deleted; and only an At already stored as RUNNING is treated so, so that
+//     a crash between the delete and the status write finds a RUNNING At without its pod (FAILED, PodDeleted),
+//     never a PENDING At that would create the pod again.
+// The one gap: a pod created, finished and deleted while the operator was down before it wrote RUNNING is
+// created again. Closing it would mean writing the status before creating the pod, which trades "exactly
+// once" for "at most once" on a crash between the two.
+
+// namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
+// the operator is installed for (docs/security.md).
+// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats,verbs=get;list;watch,namespace=system
+// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/status,verbs=get;patch,namespace=system
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete,namespace=system
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
+
+// Reconciler drives Ats: PENDING until the schedule, then a pod, then the pod's outcome. Its options' Reader
+// (uncached) confirms the At is current before its pod is created, and finds a pod the cache has not seen.
+type Reconciler struct {
+	kit.Base
+	startDeadline time.Duration
+	defaultImage  string
+}
+
+func newReconciler(b kit.Base, cfg Config) *Reconciler {
+	d := cfg.StartDeadline
+	if d <= 0 {
+		d = DefaultStartDeadline
+	}
+	return &Reconciler{Base: b, startDeadline: d, defaultImage: cfg.DefaultImage}
+}
+
+// Reconcile brings one At one step further.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
+	at := &cnatv1alpha1.At{}
+	if err := r.Client.Get(ctx, req.NamespacedName, at); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	now := r.Clock.Now()
+	podKey := types.NamespacedName{Namespace: at.Namespace, Name: PodName(at.Name)}
+	pod, err := r.getPod(ctx, r.Client, podKey)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	// Finished: the status is final; only the TTL remains.
+	if isFinished(at.Status.Phase) {
+		return r.cleanup(ctx, at, pod, now)
+	}
+
+	if pod != nil && metav1.IsControlledBy(pod, at) {
+		return r.observePod(ctx, at, pod, now)
+	}
+
+	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
+		// The cache may lag behind the pod's creation: ask the API server before concluding it is gone. A pod
+		// of that name the At does not control is not its run: its own pod is gone.
+		pod, err = r.getPod(ctx, r.Reader, podKey)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if pod != nil && metav1.IsControlledBy(pod, at) {
+			return r.observePod(ctx, at, pod, now)
+		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, podLost(at.Status, podKey.Name, now))
+	}
+
+	if pod != nil {
+		// Someone else's pod (labelled as operator101's), or the pod of an earlier At of this name not yet
+		// garbage collected: wait for it to go.
+		return r.podNameTaken(ctx, at, pod, now)
+	}
+
+	// PENDING (or new).
+	when, err := time.Parse(cnatv1alpha1.ScheduleLayout, at.Spec.Schedule)
+	if err != nil {
+		// The schema rejects such schedules; an At stored before the schema existed lands here. A spec
+		// change triggers the next reconcile.
+		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonInvalidSchedule,
+			fmt.Sprintf("schedule %q is not a UTC time like %s", at.Spec.Schedule, cnatv1alpha1.ScheduleLayout), now)
+		return ctrl.Result{}, r.writeStatus(ctx, at, st)
+	}
+	if wait := when.Sub(now); wait > 0 {
+		logger.V(1).Info("waiting for the schedule", "schedule", at.Spec.Schedule, "in", wait)
+		if err := r.writeStatus(ctx, at, pending(at.Status, when, now)); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+
+	// Due. Make sure the cached At is the current one before acting on it: a stale PENDING copy of an At
+	// that already ran must not start it again. A newer version reaches the cache with an event.
+	fresh := &cnatv1alpha1.At{}
+	if err := r.Reader.Get(ctx, req.NamespacedName, fresh); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if fresh.UID != at.UID || fresh.ResourceVersion != at.ResourceVersion {
+		logger.V(1).Info("cached At is stale; waiting for the newer version")
+		return ctrl.Result{}, nil
+	}
+
+	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c != nil && c.Reason == cnatv1alpha1.ReasonPodNameTaken {
+		// The name was taken at the last look, by a pod the cache does not hold (no operator101 label): look
+		// again past the cache rather than send a create that would be refused every NotOwnedRetry.
+		pod, err = r.getPod(ctx, r.Reader, podKey)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if pod != nil && !metav1.IsControlledBy(pod, at) {
+			return r.podNameTaken(ctx, at, pod, now)
+		}
+	}
+
+	// The create is the check that the name is free: it never takes over an existing pod, whether the cache
+	// holds it or not (the cache holds only operator101's pods).
+	desired := Pod(at, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv})
+	err = r.Client.Create(ctx, desired)
+	switch {
+	case err == nil:
+		// RUNNING is written by the reconcile the new pod's event brings (the pod != nil case above), not
+		// here: when many Ats fall due at once, every worker goes on to the next due At's pod instead of
+		// waiting for a status write. A crash in between is the AlreadyExists case below, or the pod is
+		// found in the cache.
+		logger.Info("pod created", "pod", desired.Name)
+		return ctrl.Result{}, nil
+	case apierrors.IsAlreadyExists(err):
+		// Created before a crash or restart: adopt it, never replace it.
+		pod, err = r.getPod(ctx, r.Reader, podKey)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if pod == nil {
+			return ctrl.Result{}, fmt.Errorf("pod %s: exists on create, gone on get; retrying", podKey.Name)
+		}
+		if !metav1.IsControlledBy(pod, at) {
+			return r.podNameTaken(ctx, at, pod, now)
+		}
+	default:
+		r.Recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
+		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
+	}
+	return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+}
+
+// observePod writes the status the At's own pod gives, and bounds the pod's start: a pod still Pending
+// (not scheduled, its image not pulled, ...) once the start deadline passed is deleted and the At FAILED.
+// Until then the reconcile comes back at the deadline.
+func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
+	if !notStarted(pod) {
+		return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+	}
+	wait := startDeadline(at, pod, r.startDeadline).Sub(now)
+	if wait > 0 || at.Status.Phase != cnatv1alpha1.PhaseRunning {
+		// Only a RUNNING At loses its pod (see "exactly once" above); the status write brings the next look.
+		if err := r.writeStatus(ctx, at, fromPod(at.Status, pod, now)); err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: max(wait, 0)}, nil
+	}
+	why := whyNotStarted(pod)
+	if pod.DeletionTimestamp == nil {
+		rv := pod.ResourceVersion
+		err := r.Client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID, ResourceVersion: &rv},
+			client.PropagationPolicy(metav1.DeletePropagationBackground))
+		switch {
+		case apierrors.IsConflict(err):
+			// The pod changed since the cache saw it (it may have started): look again at the newer one.
+			return ctrl.Result{RequeueAfter: kit.ConflictRetry}, nil
+		case err != nil && !apierrors.IsNotFound(err):
+			return ctrl.Result{}, fmt.Errorf("deleting pod %s, which did not start: %w", pod.Name, err)
+		}
+		log.FromContext(ctx).Info("pod deleted: it did not start in time", "pod", pod.Name, "deadline", r.startDeadline, "why", why)
+	}
+	return ctrl.Result{}, r.writeStatus(ctx, at, startTimedOut(at.Status, pod.Name, r.startDeadline, why, now))
+}
+
+// podNameTaken is the reconcile of a due At whose pod name is taken by pod, which it does not control: it stays
+// PENDING with reason PodNameTaken, and a Warning Event when it gets that reason. The pod is not touched. No
+// event tells when that pod goes (it is not in the cache, or its events go to its own controller), so the At
+// looks again every NotOwnedRetry.
+func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
+	st := waiting(at.Status, metav1.ConditionUnknown, cnatv1alpha1.ReasonPodNameTaken,
+		fmt.Sprintf("Pod %s/%s exists and is not controlled by this At; the command runs once it is deleted", pod.Namespace, pod.Name), now)
+	var events []kit.Event
+	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonPodNameTaken {
+		events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
+	}
+	if err := r.writeStatus(ctx, at, st, events...); err != nil {
+		return ctrl.Result{}, err
+	}
+	return r.RetryNotOwned(), nil
+}
+
+// cleanup deletes the pod of a finished At once ttlSecondsAfterFinished passed since it finished, and asks to
+// be called again exactly then.
+func (r *Reconciler) cleanup(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
+	if at.Spec.TTLSecondsAfterFinished == nil || pod == nil || !metav1.IsControlledBy(pod, at) || pod.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	done := now
+	if at.Status.CompletionTime != nil {
+		done = at.Status.CompletionTime.Time
+	}
+	expiry := done.Add(time.Duration(*at.Spec.TTLSecondsAfterFinished) * time.Second)
+	if wait := expiry.Sub(now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	err := r.Client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return ctrl.Result{}, fmt.Errorf("deleting finished pod %s: %w", pod.Name, err)
+	}
+	if err == nil {
+		log.FromContext(ctx).Info("finished pod deleted after its TTL", "pod", pod.Name)
+		r.Recorder.Eventf(at, pod, corev1.EventTypeNormal, "PodDeleted", "Cleanup",
+			"pod %s deleted %ds after the command finished", pod.Name, *at.Spec.TTLSecondsAfterFinished)
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.NamespacedName) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	if err := c.Get(ctx, key, pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading pod %s: %w", key.Name, err)
+	}
+	return pod, nil
+}
+
+// writeStatus writes st when it differs from the At's status, with an Event when the phase changes, and the
+// events given.
+func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...kit.Event) error {
+	st.ObservedGeneration = at.Generation
+	before := at.DeepCopy()
+	at.Status = st
+	return kit.Report(ctx, r.Client, r.Recorder, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
+}
+
+// phaseEvents is the Event an At's move from phase old to st deserves: one when it leaves PENDING, its first
+// state (kubectl get shows the schedule; an Event saying so would be one more write per At and no news).
+func phaseEvents(old string, st cnatv1alpha1.AtStatus) []kit.Event {
+	if old == st.Phase || st.Phase == cnatv1alpha1.PhasePending {
+		return nil
+	}
+	e := kit.Event{Type: corev1.EventTypeNormal, Action: "Run", Note: st.Message}
+	switch st.Phase {
+	case cnatv1alpha1.PhaseRunning:
+		e.Reason = "Started"
+	case cnatv1alpha1.PhaseDone:
+		e.Reason = "Succeeded"
+	case cnatv1alpha1.PhaseFailed:
+		e.Type, e.Reason = corev1.EventTypeWarning, "Failed"
+	}
+	return []kit.Event{e}
+}

@@ -1,0 +1,42 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package at
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// What the tests of package cnat_test reach that the operator keeps unexported.
+
+// OperatorConditionEnv names the OperatorCondition OLM created for the operator.
+const OperatorConditionEnv = operatorConditionEnv
+
+// NewReconciler is the At reconciler as Setup registers it, on a cached client the test chooses (a stale
+// cache, say); o needs its Clock and Reader.
+func NewReconciler(c client.Client, rec recorder.EventRecorder, o kit.Options, cfg Config) reconcile.Reconciler {
+	return kit.Wrap(o, newReconciler(kit.Base{Client: c, Recorder: rec, Options: o}, cfg))
+}
+
+// UpgradeableGate is the key the Upgradeable gate's reconciles are counted under (kit.Options.AfterReconcile).
+var UpgradeableGate = gateRequest.NamespacedName
+
+// RunningAtPodIndex is the cache index the gate lists pods by.
+const RunningAtPodIndex = runningAtPodIndex

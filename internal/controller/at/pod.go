@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package at
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// Labels on every pod of an At.
+const (
+	// labelAt names the At that owns a pod (when the name fits a label value).
+	labelAt = "cnat.programming-kubernetes.info/at"
+	// labelApp is the label the book's pods carry, app=<At name>, so `kubectl get pod -l app=<At>` works.
+	labelApp      = "app"
+	containerName = "command"
+	// nonRootUID is "nobody": busybox has no USER, so the pod picks one to meet the restricted standard.
+	nonRootUID = int64(65534)
+)
+
+// PodName is the name of the one pod an At ever has. It depends only on the At's name, so that an operator that
+// crashed after creating the pod, and before writing the status, finds it again (or gets AlreadyExists) instead
+// of running the command twice. Long names are cut and made unique with a hash.
+func PodName(atName string) string {
+	name := atName + "-pod"
+	if len(name) <= validation.DNS1123SubdomainMaxLength {
+		return name
+	}
+	sum := sha256.Sum256([]byte(atName))
+	suffix := "-" + hex.EncodeToString(sum[:])[:10] + "-pod"
+	// Cut where the name stays valid: a kept prefix ending in '.' would leave ".-" before the suffix.
+	return strings.TrimRight(atName[:validation.DNS1123SubdomainMaxLength-len(suffix)], ".-") + suffix
+}
+
+// PodDefaults is what the operator adds to an At's pod from its own configuration.
+type PodDefaults struct {
+	// Image runs the command when the At names none (empty: cnatv1alpha1.DefaultImage).
+	Image string
+	// ProxyEnv (the operator's HTTP(S)_PROXY/NO_PROXY, which OLM sets from the cluster's proxy) is passed on to
+	// the command.
+	ProxyEnv []corev1.EnvVar
+}
+
+// Pod is the pod that runs the At's command: `/bin/sh -c <command>`, never restarted, owned by the At, bounded
+// by the At's activeDeadlineSeconds, and meeting the restricted Pod Security Standard.
+func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
+	image := at.Spec.Image
+	if image == "" {
+		image = d.Image
+	}
+	if image == "" {
+		image = cnatv1alpha1.DefaultImage
+	}
+	proxyEnv := d.ProxyEnv
+	labels := map[string]string{kit.ManagedByLabel: kit.ManagedBy}
+	if len(validation.IsValidLabelValue(at.Name)) == 0 {
+		labels[labelAt] = at.Name
+		labels[labelApp] = at.Name // the book's label: kubectl get pod -l app=<at>
+	}
+	var env []corev1.EnvVar
+	if len(proxyEnv) > 0 {
+		env = append([]corev1.EnvVar(nil), proxyEnv...)
+	}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      PodName(at.Name),
+			Namespace: at.Namespace,
+			Labels:    labels,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion:         cnatv1alpha1.GroupVersion.String(),
+				Kind:               "At",
+				Name:               at.Name,
+				UID:                at.UID,
+				Controller:         ptr.To(true),
+				BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                corev1.RestartPolicyNever,
+			ActiveDeadlineSeconds:        ptr.To(activeDeadlineSeconds(at)),
+			AutomountServiceAccountToken: ptr.To(false),
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot:   ptr.To(true),
+				RunAsUser:      ptr.To(nonRootUID),
+				RunAsGroup:     ptr.To(nonRootUID),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			Containers: []corev1.Container{{
+				Name:    containerName,
+				Image:   image,
+				Command: []string{"/bin/sh", "-c", at.Spec.Command},
+				Env:     env,
+				SecurityContext: &corev1.SecurityContext{
+					RunAsNonRoot:             ptr.To(true),
+					AllowPrivilegeEscalation: ptr.To(false),
+					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+					SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+				},
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+			}},
+		},
+	}
+}
+
+// activeDeadlineSeconds is the deadline of the At's run: its spec's (which the API server defaults), or the
+// default for an At that has none (one built in Go, not read from the API server).
+func activeDeadlineSeconds(at *cnatv1alpha1.At) int64 {
+	if d := at.Spec.ActiveDeadlineSeconds; d != nil && *d > 0 {
+		return *d
+	}
+	return cnatv1alpha1.DefaultActiveDeadlineSeconds
+}
+
+// TrimPodForCache is the cache transform of pods: the At controller reads a pod's metadata (name, owner,
+// creation time), its activeDeadlineSeconds, and the parts of its status fromPod, the start deadline and the
+// Upgradeable gate use (phase, reason, message, start time, why it is not scheduled, the command's container
+// state). The rest of the spec (the command, the env and the security context) and of the status are dropped,
+// so a thousand Ats' pods cost the cache a fraction of their size. Pods are never written from the cache: they
+// are created from Pod() and deleted by name.
+func TrimPodForCache(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	pod.Spec = corev1.PodSpec{ActiveDeadlineSeconds: pod.Spec.ActiveDeadlineSeconds}
+	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason, Message: pod.Status.Message,
+		StartTime: pod.Status.StartTime, Conditions: trimConditions(pod.Status.Conditions),
+		ContainerStatuses: trimContainerStatuses(pod.Status.ContainerStatuses)}
+	pod.ManagedFields = nil
+	return pod, nil
+}
+
+// trimConditions keeps the one pod condition the At controller reads: PodScheduled when it is False (why the
+// pod found no node).
+func trimConditions(in []corev1.PodCondition) []corev1.PodCondition {
+	for _, c := range in {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return []corev1.PodCondition{{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}}
+		}
+	}
+	return nil
+}
+
+func trimContainerStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus {
+	for _, cs := range in {
+		if cs.Name == containerName {
+			return []corev1.ContainerStatus{{Name: cs.Name,
+				State: corev1.ContainerState{Waiting: cs.State.Waiting, Terminated: cs.State.Terminated}}}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cnat holds the At controller: a command run once, in a pod, at a scheduled time (the cnat example
+// of Programming Kubernetes).
+package at
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
+	"github.com/operator-framework/operator-lib/conditions"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// operatorConditionEnv names the OperatorCondition OLM created for the operator; OLM sets it.
+const operatorConditionEnv = "OPERATOR_CONDITION_NAME"
+
+// Config is the At controller's own configuration.
+type Config struct {
+	// OperatorNamespace is where the OperatorCondition lives when the service account's namespace file is
+	// missing (a local run).
+	OperatorNamespace string
+	// Upgradeable is OLM's Upgradeable condition (default: the OperatorCondition named by
+	// OPERATOR_CONDITION_NAME, or none when it is unset: outside OLM the operator reports nothing).
+	Upgradeable conditions.Condition
+	// StartDeadline is how long an At's pod may stay Pending (its image not pulled, no node for it, ...)
+	// before the At is FAILED and the pod deleted (default DefaultStartDeadline).
+	StartDeadline time.Duration
+	// DefaultImage runs an At's command when the At names no image (default: the operator's
+	// RELATED_IMAGE_BUSYBOX, else cnatv1alpha1.DefaultImage).
+	DefaultImage string
+}
+
+// DefaultStartDeadline is how long an At's pod may take to start by default: long enough for a slow image
+// pull or a node scaled up for it, short enough that an At whose image does not exist says so soon.
+const DefaultStartDeadline = 5 * time.Minute
+
+// Setup registers the At controller with the manager, and under OLM the Upgradeable gate (upgradeable.go).
+// The At controller sees every event of an At, its own status writes included (no kit.ChangedByOthers): a
+// stored RUNNING is what lets the next reconcile give up on a pod that did not start, and the cache holds an
+// At's new phase only once its status write comes back as an event.
+func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
+	if cfg.Upgradeable == nil && os.Getenv(operatorConditionEnv) != "" {
+		cond, err := operatorCondition(mgr, cfg.OperatorNamespace)
+		if err != nil {
+			return err
+		}
+		cfg.Upgradeable = cond
+	}
+	if cfg.DefaultImage == "" {
+		cfg.DefaultImage = os.Getenv(cnatv1alpha1.DefaultImageEnv)
+	}
+	r := newReconciler(kit.NewBase(mgr, "at", o), cfg)
+	if err := kit.Complete(ctrl.NewControllerManagedBy(mgr).
+		Named("at").
+		For(&cnatv1alpha1.At{}).
+		Owns(&corev1.Pod{}), r.Options, r); err != nil {
+		return err
+	}
+	if cfg.Upgradeable == nil {
+		return nil
+	}
+	return setupUpgradeable(mgr, r.Options, cfg.Upgradeable)
+}
+
+// operatorCondition is the Upgradeable condition of the OperatorCondition OLM made for the operator, read and
+// written with an uncached client (one object: no informer, no list/watch permission needed; OLM grants the
+// operator get/update/patch on it).
+func operatorCondition(mgr ctrl.Manager, operatorNamespace string) (conditions.Condition, error) {
+	scheme := runtime.NewScheme()
+	if err := apiv2.AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("OperatorCondition scheme: %w", err)
+	}
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("OperatorCondition client: %w", err)
+	}
+	cond, err := conditions.InClusterFactory{Client: c}.NewCondition(apiv2.ConditionType(apiv2.Upgradeable))
+	if err == nil {
+		return cond, nil
+	}
+	if operatorNamespace == "" {
+		return nil, fmt.Errorf("%s is set but the operator's namespace is unknown: %w", operatorConditionEnv, err)
+	}
+	return newOperatorCondition(c, types.NamespacedName{Namespace: operatorNamespace, Name: os.Getenv(operatorConditionEnv)},
+		apiv2.ConditionType(apiv2.Upgradeable)), nil
+}

@@ -1,0 +1,169 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package databaseuser
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/mysqlaccount"
+)
+
+// The pure functions: no cluster, no database.
+
+func TestTargetName(t *testing.T) {
+	d := &mygroupv1alpha1.DatabaseUser{}
+	if got := targetName(d, "default"); got != "default" {
+		t.Errorf("no label: %q", got)
+	}
+	d.Labels = map[string]string{"target": "that-database"}
+	if got := targetName(d, "default"); got != "that-database" {
+		t.Errorf("label: %q", got)
+	}
+}
+
+func TestDesiredAccount(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec mygroupv1alpha1.DatabaseUserSpec
+		want mysqlaccount.Account
+	}{{
+		name: "minimal: host defaults to %",
+		spec: mygroupv1alpha1.DatabaseUserSpec{User: "u"},
+		want: mysqlaccount.Account{User: "u", Host: "%", Password: "pw"},
+	}, {
+		name: "everything",
+		spec: mygroupv1alpha1.DatabaseUserSpec{User: "u", Host: "10.0.0.%", MaxUserConnections: ptr.To[int32](7),
+			Grants: []mygroupv1alpha1.Grant{{Database: "a", Privileges: []mygroupv1alpha1.Privilege{"SELECT", "INSERT"}},
+				{Database: "b", Privileges: []mygroupv1alpha1.Privilege{"ALL PRIVILEGES"}}}},
+		want: mysqlaccount.Account{User: "u", Host: "10.0.0.%", Password: "pw", MaxUserConnections: 7,
+			Grants: map[string][]string{"a": {"SELECT", "INSERT"}, "b": {"ALL PRIVILEGES"}}},
+	}} {
+		got := desiredAccount(&mygroupv1alpha1.DatabaseUser{Spec: tc.spec}, "pw")
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestTargetFromSecret(t *testing.T) {
+	secret := func(kv ...string) *corev1.Secret {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "op", Name: "t"}, Data: map[string][]byte{}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			s.Data[kv[i]] = []byte(kv[i+1])
+		}
+		return s
+	}
+	plain := &mygroupv1alpha1.DatabaseTargetSpec{TLS: mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled}}
+	got, err := targetFromSecret(plain, secret("host", "db", "username", "admin", "password", "TOPSECRET"))
+	if err != nil || got != (mysqlaccount.Target{Host: "db", Port: 3306, User: "admin", Password: "TOPSECRET"}) {
+		t.Errorf("default port: %+v, %v", got, err)
+	}
+	if got, err := targetFromSecret(plain, secret("host", "db", "port", "3307", "username", "a", "password", "p")); err != nil || got.Port != 3307 {
+		t.Errorf("port: %+v, %v", got, err)
+	}
+	// TLS is on unless the target says Disabled, and VerifyFull checks the Secret's host unless serverName is set.
+	for _, tc := range []struct {
+		spec       mygroupv1alpha1.DatabaseTargetTLS
+		serverName string
+		verify     bool
+	}{
+		{mygroupv1alpha1.DatabaseTargetTLS{}, "db", true},
+		{mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSVerifyFull, ServerName: "mysql.example"}, "mysql.example", true},
+		{mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSRequired}, "", false},
+	} {
+		got, err := targetFromSecret(&mygroupv1alpha1.DatabaseTargetSpec{TLS: tc.spec}, secret("host", "db", "username", "a", "password", "p"))
+		if err != nil || got.TLS == nil {
+			t.Errorf("%+v: TLS %v, %v", tc.spec, got.TLS, err)
+			continue
+		}
+		if tc.verify && (got.TLS.InsecureSkipVerify && got.TLS.VerifyPeerCertificate == nil || got.TLS.ServerName != tc.serverName) {
+			t.Errorf("%+v: does not verify %q: %+v", tc.spec, tc.serverName, got.TLS)
+		}
+	}
+	if _, err := targetFromSecret(&mygroupv1alpha1.DatabaseTargetSpec{}, secret("host", "db", "username", "a", "password", "p", "tls.crt", "not a certificate")); err == nil {
+		t.Error("a client certificate without its key was accepted")
+	}
+	for name, s := range map[string]*corev1.Secret{
+		"missing password":  secret("host", "db", "username", "a"),
+		"bad port":          secret("host", "db", "port", "TOPSECRET", "username", "a", "password", "TOPSECRET"),
+		"port out of range": secret("host", "db", "port", "70000", "username", "a", "password", "p"),
+	} {
+		_, err := targetFromSecret(plain, s)
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if strings.Contains(err.Error(), "TOPSECRET") {
+			t.Errorf("%s: error carries a secret value: %v", name, err)
+		}
+	}
+}
+
+func TestFailureRedactsAndClassifies(t *testing.T) {
+	err := &mysqlaccount.Error{Kind: mysqlaccount.KindAccessDenied, Op: "connecting", Err: errors.New("denied for p4ss and *HASH")}
+	out := failure(err, "target \"x\": ", "p4ss", "*HASH")
+	if out.reason != mygroupv1alpha1.ReasonAccessDenied || !out.retry ||
+		strings.Contains(out.message, "p4ss") || strings.Contains(out.message, "*HASH") {
+		t.Errorf("%+v", out)
+	}
+	for kind, reason := range map[mysqlaccount.Kind]string{
+		mysqlaccount.KindUnreachable:    mygroupv1alpha1.ReasonDatabaseUnreachable,
+		mysqlaccount.KindInvalidAccount: mygroupv1alpha1.ReasonInvalidUser,
+		mysqlaccount.KindInvalidGrant:   mygroupv1alpha1.ReasonInvalidGrant,
+		mysqlaccount.KindOther:          mygroupv1alpha1.ReasonDatabaseError,
+		mysqlaccount.KindNotOwned:       mygroupv1alpha1.ReasonAccountNotOwned,
+		mysqlaccount.KindReserved:       mygroupv1alpha1.ReasonAccountReserved,
+	} {
+		if got := failure(&mysqlaccount.Error{Kind: kind, Op: "x", Err: errors.New("y")}, ""); got.reason != reason {
+			t.Errorf("kind %d: %s, want %s", kind, got.reason, reason)
+		}
+	}
+}
+
+func TestComputeStatus(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	ready := outcome{reason: mygroupv1alpha1.ReasonReady, message: "ok"}
+	s1 := computeStatus(mygroupv1alpha1.DatabaseUserStatus{}, 3, "default", ready, t0, time.Hour)
+	if s1.ObservedGeneration != 3 || s1.Target != "default" || !s1.LastCheckedTime.Equal(&t0) ||
+		s1.Conditions[0].Status != metav1.ConditionTrue || !s1.Conditions[0].LastTransitionTime.Equal(&t0) {
+		t.Fatalf("first: %+v", s1)
+	}
+	// A resync ten minutes later changes nothing: no write at rest.
+	t1 := metav1.NewTime(t0.Add(10 * time.Minute))
+	if s2 := computeStatus(s1, 3, "default", ready, t1, time.Hour); !reflect.DeepEqual(s2, s1) {
+		t.Errorf("resync changed the status: %+v", s2)
+	}
+	// After the refresh interval, lastCheckedTime moves; the transition time does not.
+	t2 := metav1.NewTime(t0.Add(time.Hour))
+	s3 := computeStatus(s1, 3, "default", ready, t2, time.Hour)
+	if !s3.LastCheckedTime.Equal(&t2) || !s3.Conditions[0].LastTransitionTime.Equal(&t0) {
+		t.Errorf("refresh: %+v", s3)
+	}
+	// A failure flips the condition and keeps the last successful check.
+	s4 := computeStatus(s3, 3, "default", outcome{reason: mygroupv1alpha1.ReasonDatabaseUnreachable, message: "down"}, t2, time.Hour)
+	if c := s4.Conditions[0]; c.Status != metav1.ConditionFalse || c.Reason != mygroupv1alpha1.ReasonDatabaseUnreachable ||
+		!s4.LastCheckedTime.Equal(&t2) {
+		t.Errorf("failure: %+v", s4)
+	}
+}

@@ -1,0 +1,538 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package databaseuser_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/mysqlaccount"
+	"github.com/operator101/operator101/test/mariadbtest"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// TestLifecycle: create → the user logs in with the Secret's password; the Secret changes → the new password
+// works and the old one fails within a resync; grants follow the spec exactly; an account dropped by hand
+// comes back; delete → the account is dropped. No password reaches logs, Events or status.
+func TestLifecycle(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	o := startOperator(t, nil, randomPassword("badadmin"))
+	ns := env.NewNamespace(t, "dbu")
+	user := uniqueUser("life")
+	pw1, pw2 := randomPassword("first"), randomPassword("second")
+	mkSecret(t, ns, "app-db", map[string]string{"password": pw1})
+	dbu := newDBU(ns, "app", user, "app-db", "password")
+	dbu.Spec.MaxUserConnections = ptr.To[int32](4)
+	dbu.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "shop_db", Privileges: []mygroupv1alpha1.Privilege{"SELECT", "INSERT"}}}
+	key := testenv.Create(t, env.Client, dbu)
+
+	got := waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	if got.Status.Target != "default" || got.Status.LastCheckedTime == nil || !controllerutil.ContainsFinalizer(got, mygroupv1alpha1.Finalizer) {
+		t.Errorf("status %+v, finalizers %v", got.Status, got.Finalizers)
+	}
+	if err := login(user, pw1); err != nil {
+		t.Fatalf("login with the Secret's password: %v", err)
+	}
+	db := admin(t)
+	var maxConn int
+	if err := db.DB().QueryRow("SELECT max_user_connections FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&maxConn); err != nil || maxConn != 4 {
+		t.Errorf("max_user_connections = %d, %v", maxConn, err)
+	}
+	grants := func() string {
+		obs, err := db.Observe(ctx, user, "%")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(obs.Grants)
+	}
+	if g := grants(); g != `map[shop\_db:[INSERT SELECT]]` {
+		t.Errorf("grants %s", g)
+	}
+
+	// Rotation: no Secret watch, so the next resync (2s here) picks it up.
+	start := time.Now()
+	setSecret(t, ns, "app-db", map[string]string{"password": pw2})
+	poll(t, timeout, "new password works", func() error { return login(user, pw2) })
+	t.Logf("rotation took %v (resync period %v)", time.Since(start).Round(10*time.Millisecond), resync)
+	if d := time.Since(start); d > resync+5*time.Second {
+		t.Errorf("rotation took %v, more than a resync period with slack", d)
+	}
+	if err := login(user, pw1); mysqlaccount.KindOf(err) != mysqlaccount.KindAccessDenied {
+		t.Errorf("old password after rotation: %v, want access denied", err)
+	}
+
+	// Grants are replaced, not added to.
+	if err := env.Client.Get(ctx, key, dbu); err != nil {
+		t.Fatal(err)
+	}
+	dbu.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "reports", Privileges: []mygroupv1alpha1.Privilege{"SELECT"}}}
+	dbu.Spec.MaxUserConnections = nil
+	if err := env.Client.Update(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "grants follow the spec", func() error {
+		if g := grants(); g != "map[reports:[SELECT]]" {
+			return errors.New(g)
+		}
+		return nil
+	})
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+
+	// Drift: dropped and granted by hand.
+	if _, err := db.DB().Exec("DROP USER `" + user + "`@`%`"); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "dropped account restored", func() error { return login(user, pw2) })
+	if _, err := db.DB().Exec("GRANT ALL PRIVILEGES ON `secret_db`.* TO `" + user + "`@`%`"); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "grant by hand revoked", func() error {
+		if g := grants(); g != "map[reports:[SELECT]]" {
+			return errors.New(g)
+		}
+		return nil
+	})
+
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if accountExists(t, user) {
+		t.Error("account still exists after delete")
+	}
+	if n := eventNotes(t, ns); !strings.Contains(n, "AccountDropped") || !strings.Contains(n, "Normal Ready") {
+		t.Errorf("events:\n%s", n)
+	}
+	assertNoSecrets(t, o, ns, pw1, pw2)
+}
+
+// TestZeroWritesAtRest: a converged DatabaseUser is checked every resync with no write to the API server.
+func TestZeroWritesAtRest(t *testing.T) {
+	mariadbtest.Require(t, server)
+	cfg, counter := testenv.Counting(env.Config)
+	o := startOperator(t, cfg, randomPassword("badadmin"))
+	ns := env.NewNamespace(t, "dbu")
+	user := uniqueUser("rest")
+	_, key := readyUser(t, ns, "rest", user, randomPassword("rest"))
+	before := o.count(key)
+	counter.Reset()
+	poll(t, timeout, "three resyncs", func() error {
+		if n := o.count(key) - before; n < 3 {
+			return fmt.Errorf("%d checks", n)
+		}
+		return nil
+	})
+	if n := counter.Total(); n != 0 {
+		t.Errorf("%d writes at rest over %d checks: %s", n, o.count(key)-before, counter)
+	}
+	t.Logf("%d checks at rest, %d writes", o.count(key)-before, counter.Total())
+	if !accountExists(t, user) {
+		t.Error("account missing")
+	}
+}
+
+// TestCleanupPolicySkip keeps the account when the DatabaseUser is deleted.
+func TestCleanupPolicySkip(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	startOperator(t, nil, randomPassword("badadmin"))
+	ns := env.NewNamespace(t, "dbu")
+	user := uniqueUser("skip")
+	pw := randomPassword("skip")
+	dbu, key := readyUser(t, ns, "keep", user, pw, func(d *mygroupv1alpha1.DatabaseUser) {
+		d.Spec.CleanupPolicy = mygroupv1alpha1.CleanupSkip
+	})
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if err := login(user, pw); err != nil {
+		t.Errorf("account gone despite cleanupPolicy Skip: %v", err)
+	}
+	// The record went with the DatabaseUser: the account is as if made by hand, and nobody's to drop.
+	if res, err := admin(t).Drop(ctx, user, "%", mysqlaccount.Owner{UID: string(dbu.UID)}); err != nil || !res.NotOwned {
+		t.Errorf("Drop by the former owner: %+v, %v; want NotOwned", res, err)
+	}
+	if n := eventNotes(t, ns); !strings.Contains(n, "no longer recorded as operator101's") {
+		t.Errorf("events:\n%s", n)
+	}
+	if _, err := admin(t).DB().Exec("DROP USER `" + user + "`@`%`"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNotReadyReasons: each cause gets its own reason, readable message, no hot loop, and recovers by
+// itself once fixed.
+func TestNotReadyReasons(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	badAdmin := randomPassword("badadmin")
+	o := startOperator(t, nil, badAdmin)
+	ns := env.NewNamespace(t, "dbu")
+	userPw := randomPassword("reasons")
+
+	for _, tc := range []struct {
+		name, target, reason, message string
+		retries                       bool
+	}{
+		{"unknown", "nowhere", mygroupv1alpha1.ReasonUnknownTarget, `DatabaseTarget "nowhere" does not exist`, false},
+		{"badpw", "badpw", mygroupv1alpha1.ReasonAccessDenied, "Access denied", true},
+		{"nosecret", "nosecret", mygroupv1alpha1.ReasonTargetSecretInvalid, "not found", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mkSecret(t, ns, "s-"+tc.name, map[string]string{"pw": userPw})
+			dbu := newDBU(ns, tc.name, uniqueUser(tc.name), "s-"+tc.name, "pw")
+			dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: tc.target}
+			key := testenv.Create(t, env.Client, dbu)
+			got := waitReady(t, key, metav1.ConditionFalse, tc.reason)
+			c := got.Status.Conditions[0]
+			if !strings.Contains(c.Message, tc.message) {
+				t.Errorf("message %q does not say %q", c.Message, tc.message)
+			}
+			// No hot loop: count the attempts over a fixed window, from the end of the reconcile that wrote the
+			// condition (the hook counts a reconcile when it returns, just after its status write).
+			poll(t, timeout, "the first reconcile returned", func() error {
+				if o.count(key) == 0 {
+					return errors.New("no reconcile counted yet")
+				}
+				return nil
+			})
+			n0 := o.count(key)
+			time.Sleep(3 * time.Second) // a measurement window, not a wait for a condition
+			n := o.count(key) - n0
+			t.Logf("%s: %d attempts in 3s", tc.reason, n)
+			if !tc.retries && n != 0 {
+				t.Errorf("%d attempts for a cause only a change can fix", n)
+			}
+			if n > 12 {
+				t.Errorf("%d attempts in 3s: not backing off", n)
+			}
+			if tc.target == "badpw" {
+				// The admin password is fixed: it recovers by itself, at its next backoff retry.
+				a := server.Admin
+				setSecret(t, o.ns, "mariadb-badpw", map[string]string{"host": a.Host, "port": fmt.Sprint(a.Port),
+					"username": a.User, "password": a.Password})
+				waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+			}
+			if err := env.Client.Delete(ctx, dbu); err != nil {
+				t.Fatal(err)
+			}
+			if tc.target != "nosecret" {
+				// Dropped, or (unknown target) released with a Warning: nothing this operator can reach.
+				waitGone(t, key)
+			}
+		})
+	}
+
+	// Missing Secret, then missing key, then fixed: recovers by itself.
+	user := uniqueUser("secret")
+	dbu := newDBU(ns, "secretless", user, "later", "pw")
+	key := testenv.Create(t, env.Client, dbu)
+	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonSecretNotFound)
+	mkSecret(t, ns, "later", map[string]string{"other": "x"})
+	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonKeyNotFound)
+	setSecret(t, ns, "later", map[string]string{"pw": userPw})
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	if err := login(user, userPw); err != nil {
+		t.Fatal(err)
+	}
+
+	// A name the database cannot store (the schema cannot see it: the privilege tables are utf8mb3).
+	bad := newDBU(ns, "emoji", "key🔑", "later", "pw")
+	testenv.Create(t, env.Client, bad)
+	waitReady(t, client.ObjectKeyFromObject(bad), metav1.ConditionFalse, mygroupv1alpha1.ReasonInvalidUser)
+	// Such an account cannot exist, so deleting it does not wait for the database.
+	if err := env.Client.Delete(ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, client.ObjectKeyFromObject(bad))
+
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	// The nosecret DatabaseUser cannot be dropped: its finalizer stays, and its condition says why and what to
+	// do. Doing that (cleanupPolicy Skip, on the terminating object) lets it go, as docs/databases.md says.
+	for _, name := range []string{"nosecret"} {
+		d := &mygroupv1alpha1.DatabaseUser{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d); err != nil {
+			t.Errorf("%s: %v (the finalizer should hold it)", name, err)
+			continue
+		}
+		poll(t, timeout, name+" says why it is not dropped", func() error {
+			_ = env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d)
+			if m := d.Status.Conditions[0].Message; !strings.Contains(m, "deletion is held until the account is dropped") ||
+				!strings.Contains(m, "set spec.cleanupPolicy to Skip") {
+				return errors.New(m)
+			}
+			return nil
+		})
+		testenv.Patch(t, env.Client, client.ObjectKeyFromObject(d), d, func(d *mygroupv1alpha1.DatabaseUser) {
+			d.Spec.CleanupPolicy = mygroupv1alpha1.CleanupSkip
+		})
+		waitGone(t, client.ObjectKeyFromObject(d))
+	}
+	assertNoSecrets(t, o, ns, userPw, badAdmin, server.Admin.Password)
+}
+
+// TestDatabaseDownThenUp: with the database stopped the condition says so, attempts back off, a delete
+// waits, and when the database returns everything converges by itself.
+func TestDatabaseDownThenUp(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	o := startOperator(t, nil, randomPassword("badadmin"))
+	ns := env.NewNamespace(t, "dbu")
+	user, other := uniqueUser("down"), uniqueUser("down2")
+	pw := randomPassword("down")
+	dbu, key := readyUser(t, ns, "down", user, pw)
+
+	if err := server.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			_ = server.Resume()
+		}
+	})
+	// A second DatabaseUser created while the database is down.
+	dbu2 := newDBU(ns, "down2", other, "s", "pw")
+	key2 := testenv.Create(t, env.Client, dbu2)
+	got := waitReady(t, key2, metav1.ConditionFalse, mygroupv1alpha1.ReasonDatabaseUnreachable)
+	t.Logf("message: %s", got.Status.Conditions[0].Message)
+	// The first one notices at its next resync.
+	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonDatabaseUnreachable)
+
+	n0 := o.count(key2)
+	window := 8 * time.Second
+	time.Sleep(window) // a measurement window, not a wait for a condition
+	attempts := o.count(key2) - n0
+	t.Logf("database down: %d attempts in %v (exponential backoff; a hot loop would make thousands)", attempts, window)
+	if attempts > 12 {
+		t.Errorf("%d attempts in %v", attempts, window)
+	}
+
+	// Deleting while down: the finalizer holds the object and the condition says why.
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "condition says the drop waits", func() error {
+		d := &mygroupv1alpha1.DatabaseUser{}
+		if err := env.Client.Get(ctx, key, d); err != nil {
+			return err
+		}
+		c := d.Status.Conditions[0]
+		if c.Reason != mygroupv1alpha1.ReasonDatabaseUnreachable || !strings.Contains(c.Message, "deletion is held until the account is dropped") {
+			return fmt.Errorf("%s: %s", c.Reason, c.Message)
+		}
+		return nil
+	})
+
+	if err := server.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	start := time.Now()
+	waitGone(t, key)
+	waitReady(t, key2, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	t.Logf("recovered %v after the database came back", time.Since(start).Round(100*time.Millisecond))
+	if accountExists(t, user) {
+		t.Error("deleted DatabaseUser's account survived")
+	}
+	if err := login(other, pw); err != nil {
+		t.Error(err)
+	}
+	if err := env.Client.Delete(ctx, dbu2); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key2)
+	// Events mark transitions only: one DatabaseUnreachable Event for down2 despite all the attempts (an
+	// Event emitted again would have become a series).
+	unreachable := testenv.EventsOfReason(t, env.Client, ns, "down2", mygroupv1alpha1.ReasonDatabaseUnreachable)
+	if len(unreachable) != 1 || unreachable[0].Series != nil {
+		t.Errorf("DatabaseUnreachable Events for down2: %+v", unreachable)
+	}
+	assertNoSecrets(t, o, ns, pw, server.Admin.Password)
+}
+
+// TestSchema: what the API server refuses before the operator sees it.
+func TestSchema(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	ns := env.NewNamespace(t, "dbu")
+	for name, mutate := range map[string]func(*mygroupv1alpha1.DatabaseUser){
+		"user longer than 80": func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = strings.Repeat("u", 81) },
+		"empty user":          func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = "" },
+		"user with NUL":       func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = "a\x00b" },
+		"trailing space":      func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.User = "a " },
+		"upper-case host":     func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.Host = "DB.example" },
+		"privilege not listed": func(d *mygroupv1alpha1.DatabaseUser) {
+			d.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "d", Privileges: []mygroupv1alpha1.Privilege{"SUPER"}}}
+		},
+		"no privileges":      func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "d"}} },
+		"negative limit":     func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.MaxUserConnections = ptr.To[int32](-1) },
+		"bad cleanup policy": func(d *mygroupv1alpha1.DatabaseUser) { d.Spec.CleanupPolicy = "Orphan" },
+	} {
+		d := newDBU(ns, "x", "u", "s", "k")
+		mutate(d)
+		if err := env.Client.Create(ctx, d); err == nil {
+			t.Errorf("%s: accepted", name)
+			_ = env.Client.Delete(ctx, d)
+		}
+	}
+	d := newDBU(ns, "defaults", strings.Repeat("用", 80), "s", "k")
+	testenv.Create(t, env.Client, d)
+	if d.Spec.Host != "%" || d.Spec.CleanupPolicy != mygroupv1alpha1.CleanupDelete {
+		t.Errorf("defaults: host %q, cleanupPolicy %q", d.Spec.Host, d.Spec.CleanupPolicy)
+	}
+	d.Spec.User = "renamed"
+	if err := env.Client.Update(ctx, d); err == nil || !strings.Contains(err.Error(), "immutable") {
+		t.Errorf("renaming the user: %v", err)
+	}
+	// No operator runs here, so it has no finalizer yet: delete it before a later test's operator adopts it.
+	if err := env.Client.Delete(ctx, &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "defaults"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSample applies config/samples' DatabaseUser and Secret unchanged; its target label names a target the
+// operator knows here, so it becomes Ready and its user logs in.
+func TestSample(t *testing.T) {
+	mariadbtest.Require(t, server)
+	startOperator(t, nil, randomPassword("badadmin"))
+	ns := env.NewNamespace(t, "dbu")
+	data, err := os.ReadFile(filepath.Join(env.Root, "config", "samples", "mygroup_v1alpha1_databaseuser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(string(data)), 4096)
+	var password string
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			break
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		u.SetNamespace(ns)
+		if u.GetKind() == "Secret" {
+			password, _, _ = unstructured.NestedString(u.Object, "stringData", "my-key")
+		}
+		if err := env.Client.Create(context.Background(), u); err != nil {
+			t.Fatalf("applying %s: %v", u.GetKind(), err)
+		}
+	}
+	key := types.NamespacedName{Namespace: ns, Name: "cnhandsomeguy"}
+	got := waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	if got.Status.Target != "that-database" {
+		t.Errorf("target %q", got.Status.Target)
+	}
+	if err := login("cnhandsomeguy", password); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(context.Background(), got); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	if accountExists(t, "cnhandsomeguy") {
+		t.Error("sample account not dropped")
+	}
+}
+
+// TestTargetMove: changing the `target` label moves the account to the other database server: created
+// there, dropped from the first one.
+func TestTargetMove(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	second, err := mariadbtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = second.Stop() })
+	startOperatorWith(t, nil, randomPassword("badadmin"), map[string]mysqlaccount.Target{"second": second.Admin}, resync)
+	ns := env.NewNamespace(t, "dbu")
+	user, pw := uniqueUser("move"), randomPassword("move")
+	dbu, key := readyUser(t, ns, "move", user, pw)
+
+	if err := env.Client.Get(ctx, key, dbu); err != nil {
+		t.Fatal(err)
+	}
+	dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "second"}
+	if err := env.Client.Update(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "moved to the second server", func() error {
+		d := &mygroupv1alpha1.DatabaseUser{}
+		if err := env.Client.Get(ctx, key, d); err != nil {
+			return err
+		}
+		if d.Status.Target != "second" || meta.IsStatusConditionFalse(d.Status.Conditions, mygroupv1alpha1.ConditionReady) {
+			return fmt.Errorf("status %+v", d.Status)
+		}
+		return nil
+	})
+	if accountExists(t, user) {
+		t.Error("account still on the first server")
+	}
+	if err := mariadbtest.CanLogin(ctx, mysqlaccount.Target{Host: second.Admin.Host, Port: second.Admin.Port, User: user, Password: pw}, 5*time.Second); err != nil {
+		t.Errorf("login on the second server: %v", err)
+	}
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+}
+
+// TestRotateNow: with a resync period of an hour, annotating the DatabaseUser after changing its Secret
+// rotates the password at once (the operator watches DatabaseUsers, not Secrets).
+func TestRotateNow(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	o := startOperatorWith(t, nil, randomPassword("badadmin"), nil, time.Hour)
+	ns := env.NewNamespace(t, "dbu")
+	user, pw1, pw2 := uniqueUser("now"), randomPassword("now1"), randomPassword("now2")
+	dbu, key := readyUser(t, ns, "now", user, pw1)
+	setSecret(t, ns, "s", map[string]string{"pw": pw2})
+	testenv.Patch(t, env.Client, key, dbu, func(d *mygroupv1alpha1.DatabaseUser) { d.Annotations = map[string]string{"rotate": "1"} })
+	poll(t, 20*time.Second, "new password works without waiting for the resync", func() error { return login(user, pw2) })
+	if err := login(user, pw1); mysqlaccount.KindOf(err) != mysqlaccount.KindAccessDenied {
+		t.Errorf("old password: %v", err)
+	}
+	if err := env.Client.Delete(ctx, dbu); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
+	assertNoSecrets(t, o, ns, pw1, pw2)
+}

@@ -1,0 +1,332 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package databaseuser_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/databaseuser"
+	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/mysqlaccount"
+	"github.com/operator101/operator101/test/mariadbtest"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+var (
+	env    *testenv.Env
+	server *mariadbtest.Server
+)
+
+// TestMain starts a private MariaDB (hack/mariadb.sh) and a real API server, and stops both when done.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // make test-unit: no MariaDB
+		os.Exit(testenv.Run(m, &env))
+	}
+	s, err := mariadbtest.Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "starting MariaDB: %v\n", err)
+		os.Exit(1)
+	}
+	server = s
+	code := testenv.Run(m, &env)
+	if err := s.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "stopping MariaDB: %v\n", err)
+	}
+	os.Exit(code)
+}
+
+const (
+	resync  = 2 * time.Second
+	timeout = 60 * time.Second
+)
+
+// operator is one running manager with the DatabaseUser controller, its captured log and its attempts.
+type operator struct {
+	ns       string // the operator's namespace, holding the target Secrets
+	log      *testenv.SyncBuffer
+	attempts *testenv.Reconciles // the reconciles done, per DatabaseUser
+	mgr      *testenv.Manager
+}
+
+func (o *operator) count(key types.NamespacedName) int { return o.attempts.Get(key) }
+
+// startOperator creates the operator's namespace with the admin Secrets, the DatabaseTargets (cluster-scoped,
+// removed when the test ends: the tests of this package do not run in parallel) and starts a manager on cfg
+// (env.Config when nil) that logs everything, at every level, to a buffer. Every target allows every namespace
+// and every database but the system schemas, and connects without TLS (the private MariaDB has none):
+//   - default, that-database: the private MariaDB
+//   - badpw: the same server with a wrong admin password
+//   - nosecret: a target whose Secret does not exist
+func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *operator {
+	t.Helper()
+	return startOperatorWith(t, cfg, badAdminPassword, nil, resync)
+}
+
+// startOperatorWith also configures the extra targets and the resync period.
+func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]mysqlaccount.Target,
+	resyncPeriod time.Duration, opts ...func(*ctrl.Options)) *operator {
+	t.Helper()
+	o := &operator{ns: env.NewNamespace(t, "dbu"), log: &testenv.SyncBuffer{}, attempts: testenv.NewReconciles()}
+	a := server.Admin
+	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
+	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
+	for name, secret := range map[string]string{"default": "mariadb-target", "that-database": "mariadb-target",
+		"badpw": "mariadb-badpw", "nosecret": "no-such-secret"} {
+		mkTarget(t, name, o.ns, secret, nil)
+	}
+	for name, x := range extra {
+		targetSecret(t, o.ns, "extra-"+name, x.Host, x.Port, x.User, x.Password)
+		mkTarget(t, name, o.ns, "extra-"+name, nil)
+	}
+	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+		return databaseuser.Setup(mgr, kit.Options{Workers: 2, AfterReconcile: o.attempts.Add}, databaseuser.Config{
+			OperatorNamespace: o.ns,
+			ResyncPeriod:      resyncPeriod,
+			ConnectTimeout:    2 * time.Second,
+		})
+	}, append([]func(*ctrl.Options){func(opts *ctrl.Options) {
+		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
+	}}, opts...)...)
+	return o
+}
+
+// mkTarget creates the DatabaseTarget name for the admin Secret ns/secret: every namespace, every database
+// (but the system schemas), no TLS, changed by mutate; it is deleted when the test ends.
+func mkTarget(t *testing.T, name, ns, secret string, mutate func(*mygroupv1alpha1.DatabaseTargetSpec)) *mygroupv1alpha1.DatabaseTarget {
+	t.Helper()
+	dt := &mygroupv1alpha1.DatabaseTarget{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: mygroupv1alpha1.DatabaseTargetSpec{
+			AdminSecretRef:    mygroupv1alpha1.SecretReference{Namespace: ns, Name: secret},
+			TLS:               mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled},
+			AllowedNamespaces: []string{"*"},
+			Databases:         []string{"*"},
+		}}
+	if mutate != nil {
+		mutate(&dt.Spec)
+	}
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, dt); err != nil {
+		t.Fatalf("creating DatabaseTarget %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := env.Client.Delete(ctx, dt); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting DatabaseTarget %s: %v", name, err)
+		}
+		poll(t, timeout, "DatabaseTarget "+name+" gone", func() error {
+			err := env.Client.Get(ctx, client.ObjectKeyFromObject(dt), &mygroupv1alpha1.DatabaseTarget{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there: %w", err)
+		})
+	})
+	return dt
+}
+
+func targetSecret(t *testing.T, ns, name, host string, port int, user, password string) {
+	t.Helper()
+	mkSecret(t, ns, name, map[string]string{"host": host, "port": fmt.Sprint(port), "username": user, "password": password})
+}
+
+func mkSecret(t *testing.T, ns, name string, data map[string]string) *corev1.Secret {
+	t.Helper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: data}
+	if err := env.Client.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func setSecret(t *testing.T, ns, name string, data map[string]string) {
+	t.Helper()
+	s := &corev1.Secret{}
+	if err := env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
+		t.Fatal(err)
+	}
+	s.Data, s.StringData = nil, data
+	if err := env.Client.Update(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// randomPassword is unique, so that finding it in a log proves a leak.
+func randomPassword(prefix string) string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b) + "-'\"\\`;--"
+}
+
+func uniqueUser(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b)
+}
+
+func newDBU(ns, name, user, secret, key string) *mygroupv1alpha1.DatabaseUser {
+	return &mygroupv1alpha1.DatabaseUser{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: mygroupv1alpha1.DatabaseUserSpec{User: user,
+			Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key}},
+	}
+}
+
+// readyUser creates the Secret "s" holding password under "pw" and the DatabaseUser name for user that
+// reads it (changed by mutate), and waits until it is Ready.
+func readyUser(t *testing.T, ns, name, user, password string,
+	mutate ...func(*mygroupv1alpha1.DatabaseUser)) (*mygroupv1alpha1.DatabaseUser, types.NamespacedName) {
+	t.Helper()
+	mkSecret(t, ns, "s", map[string]string{"pw": password})
+	dbu := newDBU(ns, name, user, "s", "pw")
+	for _, m := range mutate {
+		m(dbu)
+	}
+	key := testenv.Create(t, env.Client, dbu)
+	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	return dbu, key
+}
+
+// poll calls f until it returns nil or the timeout passes.
+func poll(t *testing.T, within time.Duration, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var err error
+	for {
+		if err = f(); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v: %v", what, within, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitReady waits until the Ready condition has status and reason for the current generation.
+func waitReady(t *testing.T, key types.NamespacedName, status metav1.ConditionStatus, reason string) *mygroupv1alpha1.DatabaseUser {
+	t.Helper()
+	dbu := &mygroupv1alpha1.DatabaseUser{}
+	poll(t, timeout, fmt.Sprintf("%s Ready=%s/%s", key, status, reason), func() error {
+		if err := env.Client.Get(context.Background(), key, dbu); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(dbu.Status.Conditions, mygroupv1alpha1.ConditionReady)
+		if c == nil || c.Status != status || c.Reason != reason || dbu.Status.ObservedGeneration != dbu.Generation {
+			return fmt.Errorf("conditions %+v", dbu.Status.Conditions)
+		}
+		return nil
+	})
+	return dbu
+}
+
+func waitGone(t *testing.T, key types.NamespacedName) {
+	t.Helper()
+	poll(t, timeout, fmt.Sprintf("%s gone", key), func() error {
+		err := env.Client.Get(context.Background(), key, &mygroupv1alpha1.DatabaseUser{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there: %w", err)
+	})
+}
+
+func admin(t *testing.T) *mysqlaccount.Client {
+	t.Helper()
+	c, err := mysqlaccount.Open(context.Background(), server.Admin, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func login(user, password string) error {
+	return mariadbtest.CanLogin(context.Background(), mysqlaccount.Target{Host: server.Admin.Host, Port: server.Admin.Port,
+		User: user, Password: password}, 5*time.Second)
+}
+
+func accountExists(t *testing.T, user string) bool {
+	t.Helper()
+	var n int
+	if err := admin(t).DB().QueryRow("SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// assertNoSecrets fails when any secret appears in the operator's log, the namespace's Events, or the
+// DatabaseUsers' status.
+func assertNoSecrets(t *testing.T, o *operator, ns string, secrets ...string) {
+	t.Helper()
+	var hay strings.Builder
+	hay.WriteString(o.log.String())
+	list := &mygroupv1alpha1.DatabaseUserList{}
+	if err := env.Client.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range list.Items {
+		fmt.Fprintf(&hay, "%+v\n", d.Status)
+	}
+	hay.WriteString(eventNotes(t, ns))
+	if o.log.String() == "" {
+		t.Fatal("the captured log is empty: the leak check would prove nothing")
+	}
+	for _, s := range secrets {
+		for _, form := range []string{s, mysqlaccount.NativePasswordHash(s)} {
+			if strings.Contains(hay.String(), form) {
+				t.Errorf("a secret (or its hash) appears in logs, Events or status")
+			}
+		}
+	}
+}
+
+func zapLevel(l int8) zapcore.Level { return zapcore.Level(l) }
+
+// eventNotes is every Event of ns, as text.
+func eventNotes(t *testing.T, ns string) string {
+	t.Helper()
+	evs := &eventsv1.EventList{}
+	if err := env.Client.List(context.Background(), evs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range evs.Items {
+		fmt.Fprintf(&b, "%s %s %s: %s\n", e.Type, e.Reason, e.Regarding.Name, e.Note)
+	}
+	return b.String()
+}

@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package databaseuser
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/mysqlaccount"
+)
+
+// What both controllers do with a DatabaseTarget: find it, decide whether this installation serves it, and log
+// in to its server as its admin account.
+
+// getTarget reads the DatabaseTarget name from the cache. It returns an outcome (and no target) when there is
+// none, or when its admin Secret is in another namespace than this operator's: an installation reads Secrets
+// only in its own namespace, so another installation serves that target.
+func getTarget(ctx context.Context, c client.Reader, operatorNamespace, name string) (*mygroupv1alpha1.DatabaseTarget, *outcome) {
+	t := &mygroupv1alpha1.DatabaseTarget{}
+	if err := c.Get(ctx, types.NamespacedName{Name: name}, t); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &outcome{reason: mygroupv1alpha1.ReasonUnknownTarget, message: fmt.Sprintf(
+				"DatabaseTarget %q does not exist: the cluster admin creates targets (kubectl get databasetargets)", name)}
+		}
+		return nil, &outcome{reason: mygroupv1alpha1.ReasonDatabaseError,
+			message: fmt.Sprintf("reading DatabaseTarget %q: %v", name, err), retry: true}
+	}
+	if operatorNamespace == "" {
+		return nil, &outcome{reason: mygroupv1alpha1.ReasonTargetNotServed, message: "the operator does not know its " +
+			"namespace (POD_NAMESPACE or OPERATOR_NAMESPACE is unset), so it serves no DatabaseTarget"}
+	}
+	if !servedHere(t, operatorNamespace) {
+		return nil, &outcome{reason: mygroupv1alpha1.ReasonTargetNotServed, message: fmt.Sprintf(
+			"DatabaseTarget %q keeps its admin Secret in namespace %q; the operator watching this namespace runs in %q "+
+				"and reads Secrets only there", name, t.Spec.AdminSecretRef.Namespace, operatorNamespace)}
+	}
+	return t, nil
+}
+
+// servedHere: the target's admin Secret is in this operator's namespace.
+func servedHere(t *mygroupv1alpha1.DatabaseTarget, operatorNamespace string) bool {
+	return t.Spec.AdminSecretRef.Namespace == operatorNamespace
+}
+
+// connect logs in to the target's server as its admin account. On failure it returns nil and the outcome.
+// The admin password is returned for redaction.
+func connect(ctx context.Context, secrets client.Reader, cfg *Config, t *mygroupv1alpha1.DatabaseTarget) (*mysqlaccount.Client, outcome, string) {
+	ref := t.Spec.AdminSecretRef
+	s := &corev1.Secret{}
+	if err := secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, s); err != nil {
+		return nil, outcome{reason: mygroupv1alpha1.ReasonTargetSecretInvalid, message: fmt.Sprintf(
+			"reading the admin Secret of DatabaseTarget %q: %v", t.Name, err), retry: true}, ""
+	}
+	target, err := targetFromSecret(&t.Spec, s)
+	if err != nil {
+		return nil, outcome{reason: mygroupv1alpha1.ReasonTargetSecretInvalid,
+			message: redact(fmt.Sprintf("DatabaseTarget %q: %v", t.Name, err), target.Password), retry: true}, target.Password
+	}
+	db, err := mysqlaccount.Open(ctx, target, cfg.ConnectTimeout)
+	if err != nil {
+		return nil, failure(err, fmt.Sprintf("DatabaseTarget %q: ", t.Name), target.Password), target.Password
+	}
+	return db, outcome{}, target.Password
+}

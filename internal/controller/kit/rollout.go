@@ -1,0 +1,202 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// The conditions of a kind that runs a Deployment (MyWeb, AppService): Available, Progressing and Degraded,
+// derived from the Deployment and from the error of writing the children, and the Events their transitions
+// deserve.
+
+package kit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator101/operator101/api/conditions"
+)
+
+// How the API server says a node port belongs to another Service, and that it lies outside the cluster's
+// node-port range (--service-node-port-range; the schema accepts any port, since it cannot know the range).
+const (
+	allocatedPort = "provided port is already allocated"
+	outOfRange    = "provided port is not in the valid range"
+)
+
+// DegradedReason names the cause of a failed write, so that a person knows what to do.
+func DegradedReason(err error) string {
+	switch {
+	case errors.Is(err, ErrNotOwned):
+		return conditions.ReasonNotOwned
+	case apierrors.IsInvalid(err) && strings.Contains(err.Error(), allocatedPort):
+		return conditions.ReasonNodePortInUse
+	case apierrors.IsInvalid(err) && strings.Contains(err.Error(), outOfRange):
+		return conditions.ReasonNodePortOutOfRange
+	}
+	return conditions.ReasonApplyFailed
+}
+
+// DegradedMessage is the message of Degraded for a failed write: the API server's own words, with the advice
+// that fits.
+func DegradedMessage(err error) string {
+	switch DegradedReason(err) {
+	case conditions.ReasonNodePortInUse:
+		return "a node port is already used by another Service; choose a free one: " + err.Error()
+	case conditions.ReasonNodePortOutOfRange:
+		return "a node port is outside the cluster's node-port range; choose one inside it: " + err.Error()
+	}
+	return err.Error()
+}
+
+// RolloutInput is what the rollout conditions are computed from.
+type RolloutInput struct {
+	// Generation of the custom resource.
+	Generation int64
+	// Desired number of pods.
+	Desired int32
+	// Deployment as observed; nil when it does not exist yet.
+	Deployment *appsv1.Deployment
+	// ApplyErr is the error of writing the children; nil when they match the spec.
+	ApplyErr error
+	// Where tells, in the Available message, where the application is reached (may be empty). It is left out
+	// while ApplyErr is set.
+	Where string
+	// Now is the lastTransitionTime of the conditions that change.
+	Now metav1.Time
+}
+
+// RolloutConditions returns old updated from in: Available follows the Deployment's Available condition, Progressing
+// is True until every pod runs the current template, Degraded is True when the children cannot be written or
+// the rollout is stuck or failing. Conditions that keep their status keep their lastTransitionTime.
+func RolloutConditions(old []metav1.Condition, in RolloutInput) []metav1.Condition {
+	out := make([]metav1.Condition, len(old))
+	copy(out, old)
+	dep := in.Deployment
+	if dep == nil {
+		dep = &appsv1.Deployment{} // not created yet: no pods, nothing rolled out
+	}
+	ds := dep.Status
+	set := func(t string, st metav1.ConditionStatus, reason, msg string) {
+		meta.SetStatusCondition(&out, metav1.Condition{Type: t, Status: st, Reason: reason, Message: msg,
+			ObservedGeneration: in.Generation, LastTransitionTime: in.Now})
+	}
+
+	if c := condition(dep, appsv1.DeploymentAvailable); c != nil && c.Status == corev1.ConditionTrue {
+		msg := fmt.Sprintf("%d of %d pods ready", ds.ReadyReplicas, in.Desired)
+		if in.Where != "" && in.ApplyErr == nil {
+			// Only when every child is as specified: a Service that could not be written (a node port outside
+			// the range, or taken) means the pods run but are not reached there. Degraded tells why.
+			msg += "; " + in.Where
+		}
+		set(conditions.Available, metav1.ConditionTrue, conditions.ReasonAvailable, msg)
+	} else {
+		set(conditions.Available, metav1.ConditionFalse, conditions.ReasonUnavailable, fmt.Sprintf("%d of %d pods ready", ds.ReadyReplicas, in.Desired))
+	}
+
+	progress := condition(dep, appsv1.DeploymentProgressing)
+	stuck := progress != nil && progress.Status == corev1.ConditionFalse && progress.Reason == conditions.ReasonDeadlineExceeded
+	complete := dep.Generation > 0 && ds.ObservedGeneration >= dep.Generation &&
+		ds.UpdatedReplicas == in.Desired && ds.Replicas == in.Desired && ds.AvailableReplicas == in.Desired
+	switch {
+	case stuck:
+		set(conditions.Progressing, metav1.ConditionFalse, conditions.ReasonDeadlineExceeded, progress.Message)
+	case complete:
+		set(conditions.Progressing, metav1.ConditionFalse, conditions.ReasonRolloutComplete,
+			fmt.Sprintf("%d of %d pods run the current spec", ds.UpdatedReplicas, in.Desired))
+	default:
+		set(conditions.Progressing, metav1.ConditionTrue, conditions.ReasonRollingOut,
+			fmt.Sprintf("%d of %d pods run the current spec, %d available", ds.UpdatedReplicas, in.Desired, ds.AvailableReplicas))
+	}
+
+	failure := condition(dep, appsv1.DeploymentReplicaFailure)
+	switch {
+	case in.ApplyErr != nil:
+		set(conditions.Degraded, metav1.ConditionTrue, DegradedReason(in.ApplyErr), DegradedMessage(in.ApplyErr))
+	case stuck:
+		set(conditions.Degraded, metav1.ConditionTrue, conditions.ReasonDeadlineExceeded,
+			"the rollout is stuck (an image that does not pull, a pod that does not start?): "+progress.Message)
+	case failure != nil && failure.Status == corev1.ConditionTrue:
+		set(conditions.Degraded, metav1.ConditionTrue, conditions.ReasonReplicaFailure, "pods cannot be created: "+failure.Message)
+	default:
+		set(conditions.Degraded, metav1.ConditionFalse, conditions.ReasonAsExpected, "the children match the spec")
+	}
+	return out
+}
+
+func condition(dep *appsv1.Deployment, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
+	for i := range dep.Status.Conditions {
+		if dep.Status.Conditions[i].Type == t {
+			return &dep.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// RolloutEvents lists the condition changes from old to cur that deserve an Event, i.e. the ones a person may act
+// on: Available or Degraded changing status or reason (for a new object: becoming Available or Degraded; it
+// starts unavailable and progressing, which is no news), and Progressing only while the object was serving, i.e.
+// the rollout of a change. The first rollout of a new object is told by one Event, Available; a stuck rollout by
+// Degraded. Every Event is a write to the API server: two per new object made up a quarter of the operator's
+// writes at scale (docs/performance.md).
+func RolloutEvents(old, cur []metav1.Condition) []Event {
+	var out []Event
+	serving := meta.IsStatusConditionTrue(old, conditions.Available)
+	for _, c := range cur {
+		prev := meta.FindStatusCondition(old, c.Type)
+		if prev != nil && prev.Status == c.Status && prev.Reason == c.Reason {
+			continue
+		}
+		if c.Type == conditions.Progressing && !serving {
+			continue
+		}
+		if prev == nil && c.Status != metav1.ConditionTrue {
+			continue
+		}
+		bad := (c.Type == conditions.Degraded && c.Status == metav1.ConditionTrue) ||
+			(c.Type == conditions.Available && c.Status == metav1.ConditionFalse)
+		t := corev1.EventTypeNormal
+		if bad {
+			t = corev1.EventTypeWarning
+		}
+		out = append(out, Event{Type: t, Reason: c.Reason, Action: "Reconcile",
+			Note: c.Type + "=" + string(c.Status) + ": " + c.Message})
+	}
+	return out
+}
+
+// ReportRollout ends the reconcile of a kind that runs a Deployment: obj holds the status just derived from
+// what was observed, before is obj as it was read, and applyErr the error of writing the children. The status
+// is written when it changed, with an Event per condition transition worth telling. A child whose name is taken
+// by an object obj does not control (applyErr is ErrNotOwned alone) is looked at again in NotOwnedRetry, since
+// no event tells when that object goes; any other applyErr is returned, so that the child is retried with
+// backoff (a node port may be freed).
+func (b Base) ReportRollout(ctx context.Context, before, obj client.Object, oldConds, newConds []metav1.Condition, applyErr error) (ctrl.Result, error) {
+	if err := Report(ctx, b.Client, b.Recorder, before, obj, RolloutEvents(oldConds, newConds)...); err != nil {
+		return ctrl.Result{}, err
+	}
+	if OnlyNotOwned(applyErr) {
+		return b.RetryNotOwned(), nil
+	}
+	return ctrl.Result{}, applyErr
+}

@@ -1,0 +1,135 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package myweb
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/utils/ptr"
+
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// The children of a MyWeb all carry its name: a ConfigMap with the page, a Deployment and a Service.
+const (
+	// pageKey is the ConfigMap key, and the file name, of the page.
+	pageKey = "index.html"
+	// pageHashAnnotation on the pod template holds the SHA-256 of the page: a new page changes the template,
+	// so the Deployment rolls the pods and they mount the new page.
+	pageHashAnnotation = "operator.k8s-summit.org/page-sha256"
+	// htmlDir is where nginx serves files from.
+	htmlDir = "/usr/share/nginx/html"
+
+	containerName = "web"
+	volumeName    = "page"
+	httpPort      = 80
+)
+
+// podLabels select the pods of one MyWeb; they are also set on every child.
+func podLabels(name string) map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/name":     "myweb",
+		"app.kubernetes.io/instance": name,
+		kit.ManagedByLabel:           kit.ManagedBy,
+	}
+}
+
+// ownerRef makes the MyWeb the controller of a child, so that deleting it deletes the children.
+func ownerRef(w *operatorv1.MyWeb) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().
+		WithAPIVersion(operatorv1.GroupVersion.String()).
+		WithKind("MyWeb").
+		WithName(w.Name).
+		WithUID(w.UID).
+		WithController(true).
+		WithBlockOwnerDeletion(true)
+}
+
+// pageHash is the hex SHA-256 of a page.
+func pageHash(page string) string {
+	sum := sha256.Sum256([]byte(page))
+	return hex.EncodeToString(sum[:])
+}
+
+// ConfigMap holds the page as index.html.
+func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
+	return corev1ac.ConfigMap(w.Name, w.Namespace).
+		WithLabels(podLabels(w.Name)).
+		WithOwnerReferences(ownerRef(w)).
+		WithData(map[string]string{pageKey: w.Spec.PageContentHtml})
+}
+
+// Deployment runs spec.replicas web servers (1 when unset) that serve the page from the ConfigMap. proxyEnv
+// (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container. The pods get no
+// ServiceAccount token unless spec.automountServiceAccountToken asks for it.
+func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.DeploymentApplyConfiguration {
+	replicas := int32(1)
+	if w.Spec.Replicas != nil {
+		replicas = *w.Spec.Replicas
+	}
+	container := corev1ac.Container().
+		WithName(containerName).
+		WithImage(w.Spec.Image).
+		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(httpPort).WithProtocol(corev1.ProtocolTCP)).
+		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true))
+	for _, e := range proxyEnv {
+		container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
+	}
+	return appsv1ac.Deployment(w.Name, w.Namespace).
+		WithLabels(podLabels(w.Name)).
+		WithOwnerReferences(ownerRef(w)).
+		WithSpec(appsv1ac.DeploymentSpec().
+			WithReplicas(replicas).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(w.Name))).
+			WithTemplate(corev1ac.PodTemplateSpec().
+				WithLabels(podLabels(w.Name)).
+				WithAnnotations(map[string]string{pageHashAnnotation: pageHash(w.Spec.PageContentHtml)}).
+				WithSpec(corev1ac.PodSpec().
+					WithAutomountServiceAccountToken(ptr.Deref(w.Spec.AutomountServiceAccountToken, false)).
+					WithContainers(container).
+					WithVolumes(corev1ac.Volume().WithName(volumeName).
+						WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(w.Name))))))
+}
+
+// Service exposes the web servers on spec.nodePortNumber of every node.
+func Service(w *operatorv1.MyWeb) *corev1ac.ServiceApplyConfiguration {
+	return corev1ac.Service(w.Name, w.Namespace).
+		WithLabels(podLabels(w.Name)).
+		WithOwnerReferences(ownerRef(w)).
+		WithSpec(corev1ac.ServiceSpec().
+			WithType(corev1.ServiceTypeNodePort).
+			WithSelector(podLabels(w.Name)).
+			WithPorts(corev1ac.ServicePort().
+				WithName("http").
+				WithProtocol(corev1.ProtocolTCP).
+				WithPort(httpPort).
+				WithTargetPort(intstr.FromString("http")).
+				WithNodePort(w.Spec.NodePortNumber)))
+}
+
+// URL is where the page is served; NODE stands for the address of any node.
+func URL(w *operatorv1.MyWeb) string {
+	return fmt.Sprintf("http://NODE:%d/", w.Spec.NodePortNumber)
+}

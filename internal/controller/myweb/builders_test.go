@@ -1,0 +1,171 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package myweb
+
+import (
+	"strconv"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/utils/ptr"
+
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+)
+
+func newWeb(name string, replicas *int32, page string, port int32) *operatorv1.MyWeb {
+	return &operatorv1.MyWeb{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)},
+		Spec:       operatorv1.MyWebSpec{Image: "nginx:1.27", NodePortNumber: port, PageContentHtml: page, Replicas: replicas},
+	}
+}
+
+func TestConfigMapHoldsThePage(t *testing.T) {
+	w := newWeb("site", nil, "<h1>hi</h1>", 30100)
+	cm := ConfigMap(w)
+	if *cm.Name != "site" || *cm.Namespace != "ns" {
+		t.Errorf("name %s/%s, want ns/site", *cm.Namespace, *cm.Name)
+	}
+	if got := cm.Data[pageKey]; got != "<h1>hi</h1>" {
+		t.Errorf("index.html = %q", got)
+	}
+	checkOwner(t, cm.OwnerReferences, w)
+}
+
+func checkOwner(t *testing.T, refs []metav1ac.OwnerReferenceApplyConfiguration, w *operatorv1.MyWeb) {
+	t.Helper()
+	if len(refs) != 1 {
+		t.Fatalf("%d owner references, want 1", len(refs))
+	}
+	r := refs[0]
+	if *r.Kind != "MyWeb" || *r.APIVersion != operatorv1.GroupVersion.String() || *r.Name != w.Name || *r.UID != w.UID ||
+		!*r.Controller || !*r.BlockOwnerDeletion {
+		t.Errorf("owner reference %s %s/%s controller=%v, want the MyWeb %s/%s as controller", *r.Kind, *r.Name, *r.UID, *r.Controller, w.Name, w.UID)
+	}
+}
+
+func TestDeployment(t *testing.T) {
+	proxyEnv := []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy:3128"}, {Name: "https_proxy", Value: "http://proxy:3128"}}
+	cases := []struct {
+		name         string
+		web          *operatorv1.MyWeb
+		proxy        []corev1.EnvVar
+		wantReplicas int32
+	}{
+		{"replicas default to 1", newWeb("a", nil, "x", 30100), nil, 1},
+		{"replicas from the spec", newWeb("b", ptr.To[int32](3), "x", 30100), nil, 3},
+		{"zero replicas stop the site", newWeb("c", ptr.To[int32](0), "x", 30100), nil, 0},
+		{"proxy env passed on", newWeb("d", nil, "x", 30100), proxyEnv, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Deployment(tc.web, tc.proxy)
+			if *d.Spec.Replicas != tc.wantReplicas {
+				t.Errorf("replicas %d, want %d", *d.Spec.Replicas, tc.wantReplicas)
+			}
+			if !equality.Semantic.DeepEqual(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+				t.Errorf("selector %v does not match the template's labels %v", d.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
+			}
+			checkOwner(t, d.OwnerReferences, tc.web)
+			pod := d.Spec.Template.Spec
+			c := pod.Containers[0]
+			if *c.Image != tc.web.Spec.Image {
+				t.Errorf("image %s", *c.Image)
+			}
+			if len(c.VolumeMounts) != 1 || *c.VolumeMounts[0].MountPath != htmlDir || *c.VolumeMounts[0].Name != *pod.Volumes[0].Name {
+				t.Errorf("the page is not mounted at %s: %+v", htmlDir, c.VolumeMounts)
+			}
+			if *pod.Volumes[0].ConfigMap.Name != tc.web.Name {
+				t.Errorf("volume from ConfigMap %s, want %s", *pod.Volumes[0].ConfigMap.Name, tc.web.Name)
+			}
+			if len(c.Env) != len(tc.proxy) {
+				t.Fatalf("env %d variables, want %d", len(c.Env), len(tc.proxy))
+			}
+			for i, e := range tc.proxy {
+				if *c.Env[i].Name != e.Name || *c.Env[i].Value != e.Value {
+					t.Errorf("env[%d] = %s=%s, want %s=%s", i, *c.Env[i].Name, *c.Env[i].Value, e.Name, e.Value)
+				}
+			}
+			if got := d.Spec.Template.Annotations[pageHashAnnotation]; got != pageHash(tc.web.Spec.PageContentHtml) {
+				t.Errorf("page hash annotation %q", got)
+			}
+		})
+	}
+}
+
+// A new page changes the pod template (so the Deployment rolls the pods); the same page does not.
+func TestPageChangeRollsThePods(t *testing.T) {
+	a := Deployment(newWeb("w", nil, "<h1>one</h1>", 30100), nil)
+	same := Deployment(newWeb("w", nil, "<h1>one</h1>", 30100), nil)
+	b := Deployment(newWeb("w", nil, "<h1>two</h1>", 30100), nil)
+	if !equality.Semantic.DeepEqual(a.Spec.Template, same.Spec.Template) {
+		t.Error("the same page gave two pod templates: pods would roll for nothing")
+	}
+	if equality.Semantic.DeepEqual(a.Spec.Template, b.Spec.Template) {
+		t.Error("a new page left the pod template unchanged: pods would keep serving the old page")
+	}
+}
+
+func TestService(t *testing.T) {
+	for _, port := range []int32{30000, 30100, 32767} {
+		w := newWeb("s", nil, "x", port)
+		s := Service(w)
+		if *s.Spec.Type != corev1.ServiceTypeNodePort {
+			t.Errorf("type %s", *s.Spec.Type)
+		}
+		if len(s.Spec.Ports) != 1 || *s.Spec.Ports[0].NodePort != port || *s.Spec.Ports[0].Port != 80 {
+			t.Errorf("ports %+v, want node port %d to port 80", s.Spec.Ports, port)
+		}
+		d := Deployment(w, nil)
+		if !equality.Semantic.DeepEqual(s.Spec.Selector, d.Spec.Template.Labels) {
+			t.Errorf("service selector %v does not select the pods %v", s.Spec.Selector, d.Spec.Template.Labels)
+		}
+		if name := s.Spec.Ports[0].TargetPort.StrVal; name != *d.Spec.Template.Spec.Containers[0].Ports[0].Name {
+			t.Errorf("target port %q is not the container's port", name)
+		}
+		checkOwner(t, s.OwnerReferences, w)
+		if got, want := URL(w), "http://NODE:"+itoa(port)+"/"; got != want {
+			t.Errorf("URL %s, want %s", got, want)
+		}
+	}
+}
+
+func itoa(i int32) string { return strconv.Itoa(int(i)) }
+
+// The web server pods get no ServiceAccount token unless the spec asks for one.
+func TestDeploymentServiceAccountToken(t *testing.T) {
+	cases := []struct {
+		name  string
+		field *bool
+		want  bool
+	}{
+		{"unset: no token", nil, false},
+		{"false: no token", ptr.To(false), false},
+		{"true: the token is mounted", ptr.To(true), true},
+	}
+	for _, tc := range cases {
+		w := newWeb("w", nil, "x", 30100)
+		w.Spec.AutomountServiceAccountToken = tc.field
+		got := Deployment(w, nil).Spec.Template.Spec.AutomountServiceAccountToken
+		if got == nil || *got != tc.want {
+			t.Errorf("%s: automountServiceAccountToken = %v, want %v", tc.name, ptr.Deref(got, true), tc.want)
+		}
+	}
+}

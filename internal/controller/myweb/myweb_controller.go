@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package myweb
+
+import (
+	"context"
+	"errors"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// The MyWeb controller reads MyWebs and their children from the manager's cache and writes children with
+// server-side apply (patch; create when the child does not exist yet). It never deletes: garbage collection
+// removes the children of a deleted MyWeb through their owner references.
+//
+// namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
+// the operator is installed for (docs/security.md).
+// +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs,verbs=get;list;watch,namespace=system
+// +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs/status,verbs=get;patch,namespace=system
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;patch,namespace=system
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
+
+// MyWebReconciler makes a MyWeb's ConfigMap, Deployment and Service match its spec, and reports the Deployment's
+// progress in the MyWeb's status.
+type MyWebReconciler struct {
+	kit.Base
+}
+
+// Reconcile brings one MyWeb's children to its spec and writes what it observed to its status.
+func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	w := &operatorv1.MyWeb{}
+	if err := r.Client.Get(ctx, req.NamespacedName, w); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if w.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil // the garbage collector deletes the children
+	}
+
+	cm, dep, svc := &corev1.ConfigMap{}, &appsv1.Deployment{}, &corev1.Service{}
+	if err := kit.ReadChildren(ctx, r.Client, "MyWeb", w, cm, dep, svc); err != nil {
+		return ctrl.Result{}, err
+	}
+	applyErr := errors.Join(
+		kit.ApplyChild(ctx, r.Client, r.Reader, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap),
+		kit.ApplyChild(ctx, r.Client, r.Reader, w, "Deployment", dep, Deployment(w, r.ProxyEnv), appsv1ac.ExtractDeployment),
+		kit.ApplyChild(ctx, r.Client, r.Reader, w, "Service", svc, Service(w), corev1ac.ExtractService))
+
+	before := w.DeepCopy()
+	w.Status = Status(w, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
+	return r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
+}

@@ -1,0 +1,434 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package myweb_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator101/operator101/api/conditions"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+func newWeb(ns, name string, port int32) *operatorv1.MyWeb {
+	return &operatorv1.MyWeb{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       operatorv1.MyWebSpec{Image: "nginx", NodePortNumber: port, PageContentHtml: "<h1>one</h1>"},
+	}
+}
+
+type children struct {
+	cm  corev1.ConfigMap
+	dep appsv1.Deployment
+	svc corev1.Service
+}
+
+func getChildren(g gomega.Gomega, key types.NamespacedName) *children {
+	c := &children{}
+	g.Expect(env.Client.Get(ctx, key, &c.cm)).To(gomega.Succeed())
+	g.Expect(env.Client.Get(ctx, key, &c.dep)).To(gomega.Succeed())
+	g.Expect(env.Client.Get(ctx, key, &c.svc)).To(gomega.Succeed())
+	return c
+}
+
+func getWeb(g gomega.Gomega, key types.NamespacedName) *operatorv1.MyWeb {
+	w := &operatorv1.MyWeb{}
+	g.Expect(env.Client.Get(ctx, key, w)).To(gomega.Succeed())
+	return w
+}
+
+// expectFollows checks that the children carry w's spec.
+func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
+	g.Expect(c.cm.Data).To(gomega.HaveKeyWithValue("index.html", w.Spec.PageContentHtml))
+	replicas := int32(1)
+	if w.Spec.Replicas != nil {
+		replicas = *w.Spec.Replicas
+	}
+	g.Expect(c.dep.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(replicas)))
+	pod := c.dep.Spec.Template
+	g.Expect(pod.Spec.Containers[0].Image).To(gomega.Equal(w.Spec.Image))
+	g.Expect(pod.Annotations).To(gomega.HaveKeyWithValue(myweb.PageHashAnnotation, myweb.PageHash(w.Spec.PageContentHtml)))
+	g.Expect(pod.Spec.Containers[0].VolumeMounts[0].MountPath).To(gomega.Equal("/usr/share/nginx/html"))
+	g.Expect(pod.Spec.Volumes[0].ConfigMap.Name).To(gomega.Equal(w.Name))
+	g.Expect(w.Spec.AutomountServiceAccountToken).NotTo(gomega.BeNil(), "the schema defaults it")
+	g.Expect(pod.Spec.AutomountServiceAccountToken).To(gomega.Equal(w.Spec.AutomountServiceAccountToken))
+	g.Expect(c.svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	g.Expect(c.svc.Spec.Ports).To(gomega.HaveLen(1))
+	g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(w.Spec.NodePortNumber))
+	g.Expect(c.svc.Spec.Ports[0].TargetPort).To(gomega.Equal(intstr.FromString("http")))
+}
+
+// TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
+func TestMyWebCreateAndUpdate(t *testing.T) {
+	t.Setenv("HTTP_PROXY", "http://proxy.example:3128")
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "site", 30110)
+	key := testenv.Create(t, env.Client, w)
+	var c *children
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w = getWeb(g, key)
+		g.Expect(w.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(int32(1))), "replicas defaults to 1")
+		c = getChildren(g, key)
+		expectFollows(g, w, c)
+		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30110/"))
+		g.Expect(w.Status.Ready).To(gomega.Equal("0/1"))
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+	})
+	testenv.ExpectControlledBy(t, w, "MyWeb", "operator.k8s-summit.org/v1", &c.cm, &c.dep, &c.svc)
+	env := c.dep.Spec.Template.Spec.Containers[0].Env
+	if !containsEnv(env, "HTTP_PROXY", "http://proxy.example:3128") || !containsEnv(env, "http_proxy", "http://proxy.example:3128") {
+		t.Errorf("the operator's proxy settings are not passed on: %v", env)
+	}
+
+	updates := map[string]func(*operatorv1.MyWeb){
+		"image":           func(w *operatorv1.MyWeb) { w.Spec.Image = "nginx:1.27-alpine" },
+		"nodePortNumber":  func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 30111 },
+		"pageContentHtml": func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "<h1>two</h1>" },
+		"replicas":        func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](3) },
+		"automountServiceAccountToken": func(w *operatorv1.MyWeb) {
+			w.Spec.AutomountServiceAccountToken = ptr.To(true)
+		},
+	}
+	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas", "automountServiceAccountToken"} {
+		t.Run(field, func(t *testing.T) {
+			patchWeb(t, key, updates[field])
+			testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+				w := getWeb(g, key)
+				expectFollows(g, w, getChildren(g, key))
+				g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+			})
+		})
+	}
+}
+
+func containsEnv(env []corev1.EnvVar, name, value string) bool {
+	for _, e := range env {
+		if e.Name == name && e.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
+func patchWeb(t *testing.T, key types.NamespacedName, f func(*operatorv1.MyWeb)) {
+	t.Helper()
+	testenv.Patch(t, env.Client, key, &operatorv1.MyWeb{}, f)
+}
+
+// TestMyWebDriftReverted: a Deployment scaled by hand, a page edited by hand and a deleted Service come back.
+func TestMyWebDriftReverted(t *testing.T) {
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "drift", 30120)
+	key := testenv.Create(t, env.Client, w)
+	var c *children
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { c = getChildren(g, key) })
+
+	scaled := c.dep.DeepCopy()
+	scaled.Spec.Replicas = ptr.To[int32](5)
+	if err := env.Client.Patch(ctx, scaled, client.MergeFrom(&c.dep), client.FieldOwner("kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	edited := c.cm.DeepCopy()
+	edited.Data["index.html"] = "defaced"
+	if err := env.Client.Patch(ctx, edited, client.MergeFrom(&c.cm), client.FieldOwner("kubectl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(ctx, &c.svc); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		now := getChildren(g, key)
+		expectFollows(g, getWeb(g, key), now)
+		g.Expect(now.svc.UID).NotTo(gomega.Equal(c.svc.UID), "the Service is a new one")
+	})
+}
+
+// TestMyWebZeroWritesAtRest counts the API writes of the controller: a few at creation, none once converged,
+// whatever triggers a reconcile (a label on the MyWeb, a restart of the operator).
+func TestMyWebZeroWritesAtRest(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := startOperator(t, cfg)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "quiet", 30130)
+	key := testenv.Create(t, env.Client, w)
+	converged := func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		expectFollows(g, w, getChildren(g, key))
+		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+	}
+	testenv.Eventually(t, timeout, converged)
+	// The children's watch events reconcile the MyWeb a few more times: wait until one reconcile wrote nothing.
+	waitQuiet(t, rec, key, counter)
+	t.Logf("writes at creation of one MyWeb: %d (%s)", counter.Total(), counter)
+	t.Logf("uncached lookups at creation: %v", counter.Gets())
+	if n := counter.Total(); n > 6 {
+		t.Errorf("%d writes to create one MyWeb (3 children and a status), want at most 6: %s", n, counter)
+	}
+
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, timeout, func() {
+		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Labels = map[string]string{"unrelated": "label"} })
+	})
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a label on a converged MyWeb caused %d writes: %s", n, counter)
+	}
+	expectNoChildLookups(t, counter, "a label on a converged MyWeb")
+
+	mgr.Stop(t)
+	counter.Reset()
+	_, rec2 := startOperator(t, cfg)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a restarted operator wrote %d times to a converged MyWeb: %s", n, counter)
+	}
+	expectNoChildLookups(t, counter, "a restarted operator, converged MyWeb")
+}
+
+// waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
+// through an annotation).
+func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
+	t.Helper()
+	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, env.Client, key, &operatorv1.MyWeb{}) }, timeout)
+}
+
+// TestMyWebInvalidRejected: the schema refuses what cannot work, with a message that names the field.
+func TestMyWebInvalidRejected(t *testing.T) {
+	ns := env.NewNamespace(t, "web")
+	tests := []struct {
+		name   string
+		mutate func(*operatorv1.MyWeb)
+		want   string
+	}{
+		{"node port 0", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 0 }, "spec.nodePortNumber"},
+		{"node port above 65535", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 65536 }, "spec.nodePortNumber"},
+		{"empty image", func(w *operatorv1.MyWeb) { w.Spec.Image = "" }, "spec.image"},
+		{"negative replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas"},
+		{"too many replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](101) }, "spec.replicas"},
+		{"name not a DNS label", func(w *operatorv1.MyWeb) { w.Name = "9.site" }, "metadata.name must be a DNS label"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWeb(ns, "bad", 30140)
+			tc.mutate(w)
+			testenv.ExpectInvalid(t, env.Client, w, tc.want)
+		})
+	}
+}
+
+// TestMyWebSample: the seed's example applies unchanged and converges.
+func TestMyWebSample(t *testing.T) {
+	startOperator(t, nil)
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "config/samples/operator_v1_myweb.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &operatorv1.MyWeb{}
+	if err := yaml.UnmarshalStrict(data, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Create(ctx, w); err != nil {
+		t.Fatalf("the sample does not apply: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, w) })
+	key := client.ObjectKeyFromObject(w)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		expectFollows(g, w, getChildren(g, key))
+		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30100/"))
+	})
+}
+
+// TestMyWebAvailableFollowsDeployment: the conditions, completed and the Events follow the Deployment's status
+// (written here: envtest runs no Deployment controller).
+func TestMyWebAvailableFollowsDeployment(t *testing.T) {
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "avail", 30150)
+	w.Spec.Replicas = ptr.To[int32](2)
+	key := testenv.Create(t, env.Client, w)
+	var dep appsv1.Deployment
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(env.Client.Get(ctx, key, &dep)).To(gomega.Succeed()) })
+
+	testenv.MarkDeploymentAvailable(t, env.Client, key) // the Deployment's 2 replicas
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(meta.IsStatusConditionTrue(w.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
+		g.Expect(w.Status.Completed).To(gomega.BeTrue())
+		g.Expect(w.Status.Ready).To(gomega.Equal("2/2"))
+		g.Expect(w.Status.ReadyReplicas).To(gomega.Equal(int32(2)))
+		g.Expect(events(g, ns, "avail")).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
+	})
+
+	// An image that never pulls: the Deployment's rollout hits its deadline.
+	testenv.SetDeploymentStatus(t, env.Client, key, func(s *appsv1.DeploymentStatus, _ *appsv1.Deployment) {
+		s.AvailableReplicas, s.ReadyReplicas = 0, 0
+		s.Conditions = []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable"},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+				Message: `ReplicaSet "avail-1" has timed out progressing.`},
+		}
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(w.Status.Completed).To(gomega.BeFalse())
+		testenv.ExpectCondition(g, w.Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
+			"ProgressDeadlineExceeded", "timed out progressing")
+		g.Expect(events(g, ns, "avail")).To(gomega.ContainElements("Warning ProgressDeadlineExceeded", "Warning MinimumReplicasUnavailable"))
+	})
+}
+
+// events lists "type reason" of the Events about a MyWeb.
+func events(g gomega.Gomega, ns, name string) []string {
+	return testenv.EventsAbout(g, env.Client, ns, "MyWeb", name)
+}
+
+// TestMyWebNodePortTaken: a node port another Service holds makes the MyWeb Degraded, with the API server's
+// message and a Warning Event; the controller retries with backoff (no hot loop) and recovers once the port
+// is free.
+func TestMyWebNodePortTaken(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	startOperator(t, cfg)
+	ns := env.NewNamespace(t, "web")
+	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30160)
+	w := newWeb(ns, "late", 30160)
+	key := testenv.Create(t, env.Client, w)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, getWeb(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
+			"NodePortInUse", "provided port is already allocated")
+		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
+	})
+	// Backoff, not a hot loop: over 3 seconds, a handful of attempts to create the Service.
+	counter.Reset()
+	start := time.Now()
+	for time.Since(start) < 3*time.Second {
+		time.Sleep(100 * time.Millisecond) // measuring a rate over a fixed window
+	}
+	if n := counter.Writes(false)["PATCH services"]; n > 12 {
+		t.Errorf("%d attempts to apply the Service in 3s: a hot loop (%s)", n, counter)
+	}
+	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
+	if n := len(testenv.EventsOfReason(t, env.Client, ns, "late", "NodePortInUse")); n != 1 {
+		t.Errorf("%d NodePortInUse Events, want 1 (Events on transitions only)", n)
+	}
+
+	if err := env.Client.Delete(ctx, squatter); err != nil {
+		t.Fatal(err)
+	}
+	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+		expectFollows(g, w, getChildren(g, key))
+	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+}
+
+// TestMyWebNodePortOutOfRange: the schema accepts any port, because only the API server knows the cluster's
+// node-port range. A port outside it makes the MyWeb Degraded with the API server's message (which names the
+// range) and one Warning Event, with backoff; moving the port into the range heals it.
+func TestMyWebNodePortOutOfRange(t *testing.T) {
+	startOperator(t, env.Config)
+	ns := env.NewNamespace(t, "web")
+	key := testenv.Create(t, env.Client, newWeb(ns, "outside", 80))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		testenv.ExpectCondition(g, w.Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
+			"NodePortOutOfRange", "The range of valid ports is 30000-32767")
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+		g.Expect(events(g, ns, "outside")).To(gomega.ContainElement("Warning NodePortOutOfRange"))
+	})
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 30166 })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+		c := getChildren(g, key)
+		g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(int32(30166)))
+	})
+	if n := len(testenv.EventsOfReason(t, env.Client, ns, "outside", "NodePortOutOfRange")); n != 1 {
+		t.Errorf("%d NodePortOutOfRange Events, want 1 (Events on transitions only)", n)
+	}
+}
+
+// TestMyWebNeverAdoptsAnObjectItDidNotCreate: a tenant's own ConfigMap, Deployment or Service (no operator101
+// label, so not in the operator's cache) that has the MyWeb's name is never written: the MyWeb is Degraded,
+// ChildNotOwned, naming it, with one Warning Event; the object gets no owner reference, so it survives the
+// MyWeb's deletion; and the MyWeb heals by itself once the object is deleted (testenv.TakenName).
+func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	_, rec := startOperatorWith(t, cfg, kit.Options{NotOwnedRetry: 200 * time.Millisecond})
+	port := int32(30170)
+	check := testenv.TakenName{
+		Client: env.Client, Counter: counter, Reconciles: rec,
+		NewOwner: func(ns, name string) client.Object {
+			port++
+			return newWeb(ns, name, port)
+		},
+		Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+			return getWeb(g, key).Status.Conditions
+		},
+		Children: []func() client.ObjectList{
+			func() client.ObjectList { return &corev1.ConfigMapList{} },
+			func() client.ObjectList { return &appsv1.DeploymentList{} },
+			func() client.ObjectList { return &corev1.ServiceList{} },
+		},
+	}
+	tenant := map[string]func(ns, name string) client.Object{
+		"ConfigMap":  func(ns, name string) client.Object { return testenv.TenantConfigMap(ns, name) },
+		"Deployment": func(ns, name string) client.Object { return testenv.TenantDeployment(ns, name) },
+		"Service":    func(ns, name string) client.Object { return testenv.TenantService(ns, name) },
+	}
+	for _, kind := range []string{"ConfigMap", "Deployment", "Service"} {
+		t.Run(kind, func(t *testing.T) {
+			check.Run(t, tenant[kind](env.NewNamespace(t, "web"), "shop"), timeout)
+		})
+	}
+}
+
+// expectNoChildLookups fails the test when the operator looked a child up past the cache: it does so only for
+// a child the cache lacks, never for a converged MyWeb.
+func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
+	t.Helper()
+	gets := counter.Gets()
+	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"]; n != 0 {
+		t.Errorf("%s: %d uncached lookups of children: %v", what, n, gets)
+	}
+}

@@ -1,0 +1,42 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package operator holds the MyWeb controller: one HTML page served by nginx on a node port.
+package myweb
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// Config is the MyWeb controller's own configuration; it has none yet besides kit.Options.
+type Config struct{}
+
+// Setup registers the MyWeb controller with the manager.
+func Setup(mgr ctrl.Manager, o kit.Options, _ Config) error {
+	r := &MyWebReconciler{Base: kit.NewBase(mgr, "myweb", o)}
+	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
+		Named("myweb").
+		For(&operatorv1.MyWeb{}, builder.WithPredicates(kit.ChangedByOthers())).
+		Owns(&corev1.ConfigMap{}).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}), r.Options, r)
+}

@@ -1,0 +1,60 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package myweb
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/operator101/operator101/api/conditions"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// desiredReplicas is spec.replicas, 1 when unset (the CRD defaults it, but an object read from an older
+// storage version may lack it).
+func desiredReplicas(w *operatorv1.MyWeb) int32 {
+	if w.Spec.Replicas != nil {
+		return *w.Spec.Replicas
+	}
+	return 1
+}
+
+// Status is the status a MyWeb gets from its Deployment (nil when it does not exist yet) and the error
+// of writing its children (nil when they match the spec). Unchanged conditions keep their lastTransitionTime;
+// now is the lastTransitionTime of those that change.
+func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, applyErr error, now metav1.Time) operatorv1.MyWebStatus {
+	desired := desiredReplicas(w)
+	s := operatorv1.MyWebStatus{
+		ObservedGeneration: w.Generation,
+		Conditions: kit.RolloutConditions(w.Status.Conditions, kit.RolloutInput{
+			Generation: w.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr,
+			Where: "the page is served at " + URL(w), Now: now,
+		}),
+		URL: URL(w),
+	}
+	if dep != nil {
+		s.Replicas = dep.Status.Replicas
+		s.ReadyReplicas = dep.Status.ReadyReplicas
+	}
+	s.Ready = fmt.Sprintf("%d/%d", s.ReadyReplicas, desired)
+	s.Completed = meta.IsStatusConditionTrue(s.Conditions, conditions.Available)
+	return s
+}

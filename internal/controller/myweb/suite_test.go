@@ -1,0 +1,58 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package myweb_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+const timeout = 30 * time.Second
+
+var ctx = context.Background()
+
+// startOperator runs the MyWeb controller in a manager on cfg (env.Config when nil), with the real manager's
+// cache: only operator101's own children (labelled managed-by), trimmed.
+func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
+	return startOperatorWith(t, cfg, kit.Options{})
+}
+
+// startOperatorWith is startOperator with options o (its workers and hook are set here).
+func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
+	rec := testenv.NewReconciles()
+	o.Workers, o.AfterReconcile = 2, rec.Add
+	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+		return myweb.Setup(mgr, o, myweb.Config{})
+	}, func(o *ctrl.Options) { o.Cache = (&controller.Options{}).CacheOptions() })
+	return mgr, rec
+}

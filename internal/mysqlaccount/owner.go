@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mysqlaccount
+
+import (
+	"crypto/pbkdf2"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Ownership. operator101 changes or drops only accounts it created for a DatabaseUser, and it keeps that record
+// in the database server itself, in a table of its own schema: the record survives the operator, its
+// reinstallation, and a cluster restored without it. The admin account creates the schema on first use.
+
+// OwnershipSchema is operator101's schema on each server: it holds the ownership records.
+const OwnershipSchema = "operator101"
+
+// ownershipTable is the table of records, one per account.
+const ownershipTable = "`" + OwnershipSchema + "`.`accounts`"
+
+// createOwnership creates the schema and the table. The columns compare user names as the server does
+// (binary); hosts are stored as given (the DatabaseUser schema keeps them lower case).
+var createOwnership = []string{
+	"CREATE DATABASE IF NOT EXISTS `" + OwnershipSchema + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+	"CREATE TABLE IF NOT EXISTS " + ownershipTable + ` (
+	  user            VARCHAR(80)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+	  host            VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+	  owner_uid       VARCHAR(64)  NOT NULL,
+	  owner_namespace VARCHAR(63)  NOT NULL,
+	  owner_name      VARCHAR(253) NOT NULL,
+	  password_digest VARCHAR(64)  NOT NULL DEFAULT '',
+	  auth_string     TEXT         NOT NULL,
+	  PRIMARY KEY (user, host)
+	) ENGINE=InnoDB COMMENT='operator101: accounts it created, and for which DatabaseUser'`,
+}
+
+// SystemSchemas are never granted through a DatabaseUser: the server's own, and operator101's records.
+var SystemSchemas = []string{"mysql", "sys", "information_schema", "performance_schema", OwnershipSchema}
+
+func systemSchema(db string) bool {
+	return slices.ContainsFunc(SystemSchemas, func(s string) bool { return strings.EqualFold(s, db) })
+}
+
+// Owner is the DatabaseUser an account belongs to.
+type Owner struct {
+	UID, Namespace, Name string
+}
+
+func (o Owner) String() string { return o.Namespace + "/" + o.Name }
+
+// record is one ownership row.
+type record struct {
+	Owner
+	// PasswordDigest is passwordDigest of the password last set (MySQL, where the stored hash is salted).
+	PasswordDigest string
+	// AuthString is the authentication_string the server stored when operator101 last set the password.
+	AuthString string
+}
+
+// Reserved says whether user is an account no DatabaseUser may have: root, the target's admin, the server's
+// own accounts (mysql.sys, mysql.session, mysql.infoschema, mariadb.sys), PUBLIC (MariaDB's role of every
+// user) and the anonymous user.
+func Reserved(user, adminUser string) bool {
+	switch {
+	case user == "", user == adminUser, strings.EqualFold(user, "root"), strings.EqualFold(user, "PUBLIC"),
+		strings.EqualFold(user, "mariadb.sys"), strings.HasPrefix(strings.ToLower(user), "mysql."):
+		return true
+	}
+	return false
+}
+
+// passwordDigest is what the record keeps of a password: PBKDF2-SHA256, salted with the owner and the account,
+// so that equal passwords give different digests and the digest is costly to guess from. It only tells whether
+// the Secret's password changed, where the server's hash is salted (caching_sha2_password).
+func passwordDigest(password string, o Owner, user, host string) string {
+	salt := []byte("operator101\x00" + o.UID + "\x00" + user + "\x00" + host)
+	key, err := pbkdf2.Key(sha256.New, password, salt, 4096, 32)
+	if err != nil { // only for parameters FIPS mode refuses; these are fixed
+		panic(err)
+	}
+	return hex.EncodeToString(key)
+}
+
+// decision is what Ensure may do with an account.
+type decision int
+
+const (
+	// manage: the account is the owner's (recorded), or does not exist yet and may be created.
+	manage decision = iota
+	// adopt: it exists without a record and the target allows taking it over: record it, then manage.
+	adopt
+)
+
+// decide is the ownership rule, a pure function of the desired account and what the server holds. It
+// returns an error of KindNotOwned when the account (or its user name) belongs to someone else; the message,
+// which ends up in the DatabaseUser's status, never names another DatabaseUser.
+func decide(a Account, o *Observed) (decision, error) {
+	acct := a.User + "@" + a.Host
+	notOwned := func(format string, args ...any) (decision, error) {
+		return 0, &Error{Kind: KindNotOwned, Op: "account " + acct, Err: fmt.Errorf(format, args...)}
+	}
+	for _, h := range o.OtherHosts {
+		if r := o.OtherRecords[h]; r == nil || r.UID != a.Owner.UID {
+			return notOwned("user %q also exists with host %q, which operator101 did not create for this DatabaseUser: "+
+				"a second host would share that user name", a.User, h)
+		}
+	}
+	switch r := o.Record; {
+	case r != nil && r.UID == a.Owner.UID:
+		return manage, nil
+	case r != nil:
+		// Which DatabaseUser owns it is not said: it may be another tenant's. The server's admin can read it.
+		if o.Exists {
+			return notOwned("it is recorded as another DatabaseUser's")
+		}
+		return notOwned("it does not exist, but is recorded as another DatabaseUser's; if that DatabaseUser is "+
+			"gone, the server's admin can delete its row from %s.accounts", OwnershipSchema)
+	case o.Exists && a.Adopt:
+		return adopt, nil
+	case o.Exists:
+		return notOwned("it exists and was not created by operator101 for this DatabaseUser " +
+			"(the DatabaseTarget's existingAccounts: Adopt would take it over)")
+	}
+	return manage, nil
+}

@@ -1,0 +1,201 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mysqlaccount
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var (
+	mariadb106  = Server{Flavor: MariaDB, Major: 10, Minor: 6, Patch: 21}
+	mariadb1011 = Server{Flavor: MariaDB, Major: 10, Minor: 11, Patch: 19}
+	mariadb118  = Server{Flavor: MariaDB, Major: 11, Minor: 8, Patch: 3}
+	mysql80     = Server{Flavor: MySQL, Major: 8, Minor: 0, Patch: 40}
+	mysql84     = Server{Flavor: MySQL, Major: 8, Minor: 4, Patch: 3}
+	mysql91     = Server{Flavor: MySQL, Major: 9, Minor: 1, Patch: 0}
+)
+
+const salt = "abcdefghijklmnopqrst"
+
+// TestPlanPerFlavour: the same desired accounts, planned for each flavour and version operator101 supports.
+func TestPlanPerFlavour(t *testing.T) {
+	const pw = "s3cret'; DROP USER x; --"
+	owner := Owner{UID: "uid-1", Namespace: "team", Name: "app"}
+	native := NativePasswordHash(pw)
+	sha2, err := cachingSHA2AuthString(pw, salt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := passwordDigest(pw, owner, "app", "%")
+	mariadbPrivs := serverPrivileges(mariadb1011)
+	mysqlPrivs := serverPrivileges(mysql84)
+	ours := func(digest, auth string) *record {
+		return &record{Owner: owner, PasswordDigest: digest, AuthString: auth}
+	}
+
+	type flavour struct {
+		servers []Server
+		o       Observed
+		want    []string
+		sets    bool
+	}
+	for _, tc := range []struct {
+		name     string
+		a        Account
+		flavours []flavour
+	}{{
+		name: "absent account is created with its grants",
+		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, Grants: map[string][]string{"shop_db": {"SELECT", "INSERT"}}},
+		flavours: []flavour{{
+			servers: []Server{mariadb106, mariadb1011, mariadb118},
+			o:       Observed{serverPrivileges: mariadbPrivs, Record: ours("", "")},
+			want: []string{
+				"CREATE USER `app`@`%` IDENTIFIED BY PASSWORD '" + native + "' WITH MAX_USER_CONNECTIONS 0",
+				"GRANT INSERT, SELECT ON `shop\\_db`.* TO `app`@`%`",
+			},
+			sets: true,
+		}, {
+			servers: []Server{mysql80, mysql84, mysql91},
+			o:       Observed{serverPrivileges: mysqlPrivs, Record: ours("", "")},
+			want: []string{
+				"CREATE USER `app`@`%` IDENTIFIED WITH caching_sha2_password AS '" + sha2 + "' WITH MAX_USER_CONNECTIONS 0",
+				"GRANT INSERT, SELECT ON `shop\\_db`.* TO `app`@`%`",
+			},
+			sets: true,
+		}},
+	}, {
+		name: "converged account needs nothing",
+		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, MaxUserConnections: 5, Grants: map[string][]string{"d": {"SELECT"}}},
+		flavours: []flavour{{
+			servers: []Server{mariadb106, mariadb1011, mariadb118},
+			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: native, MaxUserConnections: 5,
+				Grants: map[string][]string{"d": {"SELECT"}}, serverPrivileges: mariadbPrivs, Record: ours("", "")},
+		}, {
+			servers: []Server{mysql80, mysql84, mysql91},
+			o: Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$stored", MaxUserConnections: 5,
+				Grants: map[string][]string{"d": {"SELECT"}}, serverPrivileges: mysqlPrivs, Record: ours(digest, "$A$005$stored")},
+		}},
+	}, {
+		name: "the Secret changed",
+		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, MaxUserConnections: 5},
+		flavours: []flavour{{
+			servers: []Server{mariadb1011},
+			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: "*OLD", MaxUserConnections: 5,
+				serverPrivileges: mariadbPrivs, Record: ours("", "")},
+			want: []string{"ALTER USER `app`@`%` IDENTIFIED BY PASSWORD '" + native + "'"},
+			sets: true,
+		}, {
+			servers: []Server{mysql80, mysql84, mysql91},
+			o: Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$stored", MaxUserConnections: 5,
+				serverPrivileges: mysqlPrivs, Record: ours(passwordDigest("old", owner, "app", "%"), "$A$005$stored")},
+			want: []string{"ALTER USER `app`@`%` IDENTIFIED WITH caching_sha2_password AS '" + sha2 + "'"},
+			sets: true,
+		}},
+	}, {
+		name: "the password was changed by hand in the server",
+		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner},
+		flavours: []flavour{{
+			servers: []Server{mysql84},
+			o: Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$byhand", serverPrivileges: mysqlPrivs,
+				Record: ours(digest, "$A$005$stored")},
+			want: []string{"ALTER USER `app`@`%` IDENTIFIED WITH caching_sha2_password AS '" + sha2 + "'"},
+			sets: true,
+		}, {
+			servers: []Server{mysql80},
+			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: native, serverPrivileges: mysqlPrivs,
+				Record: ours(digest, native)},
+			want: []string{"ALTER USER `app`@`%` IDENTIFIED WITH caching_sha2_password AS '" + sha2 + "'"},
+			sets: true,
+		}, {
+			servers: []Server{mariadb118},
+			o:       Observed{Exists: true, Plugin: "ed25519", AuthString: "x", serverPrivileges: mariadbPrivs, Record: ours("", "")},
+			want:    []string{"ALTER USER `app`@`%` IDENTIFIED BY PASSWORD '" + native + "'"},
+			sets:    true,
+		}},
+	}, {
+		name: "limit, extra and missing privileges, grants on another database and GRANT OPTION",
+		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, Grants: map[string][]string{"d": {"SELECT", "UPDATE"}}},
+		flavours: []flavour{{
+			servers: []Server{mariadb1011},
+			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: native, MaxUserConnections: 3,
+				Grants: map[string][]string{"d": {"DELETE", "GRANT OPTION", "SELECT"}, "other": {"SELECT"}}, serverPrivileges: mariadbPrivs,
+				Record: ours("", "")},
+			want: []string{
+				"ALTER USER `app`@`%` WITH MAX_USER_CONNECTIONS 0",
+				"REVOKE DELETE, GRANT OPTION ON `d`.* FROM `app`@`%`",
+				"GRANT UPDATE ON `d`.* TO `app`@`%`",
+				"REVOKE SELECT ON `other`.* FROM `app`@`%`",
+			},
+		}},
+	}, {
+		name: "ALL PRIVILEGES expands to what the server has",
+		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, Grants: map[string][]string{"d": {"ALL PRIVILEGES"}}},
+		flavours: []flavour{{
+			servers: []Server{mariadb1011, mysql84},
+			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: native, Grants: map[string][]string{"d": {"SELECT"}},
+				serverPrivileges: []string{"INSERT", "SELECT"}, Record: ours(digest, native)},
+			want: []string{"GRANT INSERT ON `d`.* TO `app`@`%`"},
+		}},
+	}} {
+		for _, f := range tc.flavours {
+			for _, s := range f.servers {
+				t.Run(tc.name+"/"+s.String(), func(t *testing.T) {
+					o := f.o
+					if s.Flavor == MySQL && tc.name == "ALL PRIVILEGES expands to what the server has" {
+						o.Plugin, o.AuthString = "caching_sha2_password", "$A$005$stored"
+						o.Record = ours(digest, "$A$005$stored")
+					}
+					got, sets, err := plan(tc.a, &o, s, salt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, f.want) || sets != f.sets {
+						t.Errorf("got (sets password %v)\n%s\nwant (%v)\n%s", sets, strings.Join(got, "\n"), f.sets, strings.Join(f.want, "\n"))
+					}
+					for _, stmt := range got {
+						if strings.Contains(stmt, pw) {
+							t.Errorf("statement carries the password: %s", stmt)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestPlanRejects(t *testing.T) {
+	for name, tc := range map[string]struct {
+		a Account
+		s Server
+	}{
+		"privilege outside the allow-list": {Account{User: "u", Host: "%", Grants: map[string][]string{"d": {"SUPER"}}}, mariadb1011},
+		"database with NUL":                {Account{User: "u", Host: "%", Grants: map[string][]string{"d\x00": {"SELECT"}}}, mariadb1011},
+		"system schema":                    {Account{User: "u", Host: "%", Grants: map[string][]string{"MySQL": {"SELECT"}}}, mariadb1011},
+		"operator101's records":            {Account{User: "u", Host: "%", Grants: map[string][]string{"operator101": {"SELECT"}}}, mysql84},
+		"DELETE HISTORY is MariaDB's only": {Account{User: "u", Host: "%", Grants: map[string][]string{"d": {"DELETE HISTORY"}}}, mysql84},
+	} {
+		if _, _, err := plan(tc.a, &Observed{}, tc.s, salt); KindOf(err) != KindInvalidGrant {
+			t.Errorf("%s: got %v, want an InvalidGrant error", name, err)
+		}
+	}
+	if _, _, err := plan(Account{User: "u\x00", Host: "%"}, &Observed{}, mariadb1011, salt); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("user with NUL: got %v", err)
+	}
+}

@@ -1,0 +1,561 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package sqlx is the DatabaseUser controller's SQL layer: it makes a MariaDB/MySQL account match a desired
+// state (password, connection limit, database-level grants) and drops it, with the admin credentials of a
+// target, over TLS when the target asks for it. It touches only accounts it recorded as created for their
+// owner (owner.go), and plans statements for the server's flavour (plan.go). It never puts a password into SQL
+// text, an error or a log line.
+package mysqlaccount
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+func init() {
+	// The driver's own logger prints connection noise to stderr; errors reach us as values anyway.
+	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
+}
+
+// Target is where to connect and as whom: the operator's admin account of one database server.
+type Target struct {
+	Host     string
+	Port     int
+	User     string
+	Password string
+	// TLS, when set, secures the connection: the handshake is encrypted before any credential is sent, and
+	// a server without TLS is refused rather than spoken to in the clear. nil: no TLS.
+	TLS *tls.Config
+}
+
+// Account is the desired state of one account.
+type Account struct {
+	User string
+	Host string
+	// Password is the plain password; only a hash of it (the flavour's) is sent to the server.
+	Password string
+	// MaxUserConnections is the connection limit, 0 for none.
+	MaxUserConnections int64
+	// Grants maps database names (literal, not patterns) to privilege names (see Privileges).
+	Grants map[string][]string
+	// Owner is the DatabaseUser the account is recorded for.
+	Owner Owner
+	// Adopt allows taking over an existing account that has no ownership record (the target's policy).
+	Adopt bool
+}
+
+// Kind classifies an error so that the controller can say why in a condition.
+type Kind int
+
+const (
+	KindOther Kind = iota
+	KindUnreachable
+	KindAccessDenied
+	KindInvalidAccount
+	KindInvalidGrant
+	// KindNotOwned: the account (or its user name) exists and was not created for this owner.
+	KindNotOwned
+	// KindReserved: root, the admin, the server's own accounts: never managed.
+	KindReserved
+	// KindUnsupportedServer: a flavour or version operator101 does not manage accounts on.
+	KindUnsupportedServer
+)
+
+// Error is an operation that failed, with its kind.
+type Error struct {
+	Kind Kind
+	Op   string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Op + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the Kind of err (KindOther when it is not an *Error).
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindOther
+}
+
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Kind: classify(err), Op: op, Err: err}
+}
+
+func classify(err error) Kind {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1044, 1045, 1142, 1227, 1410, 1698:
+			return KindAccessDenied
+		case 1470, 1300, 1396, 1064, 1059, 1166, 1267:
+			return KindInvalidAccount
+		case 1102, 1103, 1049:
+			return KindInvalidGrant
+		case 1040, 1203, 1226, 2002, 2003, 2006, 2013:
+			return KindUnreachable
+		}
+		return KindOther
+	}
+	if errors.Is(err, ErrInvalidName) {
+		return KindInvalidAccount
+	}
+	var ne net.Error
+	var unknownCA x509.UnknownAuthorityError
+	var badName x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &unknownCA) || errors.As(err, &badName) || errors.As(err, &invalid) || errors.As(err, &verify) ||
+		errors.Is(err, mysql.ErrNoTLS) {
+		return KindUnreachable // the server cannot be reached the way the target requires
+	}
+	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return KindUnreachable
+	}
+	return KindOther
+}
+
+// Client is a connection pool to one target.
+type Client struct {
+	db     *sql.DB
+	server Server
+	admin  string
+	// ownership: the ownership table is known to exist.
+	ownership bool
+}
+
+// Open connects to t, checks that the server answers and accepts the credentials, and finds out which server
+// it is. A server operator101 does not support is an error of KindUnsupportedServer.
+func Open(ctx context.Context, t Target, timeout time.Duration) (*Client, error) {
+	cfg := mysql.NewConfig()
+	cfg.Net = "tcp"
+	cfg.Addr = net.JoinHostPort(t.Host, strconv.Itoa(t.Port))
+	cfg.User = t.User
+	cfg.Passwd = t.Password
+	cfg.Timeout = timeout
+	cfg.ReadTimeout = 2 * timeout
+	cfg.WriteTimeout = 2 * timeout
+	cfg.InterpolateParams = false // placeholders are bound by the server
+	if t.TLS != nil {
+		cfg.TLS = t.TLS.Clone()
+		cfg.AllowFallbackToPlaintext = false
+	}
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, wrap("configuring the connection", err)
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(2)
+	db.SetConnMaxLifetime(time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var version string
+	if err := db.QueryRowContext(pingCtx, "SELECT VERSION()").Scan(&version); err != nil {
+		_ = db.Close()
+		return nil, wrap(fmt.Sprintf("connecting to %s as %s", cfg.Addr, t.User), err)
+	}
+	server, err := ParseVersion(version)
+	if err != nil {
+		_ = db.Close()
+		return nil, &Error{Kind: KindUnsupportedServer, Op: "connecting to " + cfg.Addr, Err: err}
+	}
+	if why := server.supported(); why != "" {
+		_ = db.Close()
+		return nil, &Error{Kind: KindUnsupportedServer, Op: "connecting to " + cfg.Addr, Err: errors.New(why)}
+	}
+	return &Client{db: db, server: server, admin: t.User}, nil
+}
+
+// Server is the server the client is connected to.
+func (c *Client) Server() Server { return c.server }
+
+// Close closes the pool.
+func (c *Client) Close() error { return c.db.Close() }
+
+// DB exposes the pool, for tests.
+func (c *Client) DB() *sql.DB { return c.db }
+
+// privilegeColumns maps the privilege columns of mysql.db to privilege names. GRANT OPTION is never
+// desired; it is listed so that a grant option given by hand is revoked.
+var privilegeColumns = map[string]string{
+	"Select_priv":           "SELECT",
+	"Insert_priv":           "INSERT",
+	"Update_priv":           "UPDATE",
+	"Delete_priv":           "DELETE",
+	"Create_priv":           "CREATE",
+	"Drop_priv":             "DROP",
+	"Grant_priv":            "GRANT OPTION",
+	"References_priv":       "REFERENCES",
+	"Index_priv":            "INDEX",
+	"Alter_priv":            "ALTER",
+	"Create_tmp_table_priv": "CREATE TEMPORARY TABLES",
+	"Lock_tables_priv":      "LOCK TABLES",
+	"Create_view_priv":      "CREATE VIEW",
+	"Show_view_priv":        "SHOW VIEW",
+	"Create_routine_priv":   "CREATE ROUTINE",
+	"Alter_routine_priv":    "ALTER ROUTINE",
+	"Execute_priv":          "EXECUTE",
+	"Event_priv":            "EVENT",
+	"Trigger_priv":          "TRIGGER",
+	"Delete_history_priv":   "DELETE HISTORY",
+}
+
+// AllPrivileges is the name that stands for every database-level privilege of the server.
+const AllPrivileges = "ALL PRIVILEGES"
+
+// Privileges is the set of privilege names an Account may ask for.
+func Privileges() []string {
+	var out []string
+	for _, p := range privilegeColumns {
+		if p != "GRANT OPTION" {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return append([]string{AllPrivileges}, out...)
+}
+
+// Observed is what the server has for an account.
+type Observed struct {
+	Exists             bool
+	Plugin             string
+	AuthString         string
+	MaxUserConnections int64
+	// Grants maps database patterns (as stored in mysql.db) to privilege names.
+	Grants map[string][]string
+	// Record is the account's ownership record, nil when there is none.
+	Record *record
+	// OtherHosts are the hosts the same user name exists with, besides this account's; OtherRecords their
+	// ownership records.
+	OtherHosts   []string
+	OtherRecords map[string]*record
+	// serverPrivileges are the privileges the server's mysql.db knows (ALL PRIVILEGES expands to them).
+	serverPrivileges []string
+}
+
+// Observe reads the account user@host, the same user's other hosts, and their ownership records.
+func (c *Client) Observe(ctx context.Context, user, host string) (*Observed, error) {
+	o := &Observed{Grants: map[string][]string{}, OtherRecords: map[string]*record{}}
+	row := c.db.QueryRowContext(ctx,
+		"SELECT plugin, authentication_string, max_user_connections FROM mysql.user WHERE User = ? AND Host = ?",
+		user, host)
+	switch err := row.Scan(&o.Plugin, &o.AuthString, &o.MaxUserConnections); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, wrap("reading mysql.user", err)
+	default:
+		o.Exists = true
+	}
+	hosts, err := c.db.QueryContext(ctx, "SELECT Host FROM mysql.user WHERE User = ? AND Host <> ? ORDER BY Host", user, host)
+	if err != nil {
+		return nil, wrap("reading mysql.user", err)
+	}
+	for hosts.Next() {
+		var h string
+		if err := hosts.Scan(&h); err != nil {
+			_ = hosts.Close()
+			return nil, wrap("reading mysql.user", err)
+		}
+		o.OtherHosts = append(o.OtherHosts, h)
+	}
+	_ = hosts.Close()
+	if err := hosts.Err(); err != nil {
+		return nil, wrap("reading mysql.user", err)
+	}
+	if err := c.observeRecords(ctx, o, user, host); err != nil {
+		return nil, err
+	}
+	rows, err := c.db.QueryContext(ctx, "SELECT * FROM mysql.db WHERE User = ? AND Host = ?", user, host)
+	if err != nil {
+		return nil, wrap("reading mysql.db", err)
+	}
+	defer func() { _ = rows.Close() }()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, wrap("reading mysql.db", err)
+	}
+	for _, col := range cols {
+		if p, ok := privilegeColumns[col]; ok && p != "GRANT OPTION" {
+			o.serverPrivileges = append(o.serverPrivileges, p)
+		}
+	}
+	sort.Strings(o.serverPrivileges)
+	for rows.Next() {
+		vals := make([]sql.RawBytes, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, wrap("reading mysql.db", err)
+		}
+		var db string
+		var privs []string
+		for i, col := range cols {
+			switch {
+			case col == "Db":
+				db = string(vals[i])
+			case privilegeColumns[col] != "" && string(vals[i]) == "Y":
+				privs = append(privs, privilegeColumns[col])
+			}
+		}
+		sort.Strings(privs)
+		o.Grants[db] = privs
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("reading mysql.db", err)
+	}
+	return o, nil
+}
+
+// observeRecords reads the ownership records of user (none while the table does not exist: nothing was
+// recorded on this server yet).
+func (c *Client) observeRecords(ctx context.Context, o *Observed, user, host string) error {
+	if !c.ownership {
+		var n int
+		if err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'accounts'",
+			OwnershipSchema).Scan(&n); err != nil {
+			return wrap("looking for the ownership records", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		c.ownership = true
+	}
+	rows, err := c.db.QueryContext(ctx, "SELECT host, owner_uid, owner_namespace, owner_name, password_digest, auth_string FROM "+
+		ownershipTable+" WHERE user = ?", user)
+	if err != nil {
+		return wrap("reading the ownership records", err)
+	}
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		var h string
+		r := &record{}
+		if err := rows.Scan(&h, &r.UID, &r.Namespace, &r.Name, &r.PasswordDigest, &r.AuthString); err != nil {
+			return wrap("reading the ownership records", err)
+		}
+		if h == host {
+			o.Record = r
+		} else {
+			o.OtherRecords[h] = r
+		}
+	}
+	return wrap("reading the ownership records", rows.Err())
+}
+
+// record writes the ownership record of a (creating the table on first use).
+func (c *Client) record(ctx context.Context, a Account) error {
+	if !c.ownership {
+		for _, stmt := range createOwnership {
+			if _, err := c.db.ExecContext(ctx, stmt); err != nil {
+				return wrap("creating the ownership records", err)
+			}
+		}
+		c.ownership = true
+	}
+	_, err := c.db.ExecContext(ctx, "INSERT INTO "+ownershipTable+
+		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
+		a.User, a.Host, a.Owner.UID, a.Owner.Namespace, a.Owner.Name)
+	return wrap("recording the account's owner", err)
+}
+
+// Ensure makes the account match a and returns how many statements that write it ran (0 when it already
+// matched). Nothing is executed for a reserved account, a grant on a system schema, or an account a.Owner
+// does not own (KindReserved, KindInvalidGrant, KindNotOwned).
+func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
+	if err := checkAccount(a.User, a.Host); err != nil {
+		return 0, err
+	}
+	if Reserved(a.User, c.admin) {
+		return 0, &Error{Kind: KindReserved, Op: "account " + a.User + "@" + a.Host,
+			Err: errors.New("it is reserved (root, the target's admin, the server's own accounts): never managed by operator101")}
+	}
+	for db := range a.Grants {
+		if systemSchema(db) {
+			return 0, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
+		}
+	}
+	o, err := c.Observe(ctx, a.User, a.Host)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := decide(a, o); err != nil {
+		return 0, err
+	}
+	recordFirst := o.Record == nil // a new account, or one adopted: recorded before anything is done to it
+	if recordFirst {
+		o.Record = &record{Owner: a.Owner}
+	}
+	salt, err := randomSalt()
+	if err != nil {
+		return 0, err
+	}
+	// Planned before the record is written: a plan the server cannot take leaves no record behind, which would
+	// otherwise make an account created later by someone else this DatabaseUser's.
+	stmts, setsPassword, err := plan(a, o, c.server, salt)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	if recordFirst {
+		if err := c.record(ctx, a); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	for i, s := range stmts {
+		if _, err := c.db.ExecContext(ctx, s); err != nil {
+			// The statement is not part of the error: it holds the password hash.
+			return n + i, wrap(fmt.Sprintf("statement %d of %d (%s)", i+1, len(stmts), verb(s)), err)
+		}
+	}
+	n += len(stmts)
+	if setsPassword {
+		// What the server stored, and a digest of the password: how the next check knows, where the hash is
+		// salted, whether either changed.
+		var auth string
+		if err := c.db.QueryRowContext(ctx, "SELECT authentication_string FROM mysql.user WHERE User = ? AND Host = ?",
+			a.User, a.Host).Scan(&auth); err != nil {
+			return n, wrap("reading mysql.user", err)
+		}
+		if _, err := c.db.ExecContext(ctx, "UPDATE "+ownershipTable+" SET password_digest = ?, auth_string = ? WHERE user = ? AND host = ?",
+			passwordDigest(a.Password, a.Owner, a.User, a.Host), auth, a.User, a.Host); err != nil {
+			return n, wrap("updating the ownership record", err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
+const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+func randomSalt() (string, error) {
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
+	}
+	return string(b), nil
+}
+
+// MaxUserLength is the longest user name MariaDB documents (80 characters).
+const MaxUserLength = 80
+
+// checkAccount refuses, before any SQL, an account MariaDB could not store as it is.
+func checkAccount(user, host string) error {
+	if _, err := accountName(user, host); err != nil {
+		return &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
+	}
+	if n := utf8.RuneCountInString(user); n > MaxUserLength {
+		return &Error{Kind: KindInvalidAccount, Op: "account name",
+			Err: fmt.Errorf("%w: user is %d characters long, at most %d are allowed", ErrInvalidName, n, MaxUserLength)}
+	}
+	return nil
+}
+
+// verb names a statement without its arguments, for errors.
+func verb(stmt string) string {
+	f := strings.Fields(stmt)
+	if len(f) >= 2 && (f[0] == "CREATE" || f[0] == "ALTER" || f[0] == "DROP") {
+		return f[0] + " " + f[1]
+	}
+	if len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// Disown deletes the ownership record of user@host when it names owner, and leaves the account: it is then as
+// if made by hand, and a DatabaseTarget that allows adoption can give it to another DatabaseUser. It reports
+// whether there was such a record.
+func (c *Client) Disown(ctx context.Context, user, host string, owner Owner) (bool, error) {
+	o, err := c.Observe(ctx, user, host)
+	if err != nil || o.Record == nil || o.Record.UID != owner.UID {
+		return false, err
+	}
+	if _, err := c.db.ExecContext(ctx, "DELETE FROM "+ownershipTable+" WHERE user = ? AND host = ?", user, host); err != nil {
+		return false, wrap("deleting the ownership record", err)
+	}
+	return true, nil
+}
+
+// DropResult says what Drop did.
+type DropResult struct {
+	// Dropped: the owner's account existed and was dropped.
+	Dropped bool
+	// NotOwned: the account exists and is not the owner's; it was left untouched.
+	NotOwned bool
+}
+
+// Drop drops user@host, and its ownership record, when the record names owner. Any other account is left
+// as it is.
+func (c *Client) Drop(ctx context.Context, user, host string, owner Owner) (DropResult, error) {
+	if err := checkAccount(user, host); err != nil {
+		return DropResult{}, err
+	}
+	if Reserved(user, c.admin) {
+		return DropResult{}, &Error{Kind: KindReserved, Op: "account " + user + "@" + host,
+			Err: errors.New("it is reserved: never dropped by operator101")}
+	}
+	o, err := c.Observe(ctx, user, host)
+	if err != nil {
+		return DropResult{}, err
+	}
+	if o.Record == nil || o.Record.UID != owner.UID {
+		return DropResult{NotOwned: o.Exists}, nil
+	}
+	acct, err := accountName(user, host)
+	if err != nil {
+		return DropResult{}, &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
+	}
+	if o.Exists || len(o.Grants) > 0 {
+		if _, err := c.db.ExecContext(ctx, "DROP USER IF EXISTS "+acct); err != nil {
+			return DropResult{}, wrap("DROP USER", err)
+		}
+	}
+	// After the account: a record without its account is harmless (its owner's drop removes it on retry),
+	// an account without its record could not be dropped again.
+	if _, err := c.db.ExecContext(ctx, "DELETE FROM "+ownershipTable+" WHERE user = ? AND host = ?", user, host); err != nil {
+		return DropResult{}, wrap("deleting the ownership record", err)
+	}
+	return DropResult{Dropped: o.Exists}, nil
+}
