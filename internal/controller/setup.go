@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controllers wires the controllers of every operator101 kind into one manager.
-// The reconcile logic of each kind lives in its group's folder: controllers/<group>/.
+// Package controller wires the controllers of every operator101 kind into one manager.
+// The reconcile logic of each kind lives in its own package: internal/controller/<kind>/.
 package controller
 
 import (

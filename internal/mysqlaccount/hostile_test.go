@@ -33,7 +33,7 @@ import (
 var server *mariadbtest.Server
 
 // owner is the DatabaseUser the tests' accounts are recorded for.
-var owner = mysqlaccount.Owner{UID: "0b5e1d3c-test", Namespace: "sqlx-test", Name: "hostile"}
+var owner = mysqlaccount.Owner{UID: "0b5e1d3c-test", Namespace: "mysqlaccount-test", Name: "hostile"}
 
 func TestMain(m *testing.M) {
 	flag.Parse()

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package app holds the AppService controller: an image run as a Deployment, exposed by a NodePort Service.
+// Package appservice holds the AppService controller: an image run as a Deployment, exposed by a NodePort Service.
 package appservice
 
 import (

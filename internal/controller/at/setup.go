@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package cnat holds the At controller: a command run once, in a pod, at a scheduled time (the cnat example
+// Package at holds the At controller: a command run once, in a pod, at a scheduled time (the cnat example
 // of Programming Kubernetes).
 package at
 

@@ -44,7 +44,7 @@ import (
 // Every check reads the Secret and compares it with what the server holds: on MariaDB, the password's
 // mysql_native_password hash with the account's authentication_string (which also reverts a password changed
 // by hand); on MySQL, whose caching_sha2_password strings are salted, a digest of the password and the
-// string the server stored, both kept in the ownership record in the server (package sqlx). Alternatives,
+// string the server stored, both kept in the ownership record in the server (package mysqlaccount). Alternatives,
 // and why not:
 //   - a Secret informer (even metadata-only): list/watch on Secrets cluster-wide, which the operator must
 //     not have;
@@ -62,7 +62,7 @@ import (
 // The DatabaseTarget rules are in databasetarget_controller.go.
 
 // Reconciler makes database accounts match DatabaseUsers, within what their DatabaseTarget allows, and only
-// accounts operator101 created for them (the ownership record in the server, see package sqlx). Secrets are
+// accounts operator101 created for them (the ownership record in the server, see package mysqlaccount). Secrets are
 // read with its options' Reader: direct GETs, never cached or watched.
 type Reconciler struct {
 	kit.Base
@@ -163,7 +163,7 @@ func (r *Reconciler) sync(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser
 		account.User, account.Host, db.Server())}
 }
 
-// failure turns a SQL error into an outcome, with every secret redacted from its message. sqlx puts no
+// failure turns a SQL error into an outcome, with every secret redacted from its message. mysqlaccount puts no
 // password, hash or digest into its errors; the redaction is a second guard.
 func failure(err error, prefix string, secrets ...string) outcome {
 	msg := prefix + redact(err.Error(), secrets...)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package mygroup holds the DatabaseUser and DatabaseTarget controllers: MySQL/MariaDB accounts as Kubernetes
+// Package databaseuser holds the DatabaseUser and DatabaseTarget controllers: MySQL/MariaDB accounts as Kubernetes
 // objects, in database servers the cluster admin declares with a policy.
 package databaseuser
 

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package operator holds the MyWeb controller: one HTML page served by nginx on a node port.
+// Package myweb holds the MyWeb controller: one HTML page served by nginx on a node port.
 package myweb
 
 import (

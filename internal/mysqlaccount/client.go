@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package sqlx is the DatabaseUser controller's SQL layer: it makes a MariaDB/MySQL account match a desired
+// Package mysqlaccount is the DatabaseUser controller's SQL layer: it makes a MariaDB/MySQL account match a desired
 // state (password, connection limit, database-level grants) and drops it, with the admin credentials of a
 // target, over TLS when the target asks for it. It touches only accounts it recorded as created for their
 // owner (owner.go), and plans statements for the server's flavour (plan.go). It never puts a password into SQL
