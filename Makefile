@@ -1,4 +1,6 @@
 # operator101 — see README.md. `make help` lists the targets.
+# This file keeps the kubebuilder/operator-sdk go/v4 scaffold's targets and operator101's own few (demo, ci, catalog,
+# release, verify-generated); the proving ground (cluster, fault injection, benchmarks) is in hack/lab.mk.
 
 # VERSION is the bundle and operator version; a release pipeline sets it: make bundle VERSION=0.2.0
 VERSION ?= 0.2.0
@@ -72,11 +74,6 @@ verify-generated: controller-gen kustomize operator-sdk opm ## Fail if generate/
 fmt: ## Format the code (go fmt).
 	go fmt ./...
 
-.PHONY: fmt-check
-fmt-check: ## Fail if any Go file is not gofmt-formatted.
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
-	if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
-
 .PHONY: vet
 vet: ## Run go vet.
 	go vet ./...
@@ -86,31 +83,15 @@ lint: golangci-lint ## Run golangci-lint (.golangci.yml; the e2e and faults suit
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e ## Everything CI runs: no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end on the local cluster (needs root).
-
-.PHONY: test-unit
-test-unit: envtest operator-sdk opm kustomize ## The edit-test loop: unit and envtest controller tests (go test -short); no root, no cluster, no package installs.
+test: envtest operator-sdk opm kustomize ## Unit and envtest controller tests (go test -short): the edit-test loop; no root, no cluster, no package installs.
 	go test -short ./... -count=1 -timeout 15m $(TEST_ARGS)
 
-.PHONY: check-tracked
-check-tracked: ## Fail if git tracks a compiled binary or a file over 1 MiB (large generated files aside, listed in the script).
-	hack/check-tracked-files.sh
+.PHONY: test-e2e
+test-e2e: ## End to end on the local cluster (or yours: KUBECONFIG, IMAGE_TAG_BASE) with real OLM: Subscription install, samples, upgrade, scorecard, uninstall, run bundle.
+	$(TARGET_VARS) hack/cluster/e2e.sh
 
-.PHONY: test-go
-test-go: envtest operator-sdk opm kustomize image-deps ## Run the Go unit and integration tests (envtest: the locally built etcd + kube-apiserver).
-	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
-
-.PHONY: test-faults
-test-faults: envtest ## Fault injection that needs minutes: random kills of the manager, API server restarts (test/faults, build tag faults).
-	go test -tags faults ./test/faults/... -count=1 -timeout 45m -v $(TEST_ARGS)
-
-.PHONY: bench
-bench: envtest ## Measure convergence, API writes, At latency and memory at scale (hack/bench.sh; BENCH_ARGS, e.g. BENCH_ARGS="-n 100"); docs/performance.md.
-	hack/bench.sh $(BENCH_ARGS)
-
-.PHONY: tools
-tools: envtest image-deps ## Build (or reuse from the cache) every tool the project needs.
-	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm golangci-lint
+.PHONY: ci
+ci: check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end (needs root).
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager.
@@ -119,14 +100,6 @@ build: manifests generate fmt vet ## Build the manager binary into bin/manager.
 .PHONY: run
 run: manifests generate fmt vet dev-apiserver ## Run the manager here against the local API server (console logs, no leader election).
 	OPERATOR_NAMESPACE=$${OPERATOR_NAMESPACE:-operator101-system} go run ./cmd --leader-elect=false --zap-devel --metrics-bind-address=127.0.0.1:8443 --health-probe-bind-address=127.0.0.1:8081
-
-.PHONY: dev-apiserver
-dev-apiserver: envtest ## Start a local API server (etcd + kube-apiserver) with the CRDs installed; kubeconfig in bin/dev-apiserver/.
-	hack/dev-apiserver.sh start
-
-.PHONY: dev-apiserver-down
-dev-apiserver-down: ## Stop the local API server.
-	hack/dev-apiserver.sh stop
 
 .PHONY: demo
 demo: ## The main job: a local cluster with OLM (or yours: KUBECONFIG, IMAGE_TAG_BASE), operator101 installed from its catalog by a Subscription, the samples; prints what to type next.
@@ -235,41 +208,6 @@ catalog-push: ## Push the catalog image.
 scorecard: operator-sdk envtest ## Run the scorecard suites (basic, olm, operator101) on this machine and print a table.
 	go run ./test/scorecard/cmd/scorecard-local --bundle $(BUNDLE_DIR)
 
-.PHONY: image-deps
-image-deps: ## Install podman, buildah, skopeo, runc, busybox-static and jq from Debian when missing.
-	@hack/install-deps.sh
-
-##@ Local cluster
-
-# A real single-node Kubernetes cluster on this machine (hack/cluster/, docs/cluster.md): etcd, the control plane,
-# containerd + kubelet + kube-proxy, CoreDNS and a registry on 127.0.0.1:5000, all under CLUSTER_DIR.
-CLUSTER_DIR ?= $(LOCALBIN)/cluster
-CLUSTER_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig
-
-.PHONY: cluster-up
-cluster-up: ## Start (idempotently) the local single-node cluster; kubeconfig in bin/cluster/kubeconfig.
-	CLUSTER_DIR=$(CLUSTER_DIR) LOCALBIN=$(LOCALBIN) hack/cluster/up.sh
-
-.PHONY: cluster-down
-cluster-down: ## Stop the local cluster and remove its state, bridges and iptables chains.
-	CLUSTER_DIR=$(CLUSTER_DIR) LOCALBIN=$(LOCALBIN) hack/cluster/down.sh
-
-.PHONY: cluster-smoke
-cluster-smoke: ## Check the local cluster: a busybox pod Completes, a pod reaches the API server, a NodePort answers.
-	CLUSTER_DIR=$(CLUSTER_DIR) LOCALBIN=$(LOCALBIN) hack/cluster/smoke.sh
-
-.PHONY: cluster-images
-cluster-images: ## Build the local cluster's images (pause, busybox, web) offline and push them to its registry.
-	hack/cluster/images.sh
-
-.PHONY: olm-install
-olm-install: ## Install OLM v0.41.0 on the local cluster from its released manifests, with locally built images.
-	hack/cluster/olm.sh
-
-.PHONY: test-e2e
-test-e2e: ## End to end on the local cluster (or yours: KUBECONFIG, IMAGE_TAG_BASE) with real OLM: Subscription install, samples, upgrade, scorecard, uninstall, run bundle.
-	$(TARGET_VARS) hack/cluster/e2e.sh
-
-.PHONY: cluster-tools
-cluster-tools: ## Build the local cluster's binaries (kubelet, kube-proxy, controller-manager, scheduler, CoreDNS, grpc_health_probe).
-	@$(TOOLS) etcd kube-apiserver kubectl cluster
+# The proving ground: what make ci runs beside make test, fault injection, benchmarks, the local API server and
+# cluster. Included last, so that make help lists its sections after the scaffold's.
+include hack/lab.mk
