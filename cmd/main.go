@@ -22,10 +22,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -44,92 +42,6 @@ import (
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/metricsauth"
 )
-
-// config is everything the command line and the environment decide.
-type config struct {
-	metricsAddr          string
-	metricsSecure        bool
-	probeAddr            string
-	pprofAddr            string
-	leaderElect          bool
-	leaderElectNamespace string
-	enableHTTP2          bool
-	controllers          controller.Options
-	zap                  zap.Options
-	// memoryLimit is the Go runtime's soft memory limit in bytes (0: none set here), from memoryLimit().
-	memoryLimit int64
-}
-
-// memoryLimitHeadroom is the part of the container's memory limit kept out of the Go runtime's soft limit: the
-// manager binary's own pages (28-31 MiB resident since the metrics filter no longer links k8s.io/apiserver, 45-50
-// before; counted by the cgroup but not by Go) and thread stacks. It was sized, at N=3000, before that change,
-// and has not been measured smaller since.
-const memoryLimitHeadroom = 64 << 20
-
-// memoryLimit returns the soft memory limit for the Go runtime: MEMORY_LIMIT (bytes; the Deployment sets it from
-// the container's limits.memory through the downward API) less memoryLimitHeadroom, and never below half of it,
-// so that the garbage collector works harder near the limit instead of the kernel killing the pod. GOMEMLIMIT,
-// when set, is the runtime's own and wins.
-func memoryLimit(getenv func(string) string) (int64, error) {
-	raw := getenv("MEMORY_LIMIT")
-	if raw == "" || getenv("GOMEMLIMIT") != "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("MEMORY_LIMIT=%q: want a positive number of bytes", raw)
-	}
-	return max(n-memoryLimitHeadroom, n/2), nil
-}
-
-// defaultGCPercent is the manager's GOGC unless the environment sets one. Go's default, 100, lets the heap grow
-// to twice what is live before a collection; the manager's live heap is its cache, which grows with the cluster.
-// With 20 the heap stays within 1.2 times the live one, for about a fifth more CPU (docs/performance.md has the
-// figures).
-const defaultGCPercent = 20
-
-// gcPercent is defaultGCPercent, or 0 (leave the runtime alone) when GOGC is set.
-func gcPercent(getenv func(string) string) int {
-	if getenv("GOGC") != "" {
-		return 0
-	}
-	return defaultGCPercent
-}
-
-// parseConfig reads flags and environment. It never exits: main decides what an error means.
-func parseConfig(args []string, getenv func(string) string, out io.Writer) (*config, error) {
-	cfg := &config{}
-	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	fs.SetOutput(out)
-	fs.StringVar(&cfg.metricsAddr, "metrics-bind-address", ":8443",
-		"Address the metrics endpoint binds to (\"0\" disables it).")
-	fs.BoolVar(&cfg.metricsSecure, "metrics-secure", true,
-		"Serve metrics over HTTPS behind Kubernetes authentication and authorization.")
-	fs.StringVar(&cfg.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes.")
-	fs.StringVar(&cfg.pprofAddr, "pprof-bind-address", "", "Address of a pprof endpoint (empty disables it).")
-	fs.BoolVar(&cfg.leaderElect, "leader-elect", true,
-		"Elect a leader through a Lease so that only one replica reconciles at a time.")
-	fs.StringVar(&cfg.leaderElectNamespace, "leader-election-namespace", "",
-		"Namespace of the leader election Lease (default: the namespace the manager runs in).")
-	fs.BoolVar(&cfg.enableHTTP2, "enable-http2", false,
-		"Allow HTTP/2 on the metrics server (off by default: HTTP/2 rapid reset, CVE-2023-44487).")
-	cfg.controllers.BindFlags(fs)
-	cfg.zap.BindFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
-	}
-	if err := cfg.controllers.Complete(getenv); err != nil {
-		return nil, err
-	}
-	var err error
-	if cfg.memoryLimit, err = memoryLimit(getenv); err != nil {
-		return nil, err
-	}
-	return cfg, nil
-}
 
 func main() {
 	if err := run(); err != nil {
@@ -153,8 +65,8 @@ func run() error {
 		debug.SetMemoryLimit(cfg.memoryLimit)
 		log.Info("Go memory limit set from the container's", "bytes", cfg.memoryLimit)
 	}
-	if gcPercent := gcPercent(os.Getenv); gcPercent > 0 {
-		debug.SetGCPercent(gcPercent)
+	if cfg.gcPercent > 0 {
+		debug.SetGCPercent(cfg.gcPercent)
 	}
 
 	scheme := runtime.NewScheme()
@@ -165,7 +77,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	restConfig.QPS, restConfig.Burst = cfg.controllers.ClientQPS, cfg.controllers.ClientBurst
+	restConfig.QPS, restConfig.Burst = cfg.clientQPS, cfg.clientBurst
 	if err := checkAPIServer(restConfig); err != nil {
 		return err
 	}
@@ -197,7 +109,7 @@ func run() error {
 		LeaderElectionID:              "operator101.operator101.io",
 		LeaderElectionNamespace:       cfg.leaderElectNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         cfg.controllers.CacheOptions(),
+		Cache:                         controller.CacheOptions(cfg.controllers),
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: false}},
 		GracefulShutdownTimeout:       durationPtr(30 * time.Second),
 	})
@@ -214,12 +126,12 @@ func run() error {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
 
-	if cfg.controllers.LegacyDatabaseTargets != "" {
+	if cfg.legacyDatabaseTargets != "" {
 		log.Info("DATABASE_TARGETS is set but no longer read: create a DatabaseTarget for each of its entries "+
 			"(docs/databases.md, \"Migrating from DATABASE_TARGETS\"), then remove the variable",
-			"DATABASE_TARGETS", cfg.controllers.LegacyDatabaseTargets)
+			"DATABASE_TARGETS", cfg.legacyDatabaseTargets)
 	}
-	log.Info("starting manager", "watchNamespaces", cfg.controllers.WatchNamespaceList(),
+	log.Info("starting manager", "watchNamespaces", cfg.controllers.WatchNamespaces,
 		"leaderElection", cfg.leaderElect, "metrics", cfg.metricsAddr)
 	// SIGTERM or SIGINT cancel the context; the manager stops its controllers and releases the lease.
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {

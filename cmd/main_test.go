@@ -20,8 +20,10 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseConfigDefaults(t *testing.T) {
@@ -38,10 +40,17 @@ func TestParseConfigDefaults(t *testing.T) {
 	if cfg.enableHTTP2 {
 		t.Error("HTTP/2 must be off by default")
 	}
-	if c := cfg.controllers; c.ClientQPS != 200 || c.ClientBurst != 400 || c.MaxConcurrentReconciles != 4 ||
-		c.MaxConcurrentAtReconciles != 16 {
-		t.Errorf("client defaults: qps %v burst %d workers %d, At workers %d; want 200, 400, 4, 16 (docs/performance.md)",
-			c.ClientQPS, c.ClientBurst, c.MaxConcurrentReconciles, c.MaxConcurrentAtReconciles)
+	if cfg.clientQPS != 200 || cfg.clientBurst != 400 {
+		t.Errorf("client defaults: qps %v burst %d; want 200, 400 (docs/performance.md)", cfg.clientQPS, cfg.clientBurst)
+	}
+	// What the manager leaves zero, the package that uses it defaults (and only it): the configuration must not
+	// carry a second copy of those defaults.
+	if c := cfg.controllers; c.Workers != 0 || c.AtWorkers != 0 || c.DatabaseDefaultTarget != "" || c.DatabaseResyncPeriod != 0 ||
+		c.WatchNamespaces != nil || c.OperatorConditionName != "" || c.AtDefaultImage != "" {
+		t.Errorf("controller options without flags or environment: %+v, want all zero", c)
+	}
+	if cfg.gcPercent != defaultGCPercent || cfg.legacyDatabaseTargets != "" {
+		t.Errorf("gcPercent %d, DATABASE_TARGETS %q", cfg.gcPercent, cfg.legacyDatabaseTargets)
 	}
 	if cfg.memoryLimit != 0 {
 		t.Errorf("memory limit %d without MEMORY_LIMIT", cfg.memoryLimit)
@@ -49,20 +58,96 @@ func TestParseConfigDefaults(t *testing.T) {
 }
 
 func TestParseConfigFlagsAndEnv(t *testing.T) {
-	env := map[string]string{"WATCH_NAMESPACE": "a,b", "POD_NAMESPACE": "ops"}
+	env := map[string]string{"WATCH_NAMESPACE": "b, a,b", "POD_NAMESPACE": "ops", "OPERATOR_CONDITION_NAME": "operator101.v0.2.0",
+		"RELATED_IMAGE_BUSYBOX": "mirror.example/busybox@sha256:0", "DATABASE_TARGETS": "x=s", "GOGC": "100"}
 	cfg, err := parseConfig([]string{"--leader-elect=false", "--zap-devel", "--zap-log-level=debug",
-		"--metrics-bind-address=0", "--max-concurrent-reconciles=8"}, func(k string) string { return env[k] }, &bytes.Buffer{})
+		"--metrics-bind-address=0", "--max-concurrent-reconciles=8", "--max-concurrent-at-reconciles=3",
+		"--kube-api-qps=25", "--kube-api-burst=40"}, func(k string) string { return env[k] }, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.leaderElect || !cfg.zap.Development || cfg.metricsAddr != "0" || cfg.controllers.MaxConcurrentReconciles != 8 {
+	if cfg.leaderElect || !cfg.zap.Development || cfg.metricsAddr != "0" || cfg.clientQPS != 25 || cfg.clientBurst != 40 {
 		t.Errorf("flags not applied: %+v", cfg)
 	}
-	if got := cfg.controllers.WatchNamespaceList(); len(got) != 2 || got[0] != "a" {
-		t.Errorf("watch namespaces = %v", got)
+	c := cfg.controllers
+	if c.Workers != 8 || c.AtWorkers != 3 {
+		t.Errorf("workers %d, At workers %d; want 8, 3", c.Workers, c.AtWorkers)
 	}
-	if cfg.controllers.OperatorNamespace != "ops" {
-		t.Errorf("operator namespace = %q", cfg.controllers.OperatorNamespace)
+	if got := c.WatchNamespaces; len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("watch namespaces = %v, want [a b]", got)
+	}
+	if c.OperatorNamespace != "ops" || c.OperatorConditionName != "operator101.v0.2.0" || c.AtDefaultImage != env["RELATED_IMAGE_BUSYBOX"] {
+		t.Errorf("from the environment: %+v", c)
+	}
+	if cfg.legacyDatabaseTargets != "x=s" || cfg.gcPercent != 0 {
+		t.Errorf("DATABASE_TARGETS %q, gcPercent %d", cfg.legacyDatabaseTargets, cfg.gcPercent)
+	}
+}
+
+// The cluster's proxy reaches the controllers as operator-lib reads it: both spellings of each variable.
+func TestParseConfigProxy(t *testing.T) {
+	t.Setenv("HTTPS_PROXY", "http://proxy.example:3128")
+	t.Setenv("HTTP_PROXY", "")
+	t.Setenv("NO_PROXY", ".cluster.local")
+	cfg, err := parseConfig(nil, func(string) string { return "" }, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range cfg.controllers.ProxyEnv {
+		got[e.Name] = e.Value
+	}
+	if got["HTTPS_PROXY"] != "http://proxy.example:3128" || got["https_proxy"] != "http://proxy.example:3128" ||
+		got["NO_PROXY"] != ".cluster.local" || got["no_proxy"] != ".cluster.local" {
+		t.Errorf("proxy env = %v", cfg.controllers.ProxyEnv)
+	}
+}
+
+func TestParseWatchNamespace(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    []string
+		wantErr string
+	}{
+		{in: "", want: nil},
+		{in: " , ,", want: nil},
+		{in: "team-a", want: []string{"team-a"}},
+		{in: "team-b, team-a,team-b", want: []string{"team-a", "team-b"}},
+		{in: "Team_A", wantErr: "not a valid namespace name"},
+		{in: "a,-b", wantErr: "\"-b\" is not a valid namespace name"},
+	}
+	for _, c := range cases {
+		got, err := parseWatchNamespace(c.in)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("parseWatchNamespace(%q) error = %v, want it to contain %q", c.in, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("parseWatchNamespace(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestDatabaseConfig(t *testing.T) {
+	parse := func(args []string, env map[string]string) (*config, error) {
+		return parseConfig(args, func(k string) string { return env[k] }, &bytes.Buffer{})
+	}
+	cfg, err := parse(nil, map[string]string{"DATABASE_DEFAULT_TARGET": "x", "DATABASE_RESYNC_PERIOD": "30s"})
+	if err != nil || cfg.controllers.DatabaseDefaultTarget != "x" || cfg.controllers.DatabaseResyncPeriod != 30*time.Second {
+		t.Errorf("env: %+v, %v", cfg, err)
+	}
+	cfg, err = parse([]string{"--database-default-target=y", "--database-resync-period=1m"},
+		map[string]string{"DATABASE_DEFAULT_TARGET": "x", "DATABASE_RESYNC_PERIOD": "30s"})
+	if err != nil || cfg.controllers.DatabaseDefaultTarget != "y" || cfg.controllers.DatabaseResyncPeriod != time.Minute {
+		t.Errorf("flags win: %+v, %v", cfg, err)
+	}
+	if _, err := parse(nil, map[string]string{"DATABASE_RESYNC_PERIOD": "soon"}); err == nil {
+		t.Error("a bad DATABASE_RESYNC_PERIOD was accepted")
+	}
+	if _, err := parse([]string{"--database-resync-period=-1m"}, nil); err == nil {
+		t.Error("a negative resync period was accepted")
 	}
 }
 
@@ -72,11 +157,13 @@ func TestParseConfigErrors(t *testing.T) {
 		env  string
 		want string
 	}{
-		"unknown flag":   {args: []string{"--no-such-flag"}, want: "flag provided but not defined"},
-		"bad bool":       {args: []string{"--leader-elect=maybe"}, want: "invalid boolean value"},
-		"stray argument": {args: []string{"extra"}, want: "unexpected arguments"},
-		"bad namespace":  {env: "Not_A_Namespace", want: "WATCH_NAMESPACE"},
-		"bad log level":  {args: []string{"--zap-log-level=loud"}, want: "zap-log-level"},
+		"unknown flag":     {args: []string{"--no-such-flag"}, want: "flag provided but not defined"},
+		"bad bool":         {args: []string{"--leader-elect=maybe"}, want: "invalid boolean value"},
+		"stray argument":   {args: []string{"extra"}, want: "unexpected arguments"},
+		"bad namespace":    {env: "Not_A_Namespace", want: "WATCH_NAMESPACE"},
+		"negative workers": {args: []string{"--max-concurrent-reconciles=-1"}, want: "max-concurrent-reconciles"},
+		"bad qps":          {args: []string{"--kube-api-qps=-1"}, want: "kube-api-qps"},
+		"bad log level":    {args: []string{"--zap-log-level=loud"}, want: "zap-log-level"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -14,20 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controller wires the controllers of every operator101 kind into one manager.
-// The reconcile logic of each kind lives in its own package: internal/controller/<kind>/.
+// Package controller wires the controllers of every operator101 kind into one manager. The reconcile logic of
+// each kind lives in its own package: internal/controller/<kind>/.
 package controller
 
 import (
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/at"
@@ -38,7 +34,7 @@ import (
 
 // SetupWithManager registers every controller with the manager.
 func SetupWithManager(mgr ctrl.Manager, o Options) error {
-	k := kit.Options{Workers: o.MaxConcurrentReconciles}
+	k := kit.Options{Workers: o.Workers, ProxyEnv: o.ProxyEnv}
 	if err := myweb.Setup(mgr, k, myweb.Config{}); err != nil {
 		return fmt.Errorf("MyWeb controller: %w", err)
 	}
@@ -46,8 +42,9 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("AppService controller: %w", err)
 	}
 	atOptions := k
-	atOptions.Workers = o.MaxConcurrentAtReconciles
-	if err := at.Setup(mgr, atOptions, at.Config{OperatorNamespace: o.OperatorNamespace}); err != nil {
+	atOptions.Workers = o.AtWorkers
+	if err := at.Setup(mgr, atOptions, at.Config{OperatorNamespace: o.OperatorNamespace,
+		OperatorConditionName: o.OperatorConditionName, DefaultImage: o.AtDefaultImage}); err != nil {
 		return fmt.Errorf("At controller: %w", err)
 	}
 	if err := databaseuser.Setup(mgr, k, databaseuser.Config{OperatorNamespace: o.OperatorNamespace,
@@ -58,28 +55,16 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 }
 
 // CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
-// controllers create (ConfigMaps, Deployments, Services, Pods) it holds only operator101's own objects, not every
-// one in the cluster. Of the children MyWeb and AppService apply it keeps their metadata, their status and a
-// digest of the fields operator101 manages (kit.ChildForCache); of pods, what the At controller reads; of
-// everything else, operator101's managedFields entries. Lookups of anything else (a pod that took an At's pod
+// controllers create it holds only operator101's own objects, in the shape the code that reads them declares
+// (kit.AppliedChildren for MyWeb's and AppService's children, at.PodCache for At's pods); of everything else,
+// operator101's managedFields entries (kit.TrimForCache). Lookups of anything else (a pod that took an At's pod
 // name) go to the API server directly.
-func (o *Options) CacheOptions() cache.Options {
-	managed := kit.ManagedBySelector()
-	opts := cache.Options{DefaultTransform: kit.TrimForCache, ByObject: map[client.Object]cache.ByObject{
-		&corev1.ConfigMap{}: {Label: managed, Transform: kit.ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) {
-			cm.Data, cm.BinaryData = nil, nil
-		})},
-		&corev1.Service{}: {Label: managed, Transform: kit.ChildForCache(corev1ac.ExtractService, func(svc *corev1.Service) {
-			svc.Spec = corev1.ServiceSpec{}
-		})},
-		&appsv1.Deployment{}: {Label: managed, Transform: kit.ChildForCache(appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
-			dep.Spec = appsv1.DeploymentSpec{}
-		})},
-		&corev1.Pod{}: {Label: managed, Transform: at.TrimPodForCache},
-	}}
-	if len(o.watchNamespaces) > 0 {
+func CacheOptions(o Options) cache.Options {
+	opts := cache.Options{DefaultTransform: kit.TrimForCache, ByObject: kit.AppliedChildren()}
+	opts.ByObject[&corev1.Pod{}] = at.PodCache()
+	if len(o.WatchNamespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range o.watchNamespaces {
+		for _, ns := range o.WatchNamespaces {
 			opts.DefaultNamespaces[ns] = cache.Config{}
 		}
 	}

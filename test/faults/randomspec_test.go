@@ -341,13 +341,11 @@ func TestRandomSpecs(t *testing.T) {
 			TLS: mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSDisabled}, AllowedNamespaces: []string{"*"}}}
 	must(t, env.Client.Create(ctx, dt))
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), dt) })
-	opts := controller.Options{MaxConcurrentReconciles: 2, MaxConcurrentAtReconciles: 2, ClientQPS: 50, ClientBurst: 100, OperatorNamespace: opNS,
-		DatabaseDefaultTarget: "randomspec-default"}
-	must(t, opts.Complete(func(string) string { return "" }))
+	opts := controller.Options{Workers: 2, AtWorkers: 2, OperatorNamespace: opNS, DatabaseDefaultTarget: "randomspec-default"}
 	logs := &testenv.SyncBuffer{}
 	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts) },
 		func(o *ctrl.Options) {
-			o.Cache = opts.CacheOptions()
+			o.Cache = controller.CacheOptions(opts)
 			o.Logger = zap.New(zap.WriteTo(logs), zap.UseDevMode(false))
 		})
 	panicsBefore := reconcilePanics(t)

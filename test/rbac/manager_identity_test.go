@@ -95,17 +95,9 @@ func TestManagerRunsWithCSVIdentity(t *testing.T) {
 	d := &denials{seen: map[string]int{}}
 	cfg.Wrap(d.wrap)
 
-	opts := controller.Options{MaxConcurrentReconciles: 2, MaxConcurrentAtReconciles: 2, ClientQPS: 50, ClientBurst: 100}
-	if err := opts.Complete(func(k string) string {
-		if k == "POD_NAMESPACE" {
-			return m.OperatorNS
-		}
-		return ""
-	}); err != nil {
-		t.Fatal(err)
-	}
+	opts := controller.Options{Workers: 2, AtWorkers: 2, OperatorNamespace: m.OperatorNS}
 	env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts) },
-		func(o *ctrl.Options) { o.Cache = opts.CacheOptions() })
+		func(o *ctrl.Options) { o.Cache = controller.CacheOptions(opts) })
 
 	examples, err := almready.Examples(env.Root + "/bundle")
 	if err != nil {

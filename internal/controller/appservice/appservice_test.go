@@ -106,8 +106,8 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 // TestAppServiceCreateAndUpdate: the Deployment and the Service appear, owned by the AppService (so that
 // garbage collection deletes them with it), pass on the operator's proxy settings and follow every spec field.
 func TestAppServiceCreateAndUpdate(t *testing.T) {
-	t.Setenv("HTTPS_PROXY", "http://proxy.example:3128")
-	startOperator(t, nil)
+	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
+	startOperatorWith(t, nil, kit.Options{ProxyEnv: []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}}})
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "shop", 30210)
 	a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}}

@@ -56,7 +56,7 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.
 	o.Workers, o.AfterReconcile = 2, rec.Add
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		return appservice.Setup(mgr, o, appservice.Config{})
-	}, func(o *ctrl.Options) { o.Cache = (&controller.Options{}).CacheOptions() })
+	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}) })
 	return mgr, rec
 }
 

@@ -150,7 +150,7 @@ func TestPodActiveDeadlineSeconds(t *testing.T) {
 		if got := ptr.Deref(pod.Spec.ActiveDeadlineSeconds, 0); got != d {
 			t.Errorf("activeDeadlineSeconds %d, want %d", got, d)
 		}
-		trimmed, err := TrimPodForCache(pod)
+		trimmed, err := trimPod(pod)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,14 +218,14 @@ func TestFromPod(t *testing.T) {
 			if c == nil || c.Status != tc.cond || c.Reason != tc.reason || !strings.Contains(st.Message, tc.msgHas) {
 				t.Errorf("condition %+v message %q", c, st.Message)
 			}
-			// What the cache keeps of the pod (TrimPodForCache) gives the same status as the whole pod, with its
+			// What the cache keeps of the pod (trimPod) gives the same status as the whole pod, with its
 			// spec, conditions and other containers.
 			full := tc.pod.DeepCopy()
 			full.Spec = Pod(newAt("x", "echo hi", ""), PodDefaults{}).Spec
 			full.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
 			full.Status.ContainerStatuses = append([]corev1.ContainerStatus{{Name: "sidecar", State: corev1.ContainerState{
 				Terminated: &corev1.ContainerStateTerminated{ExitCode: 9}}}}, full.Status.ContainerStatuses...)
-			trimmed, err := TrimPodForCache(full.DeepCopy())
+			trimmed, err := trimPod(full.DeepCopy())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -304,7 +304,7 @@ func TestStartDeadlineAndWhyNotStarted(t *testing.T) {
 				return
 			}
 			// The cached pod tells the same.
-			trimmed, err := TrimPodForCache(p.DeepCopy())
+			trimmed, err := trimPod(p.DeepCopy())
 			if err != nil {
 				t.Fatal(err)
 			}

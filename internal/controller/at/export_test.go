@@ -26,9 +26,6 @@ import (
 
 // What the tests of package cnat_test reach that the operator keeps unexported.
 
-// OperatorConditionEnv names the OperatorCondition OLM created for the operator.
-const OperatorConditionEnv = operatorConditionEnv
-
 // NewReconciler is the At reconciler as Setup registers it, on a cached client the test chooses (a stale
 // cache, say); o needs its Clock and Reader.
 func NewReconciler(c client.Client, rec recorder.EventRecorder, o kit.Options, cfg Config) reconcile.Reconciler {

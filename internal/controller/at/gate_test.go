@@ -48,7 +48,7 @@ import (
 // olmCondition plays OLM: the OperatorCondition CRD (from operator-framework/api), an OperatorCondition for
 // the operator in a namespace of its own, and OPERATOR_CONDITION_NAME naming it. It returns the namespace and
 // a function reading the Upgradeable condition (nil while there is none).
-func olmCondition(t *testing.T) (string, func(g gomega.Gomega) *metav1.Condition) {
+func olmCondition(t *testing.T) (atctl.Config, func(g gomega.Gomega) *metav1.Condition) {
 	t.Helper()
 	ctx := context.Background()
 	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
@@ -61,8 +61,7 @@ func olmCondition(t *testing.T) (string, func(g gomega.Gomega) *metav1.Condition
 	opNS := env.NewNamespace(t, "at-operator")
 	cond := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "operator101.v0.0.1"}}
 	must(t, oc.Create(ctx, cond))
-	t.Setenv(atctl.OperatorConditionEnv, cond.Name)
-	return opNS, func(g gomega.Gomega) *metav1.Condition {
+	return atctl.Config{OperatorNamespace: opNS, OperatorConditionName: cond.Name}, func(g gomega.Gomega) *metav1.Condition {
 		cur := &apiv2.OperatorCondition{}
 		g.Expect(oc.Get(ctx, client.ObjectKeyFromObject(cond), cur)).To(gomega.Succeed())
 		return meta.FindStatusCondition(cur.Spec.Conditions, apiv2.Upgradeable)
@@ -94,13 +93,13 @@ func podKey(at types.NamespacedName) types.NamespacedName {
 // written only when it changes; and set True at start when a stale False is left from before.
 func TestUpgradeableOnlyWhileAPodRuns(t *testing.T) {
 	g := gomega.NewWithT(t)
-	opNS, upgradeable := olmCondition(t)
+	olm, upgradeable := olmCondition(t)
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	clk := newClock()
 	rec := testenv.NewReconciles()
 	o := kit.Options{Clock: clk, AfterReconcile: rec.Add}
-	m := startOperator(t, cfg, ns, o, atctl.Config{OperatorNamespace: opNS})
+	m := startOperator(t, cfg, ns, o, olm)
 	gateRan := func(trigger func()) { testenv.WaitReconciled(t, rec, atctl.UpgradeableGate, timeout, trigger) }
 
 	// At start the gate looks once: no At, no write (OLM reads a missing Upgradeable condition as upgradeable).
@@ -152,7 +151,7 @@ func TestUpgradeableOnlyWhileAPodRuns(t *testing.T) {
 	pod, _ := getPod(t, c)
 	must(t, env.Client.Delete(context.Background(), pod))
 	must(t, env.Client.Delete(context.Background(), &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: c.Name}}))
-	startOperator(t, cfg, ns, o, atctl.Config{OperatorNamespace: opNS})
+	startOperator(t, cfg, ns, o, olm)
 	expectUpgradeable(t, upgradeable, metav1.ConditionTrue, "no At is running a command")
 }
 
@@ -160,11 +159,11 @@ func TestUpgradeableOnlyWhileAPodRuns(t *testing.T) {
 // written at most every 10 s (by the operator's clock), a change of status at once.
 func TestUpgradeableMessageNamesTheHolders(t *testing.T) {
 	g := gomega.NewWithT(t)
-	opNS, upgradeable := olmCondition(t)
+	olm, upgradeable := olmCondition(t)
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
 	rec := testenv.NewReconciles()
-	startOperator(t, nil, ns, kit.Options{Clock: clk, AfterReconcile: rec.Add}, atctl.Config{OperatorNamespace: opNS})
+	startOperator(t, nil, ns, kit.Options{Clock: clk, AfterReconcile: rec.Add}, olm)
 	var ats []types.NamespacedName
 	for i := range 5 {
 		k := key(createAt(t, ns, fmt.Sprintf("at-%d", i), sched(t0), "sleep 600"))
@@ -227,12 +226,12 @@ func (c *listCounter) take() []listCall {
 // and the gate lists pods only through its cache index, which returns the running pods alone (1 of 30 here).
 func TestUpgradeableGateListsOnlyRunningPods(t *testing.T) {
 	g := gomega.NewWithT(t)
-	opNS, upgradeable := olmCondition(t)
+	olm, upgradeable := olmCondition(t)
 	ns := env.NewNamespace(t, "at")
 	rec := testenv.NewReconciles()
 	lists := &listCounter{}
 	o := kit.Options{Clock: newClock(), AfterReconcile: rec.Add, Workers: 2}
-	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return atctl.Setup(mgr, o, atctl.Config{OperatorNamespace: opNS}) },
+	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return atctl.Setup(mgr, o, olm) },
 		func(mo *ctrl.Options) {
 			mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
 			mo.NewClient = func(cfg *rest.Config, co client.Options) (client.Client, error) {
@@ -279,10 +278,9 @@ func TestUpgradeableGateListsOnlyRunningPods(t *testing.T) {
 	g.Expect(len(calls)).To(gomega.BeNumerically("<=", looks), "more than one List per look of the gate")
 }
 
-// Without OPERATOR_CONDITION_NAME (not under OLM) there is no gate: nothing is reported and nothing is needed.
+// Without an OperatorCondition name (not under OLM: no OPERATOR_CONDITION_NAME) there is no gate: nothing is reported and nothing is needed.
 func TestNoOperatorConditionOutsideOLM(t *testing.T) {
 	g := gomega.NewWithT(t)
-	t.Setenv(atctl.OperatorConditionEnv, "")
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	rec := testenv.NewReconciles()

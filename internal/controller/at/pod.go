@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/kit"
@@ -134,13 +135,19 @@ func activeDeadlineSeconds(at *cnatv1alpha1.At) int64 {
 	return cnatv1alpha1.DefaultActiveDeadlineSeconds
 }
 
-// TrimPodForCache is the cache transform of pods: the At controller reads a pod's metadata (name, owner,
+// PodCache is how the manager's cache holds pods: only operator101's (kit.ManagedByLabel), as trimPod leaves
+// them.
+func PodCache() cache.ByObject {
+	return cache.ByObject{Label: kit.ManagedBySelector(), Transform: trimPod}
+}
+
+// trimPod is the cache transform of pods: the At controller reads a pod's metadata (name, owner,
 // creation time), its activeDeadlineSeconds, and the parts of its status fromPod, the start deadline and the
 // Upgradeable gate use (phase, reason, message, start time, why it is not scheduled, the command's container
 // state). The rest of the spec (the command, the env and the security context) and of the status are dropped,
 // so a thousand Ats' pods cost the cache a fraction of their size. Pods are never written from the cache: they
 // are created from Pod() and deleted by name.
-func TrimPodForCache(obj any) (any, error) {
+func trimPod(obj any) (any, error) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil

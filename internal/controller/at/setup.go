@@ -20,7 +20,6 @@ package at
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	apiv2 "github.com/operator-framework/api/pkg/operators/v2"
@@ -35,24 +34,27 @@ import (
 	"github.com/operator101/operator101/internal/controller/kit"
 )
 
-// operatorConditionEnv names the OperatorCondition OLM created for the operator; OLM sets it.
-const operatorConditionEnv = "OPERATOR_CONDITION_NAME"
-
 // Config is the At controller's own configuration.
 type Config struct {
-	// OperatorNamespace is where the OperatorCondition lives when the service account's namespace file is
-	// missing (a local run).
+	// OperatorNamespace is where the OperatorCondition lives.
 	OperatorNamespace string
-	// Upgradeable is OLM's Upgradeable condition (default: the OperatorCondition named by
-	// OPERATOR_CONDITION_NAME, or none when it is unset: outside OLM the operator reports nothing).
+	// OperatorConditionName names the OperatorCondition OLM made for this installation (OLM gives it as
+	// OPERATOR_CONDITION_NAME). Empty outside OLM: then there is no Upgradeable gate, and nothing is reported.
+	OperatorConditionName string
+	// Upgradeable is OLM's Upgradeable condition (default: the condition of the OperatorCondition named above).
 	Upgradeable conditions.Condition
 	// StartDeadline is how long an At's pod may stay Pending (its image not pulled, no node for it, ...)
 	// before the At is FAILED and the pod deleted (default DefaultStartDeadline).
 	StartDeadline time.Duration
-	// DefaultImage runs an At's command when the At names no image (default: the operator's
-	// RELATED_IMAGE_BUSYBOX, else cnatv1alpha1.DefaultImage).
+	// DefaultImage runs an At's command when the At names no image (default: cnatv1alpha1.DefaultImage; the
+	// CSV gives the manager RELATED_IMAGE_BUSYBOX for it).
 	DefaultImage string
 }
+
+// DefaultWorkers is the At controller's number of workers by default. Ats fall due together, and the reconcile
+// of a due At is two requests (a GET past the cache and the pod's POST), so more workers bring the pods out
+// sooner; their memory is small (docs/performance.md).
+const DefaultWorkers = 16
 
 // DefaultStartDeadline is how long an At's pod may take to start by default: long enough for a slow image
 // pull or a node scaled up for it, short enough that an At whose image does not exist says so soon.
@@ -63,15 +65,15 @@ const DefaultStartDeadline = 5 * time.Minute
 // stored RUNNING is what lets the next reconcile give up on a pod that did not start, and the cache holds an
 // At's new phase only once its status write comes back as an event.
 func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
-	if cfg.Upgradeable == nil && os.Getenv(operatorConditionEnv) != "" {
-		cond, err := operatorCondition(mgr, cfg.OperatorNamespace)
+	if o.Workers == 0 {
+		o.Workers = DefaultWorkers
+	}
+	if cfg.Upgradeable == nil && cfg.OperatorConditionName != "" {
+		cond, err := operatorCondition(mgr, types.NamespacedName{Namespace: cfg.OperatorNamespace, Name: cfg.OperatorConditionName})
 		if err != nil {
 			return err
 		}
 		cfg.Upgradeable = cond
-	}
-	if cfg.DefaultImage == "" {
-		cfg.DefaultImage = os.Getenv(cnatv1alpha1.DefaultImageEnv)
 	}
 	r := newReconciler(kit.NewBase(mgr, "at", o), cfg)
 	if err := kit.Complete(ctrl.NewControllerManagedBy(mgr).
@@ -86,10 +88,15 @@ func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 	return setupUpgradeable(mgr, r.Options, cfg.Upgradeable)
 }
 
-// operatorCondition is the Upgradeable condition of the OperatorCondition OLM made for the operator, read and
-// written with an uncached client (one object: no informer, no list/watch permission needed; OLM grants the
-// operator get/update/patch on it).
-func operatorCondition(mgr ctrl.Manager, operatorNamespace string) (conditions.Condition, error) {
+// operatorCondition is the Upgradeable condition of the OperatorCondition key, read and written with an
+// uncached client (one object: no informer, no list/watch permission needed; OLM grants the operator
+// get/update/patch on it). operator-lib's InClusterFactory would find the key itself, from the environment and
+// the service account's namespace file; the manager reads its configuration once, in cmd/main.go, so the key
+// comes from there.
+func operatorCondition(mgr ctrl.Manager, key types.NamespacedName) (conditions.Condition, error) {
+	if key.Namespace == "" {
+		return nil, fmt.Errorf("OperatorCondition %q: the operator's namespace is unknown (POD_NAMESPACE)", key.Name)
+	}
 	scheme := runtime.NewScheme()
 	if err := apiv2.AddToScheme(scheme); err != nil {
 		return nil, fmt.Errorf("OperatorCondition scheme: %w", err)
@@ -98,13 +105,5 @@ func operatorCondition(mgr ctrl.Manager, operatorNamespace string) (conditions.C
 	if err != nil {
 		return nil, fmt.Errorf("OperatorCondition client: %w", err)
 	}
-	cond, err := conditions.InClusterFactory{Client: c}.NewCondition(apiv2.ConditionType(apiv2.Upgradeable))
-	if err == nil {
-		return cond, nil
-	}
-	if operatorNamespace == "" {
-		return nil, fmt.Errorf("%s is set but the operator's namespace is unknown: %w", operatorConditionEnv, err)
-	}
-	return newOperatorCondition(c, types.NamespacedName{Namespace: operatorNamespace, Name: os.Getenv(operatorConditionEnv)},
-		apiv2.ConditionType(apiv2.Upgradeable)), nil
+	return newOperatorCondition(c, key, apiv2.ConditionType(apiv2.Upgradeable)), nil
 }

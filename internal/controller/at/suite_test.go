@@ -59,7 +59,7 @@ func startOperator(t *testing.T, cfg *rest.Config, ns string, o kit.Options, c a
 	o.Workers = 2
 	return env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return atctl.Setup(mgr, o, c) },
 		func(o *ctrl.Options) {
-			o.Cache = (&controller.Options{}).CacheOptions()
+			o.Cache = controller.CacheOptions(controller.Options{})
 			o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
 		})
 }

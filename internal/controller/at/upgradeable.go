@@ -240,9 +240,10 @@ func setupUpgradeable(mgr ctrl.Manager, o kit.Options, cond conditions.Condition
 		WatchesRawSource(atStart), o, u)
 }
 
-// namespacedCondition is operator-lib's condition for an OperatorCondition whose namespace is known.
-// operator-lib's factory reads the namespace only from the service account's namespace file, which exists in
-// a pod but not in a local run or in tests; this one takes it from the operator's options.
+// namespacedCondition is operator-lib's conditions.Condition for an OperatorCondition whose name and namespace
+// are known. Written here because operator-lib's own implementation is unexported and found only through its
+// factory, which reads the key from the environment and the service account's namespace file (absent in a
+// local run and in tests).
 type namespacedCondition struct {
 	c    client.Client
 	key  types.NamespacedName

@@ -62,7 +62,7 @@ func TestIndexRunningAtPod(t *testing.T) {
 		{"no owner", noOwner, false},
 	} {
 		// The index sees the cached (trimmed) pod.
-		trimmed, err := TrimPodForCache(tc.pod.DeepCopy())
+		trimmed, err := trimPod(tc.pod.DeepCopy())
 		if err != nil {
 			t.Fatal(err)
 		}

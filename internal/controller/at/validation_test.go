@@ -127,14 +127,13 @@ func TestActiveDeadlineSecondsDefaultAndMax(t *testing.T) {
 func TestBookSample(t *testing.T) {
 	g := gomega.NewWithT(t)
 	const mirrored = "mirror.example:5000/library/busybox:1.36"
-	t.Setenv(cnatv1alpha1.DefaultImageEnv, mirrored)
 	ns := env.NewNamespace(t, "at")
 	raw, err := os.ReadFile(filepath.Join(env.Root, "config", "samples", "cnat_v1alpha1_at.yaml"))
 	must(t, err)
 	at := &cnatv1alpha1.At{}
 	must(t, yaml.UnmarshalStrict(raw, at))
 	at.Namespace = ns
-	startOperator(t, nil, ns, kit.Options{}, atctl.Config{})
+	startOperator(t, nil, ns, kit.Options{}, atctl.Config{DefaultImage: mirrored})
 	must(t, env.Client.Create(context.Background(), at))
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	pod, ok := getPod(t, key(at))

@@ -17,6 +17,8 @@ limitations under the License.
 package databaseuser
 
 import (
+	"time"
+
 	"strings"
 	"testing"
 
@@ -107,5 +109,16 @@ func TestCheckPolicy(t *testing.T) {
 		case got != nil && (got.reason != tc.reason || !strings.Contains(got.message, tc.about)):
 			t.Errorf("%s: %s %q, want %s about %s", tc.name, got.reason, got.message, tc.reason, tc.about)
 		}
+	}
+}
+
+// Config's defaults are set here and nowhere else (cmd/main.go leaves unset values zero).
+func TestConfigDefaults(t *testing.T) {
+	var c Config
+	if err := c.complete(); err != nil || c.DefaultTarget != DefaultTarget || c.ResyncPeriod != DefaultResyncPeriod {
+		t.Errorf("defaults: %+v, %v", c, err)
+	}
+	if err := (&Config{ResyncPeriod: 10 * time.Millisecond}).complete(); err == nil {
+		t.Error("a resync period under 1s was accepted")
 	}
 }

@@ -40,10 +40,10 @@ type Config struct {
 	// OperatorNamespace is where this installation runs: it serves the DatabaseTargets whose admin Secret is
 	// there.
 	OperatorNamespace string
-	// DefaultTarget is the DatabaseTarget of DatabaseUsers without a `target` label (default "default").
+	// DefaultTarget is the DatabaseTarget of DatabaseUsers without a `target` label (default DefaultTarget).
 	DefaultTarget string
-	// ResyncPeriod is how often a Ready DatabaseUser is checked in its database (default 10m): drift is
-	// repaired and a changed password Secret rotates the password within this period.
+	// ResyncPeriod is how often a Ready DatabaseUser is checked in its database (default DefaultResyncPeriod,
+	// at least 1s): drift is repaired and a changed password Secret rotates the password within this period.
 	ResyncPeriod time.Duration
 	// StatusRefresh is how stale status.lastCheckedTime may get before a successful check rewrites it
 	// (default 1h), so that a converged DatabaseUser costs no API write on most resyncs.
@@ -52,12 +52,21 @@ type Config struct {
 	ConnectTimeout time.Duration
 }
 
+// The defaults of Config.
+const (
+	DefaultTarget       = "default"
+	DefaultResyncPeriod = 10 * time.Minute
+)
+
 func (c *Config) complete() error {
 	if c.DefaultTarget == "" {
-		c.DefaultTarget = "default"
+		c.DefaultTarget = DefaultTarget
 	}
-	if c.ResyncPeriod <= 0 {
-		c.ResyncPeriod = 10 * time.Minute
+	if c.ResyncPeriod == 0 {
+		c.ResyncPeriod = DefaultResyncPeriod
+	}
+	if c.ResyncPeriod < time.Second {
+		return fmt.Errorf("the DatabaseUser resync period must be at least 1s, got %v", c.ResyncPeriod)
 	}
 	if c.StatusRefresh <= 0 {
 		c.StatusRefresh = time.Hour

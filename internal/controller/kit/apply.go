@@ -195,33 +195,3 @@ func isNil(v any) bool {
 	}
 	return false
 }
-
-// lastApplied is the annotation `kubectl apply` keeps a whole copy of the object in (a MyWeb's page included).
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
-
-// TrimForCache is a cache transform: it drops the managedFields entries of every manager but FieldOwner, and
-// the copy of the object `kubectl apply` keeps in an annotation. IfChanged needs only FieldOwner's entries, and
-// the others are most of an object's metadata; nothing in operator101 reads the kubectl annotation, and no
-// object is written back from the cache whole (status and finalizers go as patches of what changed).
-func TrimForCache(obj any) (any, error) {
-	accessor, ok := obj.(metav1.Object)
-	if !ok {
-		return obj, nil
-	}
-	if a := accessor.GetAnnotations(); a[lastApplied] != "" {
-		delete(a, lastApplied)
-		accessor.SetAnnotations(a)
-	}
-	fields := accessor.GetManagedFields()
-	if len(fields) == 0 {
-		return obj, nil
-	}
-	kept := fields[:0:0]
-	for _, f := range fields {
-		if f.Manager == FieldOwner {
-			kept = append(kept, f)
-		}
-	}
-	accessor.SetManagedFields(kept)
-	return obj, nil
-}

@@ -37,9 +37,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/operator-framework/operator-lib/proxy"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -52,24 +50,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 )
 
-// The label every object operator101 creates carries (children and pods); the manager's cache holds only
-// objects with it.
-const (
-	ManagedByLabel = "app.kubernetes.io/managed-by"
-	ManagedBy      = "operator101"
-)
-
-// ManagedBySelector selects the objects operator101 created.
-func ManagedBySelector() labels.Selector {
-	return labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedBy})
-}
-
 // Options is what every controller's Setup takes besides its kind's own configuration.
 type Options struct {
-	// Workers is the number of reconciles that run at once (default 1).
+	// Workers is the number of reconciles that run at once (default DefaultWorkers).
 	Workers int
-	// ProxyEnv is passed on to every workload the operator runs (default: the operator's HTTP_PROXY,
-	// HTTPS_PROXY and NO_PROXY, in both cases, as OLM sets them from the cluster's proxy).
+	// ProxyEnv is passed on to every workload the operator runs: the cluster's proxy settings, which OLM gives
+	// the operator as HTTP_PROXY, HTTPS_PROXY and NO_PROXY (none by default).
 	ProxyEnv []corev1.EnvVar
 	// Clock is the time source of conditions and schedules (default: the real clock).
 	Clock clock.PassiveClock
@@ -87,7 +73,7 @@ type Options struct {
 // WithDefaults fills what o leaves unset from the manager.
 func (o Options) WithDefaults(mgr ctrl.Manager) Options {
 	if o.Workers < 1 {
-		o.Workers = 1
+		o.Workers = DefaultWorkers
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
@@ -95,14 +81,14 @@ func (o Options) WithDefaults(mgr ctrl.Manager) Options {
 	if o.Reader == nil {
 		o.Reader = mgr.GetAPIReader()
 	}
-	if o.ProxyEnv == nil {
-		o.ProxyEnv = proxy.ReadProxyVarsFromEnv()
-	}
 	if o.NotOwnedRetry <= 0 {
 		o.NotOwnedRetry = DefaultNotOwnedRetry
 	}
 	return o
 }
+
+// DefaultWorkers is how many reconciles of one controller run at once by default.
+const DefaultWorkers = 4
 
 // DefaultNotOwnedRetry is how often, by default, an object whose child's name is taken looks again: a person
 // who removes the other object sees the owner heal within it, and a taken name costs one reconcile (reads only,
@@ -110,13 +96,9 @@ func (o Options) WithDefaults(mgr ctrl.Manager) Options {
 const DefaultNotOwnedRetry = 30 * time.Second
 
 // RetryNotOwned is the result of a reconcile that found a child's name taken by an object the owner does not
-// control: look again in NotOwnedRetry (DefaultNotOwnedRetry when unset), without backoff and without an error.
+// control: look again in NotOwnedRetry, without backoff and without an error.
 func (o Options) RetryNotOwned() ctrl.Result {
-	d := o.NotOwnedRetry
-	if d <= 0 {
-		d = DefaultNotOwnedRetry
-	}
-	return ctrl.Result{RequeueAfter: d}
+	return ctrl.Result{RequeueAfter: o.NotOwnedRetry}
 }
 
 // Base is what every reconciler holds: the manager's cached client, an Event recorder and the options.

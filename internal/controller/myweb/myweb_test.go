@@ -90,8 +90,8 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 
 // TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
 func TestMyWebCreateAndUpdate(t *testing.T) {
-	t.Setenv("HTTP_PROXY", "http://proxy.example:3128")
-	startOperator(t, nil)
+	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
+	startOperatorWith(t, nil, kit.Options{ProxyEnv: []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}}})
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "site", 30110)
 	key := testenv.Create(t, env.Client, w)

@@ -53,6 +53,6 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.
 	o.Workers, o.AfterReconcile = 2, rec.Add
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		return myweb.Setup(mgr, o, myweb.Config{})
-	}, func(o *ctrl.Options) { o.Cache = (&controller.Options{}).CacheOptions() })
+	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}) })
 	return mgr, rec
 }

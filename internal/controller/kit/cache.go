@@ -14,10 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Children cached as a digest: IfChanged needs to know whether the fields FieldOwner manages still equal what
-// it would apply, not what they are. So the cache keeps, of each child, its metadata, its status and a digest of
-// those fields, and drops the fields themselves and every managedFields entry (docs/performance.md measures
-// what that saves). No library offers this: controller-runtime's metadata-only cache keeps no value to compare.
+// The shape of the manager's cache, in one place beside the code that reads it. The cache holds only objects
+// operator101 created (ManagedByLabel). Of the children MyWeb and AppService apply, it keeps their metadata,
+// their status (RolloutConditions reads a Deployment's) and a digest of the fields FieldOwner manages, because
+// IfChanged needs to know whether those fields still equal what it would apply, not what they are; the fields
+// themselves and every managedFields entry are dropped (docs/performance.md measures what that saves). No
+// library offers this: controller-runtime's metadata-only cache keeps no value to compare. The At controller
+// declares the shape of its pods itself (at.PodCache), and internal/controller puts the two together.
 package kit
 
 import (
@@ -28,10 +31,47 @@ import (
 	"encoding/json"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/tools/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
+
+// The label every object operator101 creates carries (children and pods); the manager's cache holds only
+// objects with it.
+const (
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedBy      = "operator101"
+)
+
+// ManagedBySelector selects the objects operator101 created.
+func ManagedBySelector() labels.Selector {
+	return labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedBy})
+}
+
+// AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only
+// operator101's, as ChildForCache leaves them (a ConfigMap's data and a Service's or Deployment's spec are
+// read by nobody once their digest is taken).
+func AppliedChildren() map[client.Object]ctrlcache.ByObject {
+	managed := ManagedBySelector()
+	return map[client.Object]ctrlcache.ByObject{
+		&corev1.ConfigMap{}: {Label: managed, Transform: ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) {
+			cm.Data, cm.BinaryData = nil, nil
+		})},
+		&corev1.Service{}: {Label: managed, Transform: ChildForCache(corev1ac.ExtractService, func(svc *corev1.Service) {
+			svc.Spec = corev1.ServiceSpec{}
+		})},
+		&appsv1.Deployment{}: {Label: managed, Transform: ChildForCache(appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
+			dep.Spec = appsv1.DeploymentSpec{}
+		})},
+	}
+}
 
 // digestAnnotation holds, in the cache's copy of a child only, the Digest of the fields FieldOwner manages.
 // Nothing writes it: no object is written back from the cache whole.
@@ -134,4 +174,34 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		o.SetAnnotations(a)
 		return o, nil
 	}
+}
+
+// lastApplied is the annotation `kubectl apply` keeps a whole copy of the object in (a MyWeb's page included).
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// TrimForCache is a cache transform: it drops the managedFields entries of every manager but FieldOwner, and
+// the copy of the object `kubectl apply` keeps in an annotation. IfChanged needs only FieldOwner's entries, and
+// the others are most of an object's metadata; nothing in operator101 reads the kubectl annotation, and no
+// object is written back from the cache whole (status and finalizers go as patches of what changed).
+func TrimForCache(obj any) (any, error) {
+	accessor, ok := obj.(metav1.Object)
+	if !ok {
+		return obj, nil
+	}
+	if a := accessor.GetAnnotations(); a[lastApplied] != "" {
+		delete(a, lastApplied)
+		accessor.SetAnnotations(a)
+	}
+	fields := accessor.GetManagedFields()
+	if len(fields) == 0 {
+		return obj, nil
+	}
+	kept := fields[:0:0]
+	for _, f := range fields {
+		if f.Manager == FieldOwner {
+			kept = append(kept, f)
+		}
+	}
+	accessor.SetManagedFields(kept)
+	return obj, nil
 }
