@@ -208,9 +208,6 @@ func (c *Client) Server() Server { return c.server }
 // Close closes the pool.
 func (c *Client) Close() error { return c.db.Close() }
 
-// DB exposes the pool, for tests.
-func (c *Client) DB() *sql.DB { return c.db }
-
 // privilegeColumns maps the privilege columns of mysql.db to privilege names. GRANT OPTION is never
 // desired; it is listed so that a grant option given by hand is revoked.
 var privilegeColumns = map[string]string{

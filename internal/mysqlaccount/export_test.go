@@ -16,7 +16,12 @@ limitations under the License.
 
 package mysqlaccount
 
-// What the tests of package sqlx_test reach that the operator keeps unexported.
+import "database/sql"
+
+// What the tests of package mysqlaccount_test reach that the operator keeps unexported.
+
+// DB is the client's own pool: its session settings and TLS are what the tests look at.
+func (c *Client) DB() *sql.DB { return c.db }
 
 // EscapeDatabasePattern makes a database name literal in GRANT ... ON `db`.*.
 var EscapeDatabasePattern = escapeDatabasePattern

@@ -70,9 +70,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 			t.Errorf("stopping MariaDB: %v", err)
 		}
 	})
-	admin, err := mysqlaccount.Open(ctx, db.Admin, 5*time.Second)
-	must(t, err)
-	t.Cleanup(func() { _ = admin.Close() })
+	admin := db.SQL(t)
 
 	c := startCluster(t)
 	k := c.client
@@ -234,7 +232,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 	}
 
 	// Accounts: exactly those of the DatabaseUsers that exist.
-	rows, err := admin.DB().QueryContext(ctx, "SELECT User FROM mysql.user WHERE User LIKE 'fz\\_%' AND Host = '%'")
+	rows, err := admin.QueryContext(ctx, "SELECT User FROM mysql.user WHERE User LIKE 'fz\\_%' AND Host = '%'")
 	must(t, err)
 	accounts := map[string]bool{}
 	for rows.Next() {
@@ -265,7 +263,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 	// Ownership records: exactly one per account, naming the DatabaseUser that exists (a kill between the
 	// record and CREATE USER, or between DROP USER and the record's delete, heals by the next reconcile).
 	owned := map[string]string{}
-	rows, err = admin.DB().QueryContext(ctx, "SELECT user, owner_name FROM operator101.accounts WHERE user LIKE 'fz\\_%' AND host = '%'")
+	rows, err = admin.QueryContext(ctx, "SELECT user, owner_name FROM operator101.accounts WHERE user LIKE 'fz\\_%' AND host = '%'")
 	must(t, err)
 	for rows.Next() {
 		var u, name string

@@ -22,7 +22,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +32,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/operator101/operator101/internal/mysqlaccount"
 	"github.com/operator101/operator101/test/testenv"
@@ -93,6 +97,21 @@ func Start(opts ...Option) (*Server, error) {
 		Password: env["MARIADB_ADMIN_PASSWORD"]}
 	s.CAFile = env["MARIADB_CA_FILE"]
 	return s, nil
+}
+
+// SQL is a pool of the admin account, closed when the test ends: for a test to look at the server, or change
+// it behind the operator's back.
+func (s *Server) SQL(t testing.TB) *sql.DB {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd = s.Admin.User, s.Admin.Password
+	cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(s.Admin.Host, strconv.Itoa(s.Admin.Port))
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatalf("opening the admin pool: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 // Halt stops the server and keeps its data; Resume starts it again on the same port.

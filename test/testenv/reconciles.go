@@ -17,16 +17,22 @@ limitations under the License.
 package testenv
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
-// Reconciles counts the finished reconciles of each object of one manager. Wire Add to a controller's
-// "reconciled" hook, so a test can wait for "reconciled again" instead of sleeping.
+// Reconciles counts the finished reconciles of each object of one manager, so a test can wait for "reconciled
+// again" instead of sleeping. It needs no hook in the operator: controller-runtime logs the end of every
+// reconcile, after the reconciler returned (so after its writes), with the request's namespace and name:
+// "Reconcile successful", "Reconcile done, requeueing after ..." (V(5)) or "Reconciler error". StartManager
+// reads those lines from the manager's logger (Manager.Reconciles). Should a controller-runtime upgrade reword
+// them, every wait on a Reconciles times out: loudly, not silently.
 type Reconciles struct {
 	mu sync.Mutex
 	n  map[types.NamespacedName]int
@@ -40,6 +46,66 @@ func (r *Reconciles) Add(req ctrl.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.n[req.NamespacedName]++
+}
+
+// observe returns base, counting each finished reconcile it is told of.
+func (r *Reconciles) observe(base logr.Logger) logr.Logger {
+	if base.GetSink() == nil {
+		base = ctrl.Log
+	}
+	return logr.New(&reconcileSink{inner: base.GetSink(), rec: r})
+}
+
+// reconcileSink passes every line on to inner, as inner would print it, and counts the lines that end a
+// reconcile. It is enabled at every level so that controller-runtime's V(5) lines reach it.
+type reconcileSink struct {
+	inner     logr.LogSink
+	rec       *Reconciles
+	namespace string
+	name      string
+}
+
+func (s *reconcileSink) Init(info logr.RuntimeInfo) { s.inner.Init(info) }
+func (s *reconcileSink) Enabled(int) bool           { return true }
+
+func (s *reconcileSink) Info(level int, msg string, kv ...any) {
+	if strings.HasPrefix(msg, "Reconcile successful") || strings.HasPrefix(msg, "Reconcile done") {
+		s.count()
+	}
+	if s.inner.Enabled(level) {
+		s.inner.Info(level, msg, kv...)
+	}
+}
+
+func (s *reconcileSink) Error(err error, msg string, kv ...any) {
+	if msg == "Reconciler error" {
+		s.count()
+	}
+	s.inner.Error(err, msg, kv...)
+}
+
+func (s *reconcileSink) count() {
+	s.rec.Add(ctrl.Request{NamespacedName: types.NamespacedName{Namespace: s.namespace, Name: s.name}})
+}
+
+func (s *reconcileSink) WithValues(kv ...any) logr.LogSink {
+	c := *s
+	c.inner = s.inner.WithValues(kv...)
+	for i := 0; i+1 < len(kv); i += 2 {
+		switch kv[i] {
+		case "namespace":
+			c.namespace, _ = kv[i+1].(string)
+		case "name":
+			c.name, _ = kv[i+1].(string)
+		}
+	}
+	return &c
+}
+
+func (s *reconcileSink) WithName(name string) logr.LogSink {
+	c := *s
+	c.inner = s.inner.WithName(name)
+	return &c
 }
 
 // Get is the number of finished reconciles of key so far.

@@ -165,9 +165,11 @@ func (e *Env) Kubeconfig(name string, groups ...string) ([]byte, error) {
 // Manager is a manager running in the background of a test.
 type Manager struct {
 	ctrl.Manager
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
+	// Reconciles counts the finished reconciles of each object, from the manager's log.
+	Reconciles *Reconciles
+	cancel     context.CancelFunc
+	done       chan error
+	once       sync.Once
 }
 
 // StartManager creates a manager on cfg (e.Config when nil), lets setup register controllers, starts it,
@@ -186,6 +188,8 @@ func (e *Env) StartManager(t testing.TB, cfg *rest.Config, setup func(ctrl.Manag
 	for _, f := range opts {
 		f(&o)
 	}
+	rec := NewReconciles()
+	o.Logger = rec.observe(o.Logger)
 	mgr, err := ctrl.NewManager(cfg, o)
 	if err != nil {
 		t.Fatalf("creating manager: %v", err)
@@ -194,7 +198,7 @@ func (e *Env) StartManager(t testing.TB, cfg *rest.Config, setup func(ctrl.Manag
 		t.Fatalf("setting up controllers: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Manager{Manager: mgr, cancel: cancel, done: make(chan error, 1)}
+	m := &Manager{Manager: mgr, Reconciles: rec, cancel: cancel, done: make(chan error, 1)}
 	go func() { m.done <- mgr.Start(ctx) }()
 	syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
 	defer syncCancel()

@@ -49,15 +49,14 @@ func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.R
 	return startOperatorWith(t, cfg, kit.Options{})
 }
 
-// startOperatorWith is startOperator with options o (its workers and hook are set here).
+// startOperatorWith is startOperator with options o (its workers are set here).
 func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
-	rec := testenv.NewReconciles()
-	o.Workers, o.AfterReconcile = 2, rec.Add
+	o.Workers = 2
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		return appservice.Setup(mgr, o, appservice.Config{})
 	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}) })
-	return mgr, rec
+	return mgr, mgr.Reconciles
 }
 
 func getApp(g gomega.Gomega, key types.NamespacedName) *appv1.AppService {

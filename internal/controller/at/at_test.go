@@ -40,8 +40,7 @@ func TestRunsAtOnceAndSucceeds(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	rec := testenv.NewReconciles()
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock(), AfterReconcile: rec.Add}, atctl.Config{})
+	rec := startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, atctl.Config{}).Reconciles
 
 	// (A minute past, within the start deadline: the fake clock's time runs years ahead of the API server's
 	// pod creation times, so the pod's start is counted from the schedule.)

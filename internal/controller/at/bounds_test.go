@@ -43,9 +43,8 @@ func TestPodStuckPendingFails(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	clk := newClock()
-	rec := testenv.NewReconciles()
 	const limit = 2 * time.Minute
-	startOperator(t, cfg, ns, kit.Options{Clock: clk, AfterReconcile: rec.Add}, atctl.Config{StartDeadline: limit})
+	rec := startOperator(t, cfg, ns, kit.Options{Clock: clk}, atctl.Config{StartDeadline: limit}).Reconciles
 
 	at := createAt(t, ns, "no-image", sched(t0), "echo never", func(a *cnatv1alpha1.At) { a.Spec.Image = "registry.invalid/nope:1" })
 	k := key(at)
@@ -96,8 +95,7 @@ func TestPodStartedInTimeIsKept(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	clk := newClock()
-	rec := testenv.NewReconciles()
-	startOperator(t, cfg, ns, kit.Options{Clock: clk, AfterReconcile: rec.Add}, atctl.Config{})
+	rec := startOperator(t, cfg, ns, kit.Options{Clock: clk}, atctl.Config{}).Reconciles
 	at := createAt(t, ns, "slow-pull", sched(t0), "sleep 600")
 	k := key(at)
 	waitPhase(t, k, cnatv1alpha1.PhaseRunning)

@@ -44,14 +44,12 @@ func TestExactlyOnceAcrossRestarts(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	clk := newClock()
-	rec := testenv.NewReconciles()
 	// step runs one operator incarnation until it reconciled the At at least once and check passes.
 	step := func(name string, k types.NamespacedName, check func(g gomega.Gomega)) {
 		t.Helper()
-		before := rec.Get(k)
-		m := startOperator(t, cfg, ns, kit.Options{Clock: clk, AfterReconcile: rec.Add}, atctl.Config{})
+		m := startOperator(t, cfg, ns, kit.Options{Clock: clk}, atctl.Config{})
 		testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-			g.Expect(rec.Get(k)).To(gomega.BeNumerically(">", before))
+			g.Expect(m.Reconciles.Get(k)).To(gomega.BeNumerically(">", 0))
 			check(g)
 		}, name)
 		m.Stop(t)
@@ -229,8 +227,7 @@ func TestForeignPodWithThePodName(t *testing.T) {
 		g.Expect(pod.Labels).To(gomega.Equal(foreign.Labels), when)
 	}
 	cfg, counter := testenv.Counting(env.Config)
-	rec := testenv.NewReconciles()
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock(), NotOwnedRetry: 200 * time.Millisecond, AfterReconcile: rec.Add}, atctl.Config{})
+	rec := startOperator(t, cfg, ns, kit.Options{Clock: newClock(), NotOwnedRetry: 200 * time.Millisecond}, atctl.Config{}).Reconciles
 	taken := func(at *cnatv1alpha1.At) {
 		t.Helper()
 		testenv.Eventually(t, timeout, func(g gomega.Gomega) {

@@ -26,13 +26,14 @@ import (
 
 // What the tests of package cnat_test reach that the operator keeps unexported.
 
-// NewReconciler is the At reconciler as Setup registers it, on a cached client the test chooses (a stale
-// cache, say); o needs its Clock and Reader.
+// NewReconciler is the At reconciler Setup registers, on a cached client the test chooses (a stale cache, say),
+// without the controller around it: a status write that meets a newer object returns kit.ErrStale, which the
+// controller turns into a look again (kit.Complete). o needs its Clock and Reader.
 func NewReconciler(c client.Client, rec recorder.EventRecorder, o kit.Options, cfg Config) reconcile.Reconciler {
-	return kit.Wrap(o, newReconciler(kit.Base{Client: c, Recorder: rec, Options: o}, cfg))
+	return newReconciler(kit.Base{Client: c, Recorder: rec, Options: o}, cfg)
 }
 
-// UpgradeableGate is the key the Upgradeable gate's reconciles are counted under (kit.Options.AfterReconcile).
+// UpgradeableGate is the request of every reconcile of the Upgradeable gate (testenv.Reconciles counts them).
 var UpgradeableGate = gateRequest.NamespacedName
 
 // RunningAtPodIndex is the cache index the gate lists pods by.

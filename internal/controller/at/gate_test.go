@@ -97,9 +97,9 @@ func TestUpgradeableOnlyWhileAPodRuns(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	clk := newClock()
-	rec := testenv.NewReconciles()
-	o := kit.Options{Clock: clk, AfterReconcile: rec.Add}
+	o := kit.Options{Clock: clk}
 	m := startOperator(t, cfg, ns, o, olm)
+	rec := m.Reconciles
 	gateRan := func(trigger func()) { testenv.WaitReconciled(t, rec, atctl.UpgradeableGate, timeout, trigger) }
 
 	// At start the gate looks once: no At, no write (OLM reads a missing Upgradeable condition as upgradeable).
@@ -162,8 +162,7 @@ func TestUpgradeableMessageNamesTheHolders(t *testing.T) {
 	olm, upgradeable := olmCondition(t)
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
-	rec := testenv.NewReconciles()
-	startOperator(t, nil, ns, kit.Options{Clock: clk, AfterReconcile: rec.Add}, olm)
+	rec := startOperator(t, nil, ns, kit.Options{Clock: clk}, olm).Reconciles
 	var ats []types.NamespacedName
 	for i := range 5 {
 		k := key(createAt(t, ns, fmt.Sprintf("at-%d", i), sched(t0), "sleep 600"))
@@ -228,10 +227,9 @@ func TestUpgradeableGateListsOnlyRunningPods(t *testing.T) {
 	g := gomega.NewWithT(t)
 	olm, upgradeable := olmCondition(t)
 	ns := env.NewNamespace(t, "at")
-	rec := testenv.NewReconciles()
 	lists := &listCounter{}
-	o := kit.Options{Clock: newClock(), AfterReconcile: rec.Add, Workers: 2}
-	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return atctl.Setup(mgr, o, olm) },
+	o := kit.Options{Clock: newClock(), Workers: 2}
+	rec := env.StartManager(t, nil, func(mgr ctrl.Manager) error { return atctl.Setup(mgr, o, olm) },
 		func(mo *ctrl.Options) {
 			mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
 			mo.NewClient = func(cfg *rest.Config, co client.Options) (client.Client, error) {
@@ -239,7 +237,7 @@ func TestUpgradeableGateListsOnlyRunningPods(t *testing.T) {
 				lists.Client = c
 				return lists, err
 			}
-		})
+		}).Reconciles
 
 	var ats []types.NamespacedName
 	for i := range 30 {
@@ -283,8 +281,7 @@ func TestNoOperatorConditionOutsideOLM(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	rec := testenv.NewReconciles()
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock(), AfterReconcile: rec.Add}, atctl.Config{})
+	rec := startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, atctl.Config{}).Reconciles
 	at := createAt(t, ns, "no-olm", sched(t0), "true")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	setPodStatus(t, key(at), corev1.PodRunning, nil)

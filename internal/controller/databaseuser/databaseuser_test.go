@@ -64,13 +64,13 @@ func TestLifecycle(t *testing.T) {
 	if err := login(user, pw1); err != nil {
 		t.Fatalf("login with the Secret's password: %v", err)
 	}
-	db := admin(t)
+	db := server.SQL(t)
 	var maxConn int
-	if err := db.DB().QueryRow("SELECT max_user_connections FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&maxConn); err != nil || maxConn != 4 {
+	if err := db.QueryRow("SELECT max_user_connections FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&maxConn); err != nil || maxConn != 4 {
 		t.Errorf("max_user_connections = %d, %v", maxConn, err)
 	}
 	grants := func() string {
-		obs, err := db.Observe(ctx, user, "%")
+		obs, err := admin(t).Observe(ctx, user, "%")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,11 +110,11 @@ func TestLifecycle(t *testing.T) {
 	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
 
 	// Drift: dropped and granted by hand.
-	if _, err := db.DB().Exec("DROP USER `" + user + "`@`%`"); err != nil {
+	if _, err := db.Exec("DROP USER `" + user + "`@`%`"); err != nil {
 		t.Fatal(err)
 	}
 	poll(t, timeout, "dropped account restored", func() error { return login(user, pw2) })
-	if _, err := db.DB().Exec("GRANT ALL PRIVILEGES ON `secret_db`.* TO `" + user + "`@`%`"); err != nil {
+	if _, err := db.Exec("GRANT ALL PRIVILEGES ON `secret_db`.* TO `" + user + "`@`%`"); err != nil {
 		t.Fatal(err)
 	}
 	poll(t, timeout, "grant by hand revoked", func() error {
@@ -187,7 +187,7 @@ func TestCleanupPolicySkip(t *testing.T) {
 	if n := eventNotes(t, ns); !strings.Contains(n, "no longer recorded as operator101's") {
 		t.Errorf("events:\n%s", n)
 	}
-	if _, err := admin(t).DB().Exec("DROP USER `" + user + "`@`%`"); err != nil {
+	if _, err := server.SQL(t).Exec("DROP USER `" + user + "`@`%`"); err != nil {
 		t.Fatal(err)
 	}
 }

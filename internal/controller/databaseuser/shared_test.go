@@ -45,7 +45,7 @@ import (
 // state a refused DatabaseUser must leave exactly as it was.
 func privilegeTables(t *testing.T) string {
 	t.Helper()
-	db := admin(t).DB()
+	db := server.SQL(t)
 	var b strings.Builder
 	for _, q := range []string{
 		"SELECT User, Host, plugin, authentication_string, max_user_connections FROM mysql.user ORDER BY User, Host",
@@ -103,7 +103,7 @@ func TestTenantsCannotTouchWhatIsNotTheirs(t *testing.T) {
 		s.AllowedNamespaces = []string{nsA, nsB}
 		s.Databases = []string{"${namespace}_*"}
 	})
-	db := admin(t).DB()
+	db := server.SQL(t)
 	handmade, hosted := uniqueUser("handmade"), uniqueUser("hosted")
 	for _, stmt := range []string{
 		"CREATE USER `" + handmade + "`@`%` IDENTIFIED BY 'by-hand'",
@@ -215,7 +215,7 @@ func TestAdoptOnlyWhenTheTargetSaysSo(t *testing.T) {
 	ns := env.NewNamespace(t, "adopt")
 	dt := mkTarget(t, "legacy", o.ns, "mariadb-target", nil)
 	user := uniqueUser("legacy")
-	db := admin(t).DB()
+	db := server.SQL(t)
 	if _, err := db.Exec("CREATE USER `" + user + "`@`%` IDENTIFIED BY 'old-password'"); err != nil {
 		t.Fatal(err)
 	}
@@ -298,8 +298,8 @@ func TestTargets(t *testing.T) {
 	if evs := testenv.EventsOfReason(t, env.Client, ns, "going", "AccountNotDropped"); len(evs) != 1 {
 		t.Errorf("AccountNotDropped Events: %+v", evs)
 	}
-	_, _ = admin(t).DB().Exec("DROP USER IF EXISTS `" + user + "`@`%`")
-	_, _ = admin(t).DB().Exec("DELETE FROM operator101.accounts WHERE user = ?", user)
+	_, _ = server.SQL(t).Exec("DROP USER IF EXISTS `" + user + "`@`%`")
+	_, _ = server.SQL(t).Exec("DELETE FROM operator101.accounts WHERE user = ?", user)
 }
 
 // TestNamespacedInstall: installed for namespaces (OwnNamespace, SingleNamespace), the manager's cache holds

@@ -78,13 +78,12 @@ const (
 
 // operator is one running manager with the DatabaseUser controller, its captured log and its attempts.
 type operator struct {
-	ns       string // the operator's namespace, holding the target Secrets
-	log      *testenv.SyncBuffer
-	attempts *testenv.Reconciles // the reconciles done, per DatabaseUser
-	mgr      *testenv.Manager
+	ns  string // the operator's namespace, holding the target Secrets
+	log *testenv.SyncBuffer
+	mgr *testenv.Manager
 }
 
-func (o *operator) count(key types.NamespacedName) int { return o.attempts.Get(key) }
+func (o *operator) count(key types.NamespacedName) int { return o.mgr.Reconciles.Get(key) }
 
 // startOperator creates the operator's namespace with the admin Secrets, the DatabaseTargets (cluster-scoped,
 // removed when the test ends: the tests of this package do not run in parallel) and starts a manager on cfg
@@ -102,7 +101,7 @@ func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *ope
 func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]mysqlaccount.Target,
 	resyncPeriod time.Duration, opts ...func(*ctrl.Options)) *operator {
 	t.Helper()
-	o := &operator{ns: env.NewNamespace(t, "dbu"), log: &testenv.SyncBuffer{}, attempts: testenv.NewReconciles()}
+	o := &operator{ns: env.NewNamespace(t, "dbu"), log: &testenv.SyncBuffer{}}
 	a := server.Admin
 	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
 	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
@@ -115,7 +114,7 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, 
 		mkTarget(t, name, o.ns, "extra-"+name, nil)
 	}
 	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2, AfterReconcile: o.attempts.Add}, databaseuser.Config{
+		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
 			OperatorNamespace: o.ns,
 			ResyncPeriod:      resyncPeriod,
 			ConnectTimeout:    2 * time.Second,
@@ -283,7 +282,7 @@ func login(user, password string) error {
 func accountExists(t *testing.T, user string) bool {
 	t.Helper()
 	var n int
-	if err := admin(t).DB().QueryRow("SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&n); err != nil {
+	if err := server.SQL(t).QueryRow("SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n == 1

@@ -26,10 +26,10 @@ limitations under the License.
 //  5. write the status only when it changed, with the object's resourceVersion, and record an Event for each
 //     transition a person may act on (Report).
 //
-// A converged object therefore costs no write. Every kind registers through Complete with the same Options,
-// which also hold the test seams (clock, uncached reader, one hook after each reconcile), the one policy for a
-// status write that meets a newer object (ErrStale: look again in ConflictRetry) and the one for a child's name
-// taken by an object the owner does not control (ErrNotOwned: look again in NotOwnedRetry).
+// A converged object therefore costs no write. Every kind registers through Complete with the same Options
+// (workers, the proxy settings its workloads get, the clock, the uncached reader), the one policy for a status
+// write that meets a newer object (ErrStale: look again in ConflictRetry) and the one for a child's name taken
+// by an object the owner does not control (ErrNotOwned: look again in NotOwnedRetry).
 package kit
 
 import (
@@ -65,9 +65,6 @@ type Options struct {
 	// again (default DefaultNotOwnedRetry). No event says when that object goes: it is not in the cache (no
 	// ManagedByLabel), or its events go to its own controller.
 	NotOwnedRetry time.Duration
-	// AfterReconcile, when set, is called at the end of every reconcile, after its writes (tests wait for
-	// reconciles, or count them, with it).
-	AfterReconcile func(ctrl.Request)
 }
 
 // WithDefaults fills what o leaves unset from the manager.
@@ -114,32 +111,22 @@ func NewBase(mgr ctrl.Manager, name string, o Options) Base {
 	return Base{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("operator101-" + name), Options: o.WithDefaults(mgr)}
 }
 
-// Complete registers r through b with o's workers, the conflict policy and the AfterReconcile hook.
+// Complete registers r through b with o's workers and the conflict policy.
 func Complete(b *builder.Builder, o Options, r reconcile.Reconciler) error {
-	return b.WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).Complete(Wrap(o, r))
+	return b.WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).Complete(staleRetried{r})
 }
 
-// Wrap is r as Complete registers it: with the conflict policy and o's AfterReconcile hook.
-func Wrap(o Options, r reconcile.Reconciler) reconcile.Reconciler {
-	return &hooked{inner: r, after: o.AfterReconcile}
-}
+// staleRetried runs a kind's reconcile with the one conflict policy: a status write that met a newer object
+// (ErrStale) is looked at again in ConflictRetry.
+type staleRetried struct{ reconcile.Reconciler }
 
-// hooked runs a kind's reconcile and applies what every kind does after it.
-type hooked struct {
-	inner reconcile.Reconciler
-	after func(ctrl.Request)
-}
-
-func (h *hooked) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	res, err := h.inner.Reconcile(ctx, req)
+func (s staleRetried) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := s.Reconciler.Reconcile(ctx, req)
 	if errors.Is(err, ErrStale) {
 		// The cache was behind the API server; look again once it has the newer object. Not a failure:
 		// no backoff, no error log.
 		log.FromContext(ctx).V(1).Info("status not written, the object changed meanwhile")
-		res, err = ctrl.Result{RequeueAfter: ConflictRetry}, nil
-	}
-	if h.after != nil {
-		h.after(req)
+		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
 	}
 	return res, err
 }
