@@ -3,8 +3,8 @@
 # bin/k8s) and prints a markdown table; the JSON and the logs land in bin/bench/. See docs/performance.md.
 #   hack/bench.sh [bench flags]      e.g. hack/bench.sh -sizes 100,1000  or  hack/bench.sh -n 100
 # The manager runs as its own process (bin/bench/manager, built from this tree) with the flags given by
-# BENCH_MANAGER_ARGS and environment BENCH_MANAGER_ENV (defaults below: the manager as shipped;
-# docs/performance.md has before/after).
+# BENCH_MANAGER_ARGS and environment BENCH_MANAGER_ENV (defaults below: the manager as shipped; set them to
+# measure another setting against it).
 # Everything started here is stopped on exit, on failure and on Ctrl-C.
 # Beside the manager and the lower bound runs the peer (bin/bench/peer, test/bench/cmd/peer): a tutorial-style
 # controller of MyWeb and AppService, for comparison.
