@@ -17,7 +17,7 @@ limitations under the License.
 // Package mysqlaccount is the DatabaseUser controller's SQL layer: it makes a MariaDB/MySQL account match a desired
 // state (password, connection limit, database-level grants) and drops it, with the admin credentials of a
 // target, over TLS when the target asks for it. It touches only accounts it recorded as created for their
-// owner (owner.go), and plans statements for the server's flavour (plan.go). It never puts a password into SQL
+// claimant (claim.go), and plans statements for the server's flavour (plan.go). It never puts a password into SQL
 // text, an error or a log line.
 package mysqlaccount
 
@@ -68,9 +68,9 @@ type Account struct {
 	MaxUserConnections int64
 	// Grants maps database names (literal, not patterns) to privilege names (see Privileges).
 	Grants map[string][]string
-	// Owner is the DatabaseUser the account is recorded for.
-	Owner Owner
-	// Adopt allows taking over an existing account that has no ownership record (the target's policy).
+	// Claimant is the DatabaseUser the account is recorded for.
+	Claimant Claimant
+	// Adopt allows taking over an existing account that has no claims (the target's policy).
 	Adopt bool
 }
 
@@ -83,8 +83,8 @@ const (
 	KindAccessDenied
 	KindInvalidAccount
 	KindInvalidGrant
-	// KindNotOwned: the account (or its user name) exists and was not created for this owner.
-	KindNotOwned
+	// KindNotClaimed: the account (or its user name) exists and was not created for this claimant.
+	KindNotClaimed
 	// KindReserved: root, the admin, the server's own accounts: never managed.
 	KindReserved
 	// KindUnsupportedServer: a flavour or version operator101 does not manage accounts on.
@@ -156,8 +156,8 @@ type Client struct {
 	db     *sql.DB
 	server Server
 	admin  string
-	// ownership: the ownership table is known to exist.
-	ownership bool
+	// claimTableReady: the claim table is known to exist.
+	claimTableReady bool
 }
 
 // Open connects to t, checks that the server answers and accepts the credentials, and finds out which server
@@ -256,19 +256,19 @@ type Observed struct {
 	MaxUserConnections int64
 	// Grants maps database patterns (as stored in mysql.db) to privilege names.
 	Grants map[string][]string
-	// Record is the account's ownership record, nil when there is none.
-	Record *record
-	// OtherHosts are the hosts the same user name exists with, besides this account's; OtherRecords their
-	// ownership records.
-	OtherHosts   []string
-	OtherRecords map[string]*record
+	// Claim is the account's claim, nil when there is none.
+	Claim *claim
+	// OtherHosts are the hosts the same user name exists with, besides this account's; OtherClaims their
+	// claims.
+	OtherHosts  []string
+	OtherClaims map[string]*claim
 	// serverPrivileges are the privileges the server's mysql.db knows (ALL PRIVILEGES expands to them).
 	serverPrivileges []string
 }
 
-// Observe reads the account user@host, the same user's other hosts, and their ownership records.
+// Observe reads the account user@host, the same user's other hosts, and their claims.
 func (c *Client) Observe(ctx context.Context, user, host string) (*Observed, error) {
-	o := &Observed{Grants: map[string][]string{}, OtherRecords: map[string]*record{}}
+	o := &Observed{Grants: map[string][]string{}, OtherClaims: map[string]*claim{}}
 	row := c.db.QueryRowContext(ctx,
 		"SELECT plugin, authentication_string, max_user_connections FROM mysql.user WHERE User = ? AND Host = ?",
 		user, host)
@@ -341,60 +341,60 @@ func (c *Client) Observe(ctx context.Context, user, host string) (*Observed, err
 	return o, nil
 }
 
-// observeRecords reads the ownership records of user (none while the table does not exist: nothing was
+// observeRecords reads the claims of user (none while the table does not exist: nothing was
 // recorded on this server yet).
 func (c *Client) observeRecords(ctx context.Context, o *Observed, user, host string) error {
-	if !c.ownership {
+	if !c.claimTableReady {
 		var n int
 		if err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'accounts'",
-			OwnershipSchema).Scan(&n); err != nil {
-			return wrap("looking for the ownership records", err)
+			ClaimSchema).Scan(&n); err != nil {
+			return wrap("looking for the claims", err)
 		}
 		if n == 0 {
 			return nil
 		}
-		c.ownership = true
+		c.claimTableReady = true
 	}
 	rows, err := c.db.QueryContext(ctx, "SELECT host, owner_uid, owner_namespace, owner_name, password_digest, auth_string FROM "+
-		ownershipTable+" WHERE user = ?", user)
+		claimTable+" WHERE user = ?", user)
 	if err != nil {
-		return wrap("reading the ownership records", err)
+		return wrap("reading the claims", err)
 	}
 	defer func() { _ = rows.Close() }()
 	for rows.Next() {
 		var h string
-		r := &record{}
+		r := &claim{}
 		if err := rows.Scan(&h, &r.UID, &r.Namespace, &r.Name, &r.PasswordDigest, &r.AuthString); err != nil {
-			return wrap("reading the ownership records", err)
+			return wrap("reading the claims", err)
 		}
 		if h == host {
-			o.Record = r
+			o.Claim = r
 		} else {
-			o.OtherRecords[h] = r
+			o.OtherClaims[h] = r
 		}
 	}
-	return wrap("reading the ownership records", rows.Err())
+	return wrap("reading the claims", rows.Err())
 }
 
-// record writes the ownership record of a (creating the table on first use).
+// record writes the claim of a (creating the table on first use).
 func (c *Client) record(ctx context.Context, a Account) error {
-	if !c.ownership {
-		for _, stmt := range createOwnership {
+	if !c.claimTableReady {
+		for _, stmt := range createClaimTable {
 			if _, err := c.db.ExecContext(ctx, stmt); err != nil {
-				return wrap("creating the ownership records", err)
+				return wrap("creating the claims", err)
 			}
 		}
-		c.ownership = true
+		c.claimTableReady = true
 	}
-	_, err := c.db.ExecContext(ctx, "INSERT INTO "+ownershipTable+
+	_, err := c.db.ExecContext(ctx, "INSERT INTO "+claimTable+
 		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
-		a.User, a.Host, a.Owner.UID, a.Owner.Namespace, a.Owner.Name)
-	return wrap("recording the account's owner", err)
+		a.User, a.Host, a.Claimant.UID, a.Claimant.Namespace, a.Claimant.Name)
+	return wrap("recording the account's claim", err)
 }
 
 // Ensure makes the account match a and returns how many statements that write it ran (0 when it already
-// matched). Nothing is executed for a reserved account, a grant on a system schema, or an account a.Owner
-// does not own (KindReserved, KindInvalidGrant, KindNotOwned).
+// matched). Nothing is executed for a reserved account, a grant on a system schema, or an account a.Claimant
+// does not own (KindReserved, KindInvalidGrant, KindNotClaimed).
 func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err := checkAccount(a.User, a.Host); err != nil {
 		return 0, err
@@ -415,9 +415,9 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if _, err := decide(a, o); err != nil {
 		return 0, err
 	}
-	recordFirst := o.Record == nil // a new account, or one adopted: recorded before anything is done to it
+	recordFirst := o.Claim == nil // a new account, or one adopted: recorded before anything is done to it
 	if recordFirst {
-		o.Record = &record{Owner: a.Owner}
+		o.Claim = &claim{Claimant: a.Claimant}
 	}
 	salt, err := randomSalt()
 	if err != nil {
@@ -451,9 +451,9 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 			a.User, a.Host).Scan(&auth); err != nil {
 			return n, wrap("reading mysql.user", err)
 		}
-		if _, err := c.db.ExecContext(ctx, "UPDATE "+ownershipTable+" SET password_digest = ?, auth_string = ? WHERE user = ? AND host = ?",
-			passwordDigest(a.Password, a.Owner, a.User, a.Host), auth, a.User, a.Host); err != nil {
-			return n, wrap("updating the ownership record", err)
+		if _, err := c.db.ExecContext(ctx, "UPDATE "+claimTable+" SET password_digest = ?, auth_string = ? WHERE user = ? AND host = ?",
+			passwordDigest(a.Password, a.Claimant, a.User, a.Host), auth, a.User, a.Host); err != nil {
+			return n, wrap("updating the claims", err)
 		}
 		n++
 	}
@@ -501,31 +501,31 @@ func verb(stmt string) string {
 	return ""
 }
 
-// Disown deletes the ownership record of user@host when it names owner, and leaves the account: it is then as
+// Release deletes the claim of user@host when it names claimant, and leaves the account: it is then as
 // if made by hand, and a DatabaseTarget that allows adoption can give it to another DatabaseUser. It reports
 // whether there was such a record.
-func (c *Client) Disown(ctx context.Context, user, host string, owner Owner) (bool, error) {
+func (c *Client) Release(ctx context.Context, user, host string, claimant Claimant) (bool, error) {
 	o, err := c.Observe(ctx, user, host)
-	if err != nil || o.Record == nil || o.Record.UID != owner.UID {
+	if err != nil || o.Claim == nil || o.Claim.UID != claimant.UID {
 		return false, err
 	}
-	if _, err := c.db.ExecContext(ctx, "DELETE FROM "+ownershipTable+" WHERE user = ? AND host = ?", user, host); err != nil {
-		return false, wrap("deleting the ownership record", err)
+	if _, err := c.db.ExecContext(ctx, "DELETE FROM "+claimTable+" WHERE user = ? AND host = ?", user, host); err != nil {
+		return false, wrap("deleting the claims", err)
 	}
 	return true, nil
 }
 
 // DropResult says what Drop did.
 type DropResult struct {
-	// Dropped: the owner's account existed and was dropped.
+	// Dropped: the claimant's account existed and was dropped.
 	Dropped bool
-	// NotOwned: the account exists and is not the owner's; it was left untouched.
-	NotOwned bool
+	// NotClaimed: the account exists and is not the claimant's; it was left untouched.
+	NotClaimed bool
 }
 
-// Drop drops user@host, and its ownership record, when the record names owner. Any other account is left
+// Drop drops user@host, and its claim, when the claim names claimant. Any other account is left
 // as it is.
-func (c *Client) Drop(ctx context.Context, user, host string, owner Owner) (DropResult, error) {
+func (c *Client) Drop(ctx context.Context, user, host string, claimant Claimant) (DropResult, error) {
 	if err := checkAccount(user, host); err != nil {
 		return DropResult{}, err
 	}
@@ -537,8 +537,8 @@ func (c *Client) Drop(ctx context.Context, user, host string, owner Owner) (Drop
 	if err != nil {
 		return DropResult{}, err
 	}
-	if o.Record == nil || o.Record.UID != owner.UID {
-		return DropResult{NotOwned: o.Exists}, nil
+	if o.Claim == nil || o.Claim.UID != claimant.UID {
+		return DropResult{NotClaimed: o.Exists}, nil
 	}
 	acct, err := accountName(user, host)
 	if err != nil {
@@ -549,10 +549,10 @@ func (c *Client) Drop(ctx context.Context, user, host string, owner Owner) (Drop
 			return DropResult{}, wrap("DROP USER", err)
 		}
 	}
-	// After the account: a record without its account is harmless (its owner's drop removes it on retry),
+	// After the account: a record without its account is harmless (its claimant's drop removes it on retry),
 	// an account without its record could not be dropped again.
-	if _, err := c.db.ExecContext(ctx, "DELETE FROM "+ownershipTable+" WHERE user = ? AND host = ?", user, host); err != nil {
-		return DropResult{}, wrap("deleting the ownership record", err)
+	if _, err := c.db.ExecContext(ctx, "DELETE FROM "+claimTable+" WHERE user = ? AND host = ?", user, host); err != nil {
+		return DropResult{}, wrap("deleting the claims", err)
 	}
 	return DropResult{Dropped: o.Exists}, nil
 }

@@ -32,12 +32,12 @@ import (
 
 var server *mariadbtest.Server
 
-// owner is the DatabaseUser the tests' accounts are recorded for.
-var owner = mysqlaccount.Owner{UID: "0b5e1d3c-test", Namespace: "mysqlaccount-test", Name: "hostile"}
+// owner is the DatabaseUser the tests' accounts are claimed for.
+var owner = mysqlaccount.Claimant{UID: "0b5e1d3c-test", Namespace: "mysqlaccount-test", Name: "hostile"}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if testing.Short() { // make test-unit: no MariaDB
+	if testing.Short() { // make test: no MariaDB
 		os.Exit(m.Run())
 	}
 	s, err := mariadbtest.Start()
@@ -108,7 +108,7 @@ func TestHostileNamesAndPasswords(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("%d", i), func(t *testing.T) {
 			a := mysqlaccount.Account{User: user, Host: "%", Password: pw, MaxUserConnections: 3,
-				Grants: map[string][]string{db: {"SELECT", "INSERT"}}, Owner: owner}
+				Grants: map[string][]string{db: {"SELECT", "INSERT"}}, Claimant: owner}
 			if _, err := c.Ensure(ctx, a); err != nil {
 				t.Fatalf("Ensure(%q): %v", user, err)
 			}
@@ -159,7 +159,7 @@ func TestHostileHosts(t *testing.T) {
 	ctx := context.Background()
 	c := admin(t)
 	for _, host := range []string{"127.0.0.1", "local'host", "a`b", "10.0.%", `h\`} {
-		a := mysqlaccount.Account{User: "hostile-host", Host: host, Password: "pw", Owner: owner}
+		a := mysqlaccount.Account{User: "hostile-host", Host: host, Password: "pw", Claimant: owner}
 		if _, err := c.Ensure(ctx, a); err != nil {
 			t.Fatalf("host %q: %v", host, err)
 		}
@@ -180,7 +180,7 @@ func TestRefusedNames(t *testing.T) {
 	c := admin(t)
 	before := accounts(t, c)
 	for _, user := range []string{"nul\x00", "key🔑", "trailing ", strings.Repeat("x", 81)} {
-		_, err := c.Ensure(ctx, mysqlaccount.Account{User: user, Host: "%", Password: "pw", Owner: owner})
+		_, err := c.Ensure(ctx, mysqlaccount.Account{User: user, Host: "%", Password: "pw", Claimant: owner})
 		if mysqlaccount.KindOf(err) != mysqlaccount.KindInvalidAccount && !errors.Is(err, mysqlaccount.ErrInvalidName) {
 			t.Errorf("user %q: got %v, want an invalid-account error", user, err)
 		}
@@ -196,7 +196,7 @@ func TestGrantsMatchExactly(t *testing.T) {
 	ctx := context.Background()
 	c := admin(t)
 	a := mysqlaccount.Account{User: "granted", Host: "%", Password: "pw", Grants: map[string][]string{
-		"shop_db": {"SELECT", "UPDATE"}, "all": {"ALL PRIVILEGES"}}, Owner: owner}
+		"shop_db": {"SELECT", "UPDATE"}, "all": {"ALL PRIVILEGES"}}, Claimant: owner}
 	if _, err := c.Ensure(ctx, a); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 //
 // Passwords: MariaDB stores mysql_native_password hashes, unsalted, so the account's hash is compared with
 // the password's and a password changed by hand is reverted. MySQL 8.0 and later get caching_sha2_password
-// (8.4 disables mysql_native_password, 9.x removes it), whose stored string is salted: the ownership record
+// (8.4 disables mysql_native_password, 9.x removes it), whose stored string is salted: the claims
 // keeps a digest of the password last set and the string the server stored then, and the password is set
 // again when either differs (the Secret changed, or someone changed the password by hand).
 func plan(a Account, o *Observed, s Server, salt string) ([]string, bool, error) {
@@ -116,9 +116,9 @@ func password(a Account, o *Observed, s Server, salt string) (string, bool, erro
 	if err != nil {
 		return "", false, err
 	}
-	r := o.Record
+	r := o.Claim
 	drift := o.Plugin != "caching_sha2_password" || r == nil || r.AuthString != o.AuthString ||
-		r.PasswordDigest != passwordDigest(a.Password, a.Owner, a.User, a.Host)
+		r.PasswordDigest != passwordDigest(a.Password, a.Claimant, a.User, a.Host)
 	return fmt.Sprintf("IDENTIFIED WITH caching_sha2_password AS '%s'", auth), drift, nil
 }
 

@@ -37,7 +37,7 @@ const salt = "abcdefghijklmnopqrst"
 // TestPlanPerFlavour: the same desired accounts, planned for each flavour and version operator101 supports.
 func TestPlanPerFlavour(t *testing.T) {
 	const pw = "s3cret'; DROP USER x; --"
-	owner := Owner{UID: "uid-1", Namespace: "team", Name: "app"}
+	owner := Claimant{UID: "uid-1", Namespace: "team", Name: "app"}
 	native := NativePasswordHash(pw)
 	sha2, err := cachingSHA2AuthString(pw, salt)
 	if err != nil {
@@ -46,8 +46,8 @@ func TestPlanPerFlavour(t *testing.T) {
 	digest := passwordDigest(pw, owner, "app", "%")
 	mariadbPrivs := serverPrivileges(mariadb1011)
 	mysqlPrivs := serverPrivileges(mysql84)
-	ours := func(digest, auth string) *record {
-		return &record{Owner: owner, PasswordDigest: digest, AuthString: auth}
+	ours := func(digest, auth string) *claim {
+		return &claim{Claimant: owner, PasswordDigest: digest, AuthString: auth}
 	}
 
 	type flavour struct {
@@ -62,10 +62,10 @@ func TestPlanPerFlavour(t *testing.T) {
 		flavours []flavour
 	}{{
 		name: "absent account is created with its grants",
-		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, Grants: map[string][]string{"shop_db": {"SELECT", "INSERT"}}},
+		a:    Account{User: "app", Host: "%", Password: pw, Claimant: owner, Grants: map[string][]string{"shop_db": {"SELECT", "INSERT"}}},
 		flavours: []flavour{{
 			servers: []Server{mariadb106, mariadb1011, mariadb118},
-			o:       Observed{serverPrivileges: mariadbPrivs, Record: ours("", "")},
+			o:       Observed{serverPrivileges: mariadbPrivs, Claim: ours("", "")},
 			want: []string{
 				"CREATE USER `app`@`%` IDENTIFIED BY PASSWORD '" + native + "' WITH MAX_USER_CONNECTIONS 0",
 				"GRANT INSERT, SELECT ON `shop\\_db`.* TO `app`@`%`",
@@ -73,7 +73,7 @@ func TestPlanPerFlavour(t *testing.T) {
 			sets: true,
 		}, {
 			servers: []Server{mysql80, mysql84, mysql91},
-			o:       Observed{serverPrivileges: mysqlPrivs, Record: ours("", "")},
+			o:       Observed{serverPrivileges: mysqlPrivs, Claim: ours("", "")},
 			want: []string{
 				"CREATE USER `app`@`%` IDENTIFIED WITH caching_sha2_password AS '" + sha2 + "' WITH MAX_USER_CONNECTIONS 0",
 				"GRANT INSERT, SELECT ON `shop\\_db`.* TO `app`@`%`",
@@ -82,61 +82,61 @@ func TestPlanPerFlavour(t *testing.T) {
 		}},
 	}, {
 		name: "converged account needs nothing",
-		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, MaxUserConnections: 5, Grants: map[string][]string{"d": {"SELECT"}}},
+		a:    Account{User: "app", Host: "%", Password: pw, Claimant: owner, MaxUserConnections: 5, Grants: map[string][]string{"d": {"SELECT"}}},
 		flavours: []flavour{{
 			servers: []Server{mariadb106, mariadb1011, mariadb118},
 			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: native, MaxUserConnections: 5,
-				Grants: map[string][]string{"d": {"SELECT"}}, serverPrivileges: mariadbPrivs, Record: ours("", "")},
+				Grants: map[string][]string{"d": {"SELECT"}}, serverPrivileges: mariadbPrivs, Claim: ours("", "")},
 		}, {
 			servers: []Server{mysql80, mysql84, mysql91},
 			o: Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$stored", MaxUserConnections: 5,
-				Grants: map[string][]string{"d": {"SELECT"}}, serverPrivileges: mysqlPrivs, Record: ours(digest, "$A$005$stored")},
+				Grants: map[string][]string{"d": {"SELECT"}}, serverPrivileges: mysqlPrivs, Claim: ours(digest, "$A$005$stored")},
 		}},
 	}, {
 		name: "the Secret changed",
-		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, MaxUserConnections: 5},
+		a:    Account{User: "app", Host: "%", Password: pw, Claimant: owner, MaxUserConnections: 5},
 		flavours: []flavour{{
 			servers: []Server{mariadb1011},
 			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: "*OLD", MaxUserConnections: 5,
-				serverPrivileges: mariadbPrivs, Record: ours("", "")},
+				serverPrivileges: mariadbPrivs, Claim: ours("", "")},
 			want: []string{"ALTER USER `app`@`%` IDENTIFIED BY PASSWORD '" + native + "'"},
 			sets: true,
 		}, {
 			servers: []Server{mysql80, mysql84, mysql91},
 			o: Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$stored", MaxUserConnections: 5,
-				serverPrivileges: mysqlPrivs, Record: ours(passwordDigest("old", owner, "app", "%"), "$A$005$stored")},
+				serverPrivileges: mysqlPrivs, Claim: ours(passwordDigest("old", owner, "app", "%"), "$A$005$stored")},
 			want: []string{"ALTER USER `app`@`%` IDENTIFIED WITH caching_sha2_password AS '" + sha2 + "'"},
 			sets: true,
 		}},
 	}, {
 		name: "the password was changed by hand in the server",
-		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner},
+		a:    Account{User: "app", Host: "%", Password: pw, Claimant: owner},
 		flavours: []flavour{{
 			servers: []Server{mysql84},
 			o: Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$byhand", serverPrivileges: mysqlPrivs,
-				Record: ours(digest, "$A$005$stored")},
+				Claim: ours(digest, "$A$005$stored")},
 			want: []string{"ALTER USER `app`@`%` IDENTIFIED WITH caching_sha2_password AS '" + sha2 + "'"},
 			sets: true,
 		}, {
 			servers: []Server{mysql80},
 			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: native, serverPrivileges: mysqlPrivs,
-				Record: ours(digest, native)},
+				Claim: ours(digest, native)},
 			want: []string{"ALTER USER `app`@`%` IDENTIFIED WITH caching_sha2_password AS '" + sha2 + "'"},
 			sets: true,
 		}, {
 			servers: []Server{mariadb118},
-			o:       Observed{Exists: true, Plugin: "ed25519", AuthString: "x", serverPrivileges: mariadbPrivs, Record: ours("", "")},
+			o:       Observed{Exists: true, Plugin: "ed25519", AuthString: "x", serverPrivileges: mariadbPrivs, Claim: ours("", "")},
 			want:    []string{"ALTER USER `app`@`%` IDENTIFIED BY PASSWORD '" + native + "'"},
 			sets:    true,
 		}},
 	}, {
 		name: "limit, extra and missing privileges, grants on another database and GRANT OPTION",
-		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, Grants: map[string][]string{"d": {"SELECT", "UPDATE"}}},
+		a:    Account{User: "app", Host: "%", Password: pw, Claimant: owner, Grants: map[string][]string{"d": {"SELECT", "UPDATE"}}},
 		flavours: []flavour{{
 			servers: []Server{mariadb1011},
 			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: native, MaxUserConnections: 3,
 				Grants: map[string][]string{"d": {"DELETE", "GRANT OPTION", "SELECT"}, "other": {"SELECT"}}, serverPrivileges: mariadbPrivs,
-				Record: ours("", "")},
+				Claim: ours("", "")},
 			want: []string{
 				"ALTER USER `app`@`%` WITH MAX_USER_CONNECTIONS 0",
 				"REVOKE DELETE, GRANT OPTION ON `d`.* FROM `app`@`%`",
@@ -146,11 +146,11 @@ func TestPlanPerFlavour(t *testing.T) {
 		}},
 	}, {
 		name: "ALL PRIVILEGES expands to what the server has",
-		a:    Account{User: "app", Host: "%", Password: pw, Owner: owner, Grants: map[string][]string{"d": {"ALL PRIVILEGES"}}},
+		a:    Account{User: "app", Host: "%", Password: pw, Claimant: owner, Grants: map[string][]string{"d": {"ALL PRIVILEGES"}}},
 		flavours: []flavour{{
 			servers: []Server{mariadb1011, mysql84},
 			o: Observed{Exists: true, Plugin: "mysql_native_password", AuthString: native, Grants: map[string][]string{"d": {"SELECT"}},
-				serverPrivileges: []string{"INSERT", "SELECT"}, Record: ours(digest, native)},
+				serverPrivileges: []string{"INSERT", "SELECT"}, Claim: ours(digest, native)},
 			want: []string{"GRANT INSERT ON `d`.* TO `app`@`%`"},
 		}},
 	}} {
@@ -160,7 +160,7 @@ func TestPlanPerFlavour(t *testing.T) {
 					o := f.o
 					if s.Flavor == MySQL && tc.name == "ALL PRIVILEGES expands to what the server has" {
 						o.Plugin, o.AuthString = "caching_sha2_password", "$A$005$stored"
-						o.Record = ours(digest, "$A$005$stored")
+						o.Claim = ours(digest, "$A$005$stored")
 					}
 					got, sets, err := plan(tc.a, &o, s, salt)
 					if err != nil {

@@ -278,7 +278,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 		}
 	}
 	if len(owned) != len(passwords) {
-		t.Errorf("%d ownership records, want %d (one per account): %v", len(owned), len(passwords), owned)
+		t.Errorf("%d claims, want %d (one per account): %v", len(owned), len(passwords), owned)
 	}
 
 	// Pods: exactly one created per At, none for anything else. A pod is a UID: one answered 201, or one the

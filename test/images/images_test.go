@@ -48,7 +48,7 @@ type imageConfig struct {
 func build(t *testing.T, args ...string) imageConfig {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds images with podman, which -short (make test-unit) does not install; make test runs this test")
+		t.Skip("builds images with podman, which -short (make test) does not install; make ci runs this test")
 	}
 	root, err := testenv.RepoRoot()
 	if err != nil {

@@ -159,11 +159,11 @@ func CanLogin(ctx context.Context, t mysqlaccount.Target, timeout time.Duration)
 	return c.Close()
 }
 
-// Require skips t when s was not started: a TestMain starts no MariaDB in -short mode (make test-unit), since
-// installing it needs root and Debian's packages. make test runs every such test.
+// Require skips t when s was not started: a TestMain starts no MariaDB in -short mode (make test), since
+// installing it needs root and Debian's packages. make ci runs every such test.
 func Require(t testing.TB, s *Server) {
 	t.Helper()
 	if s == nil {
-		t.Skip("needs MariaDB, which -short (make test-unit) does not start; make test runs this test")
+		t.Skip("needs MariaDB, which -short (make test) does not start; make ci runs this test")
 	}
 }

@@ -63,17 +63,17 @@ func desiredAccount(dbu *mygroupv1alpha1.DatabaseUser, password string) mysqlacc
 	return a
 }
 
-// desiredOwnedAccount is desiredAccount, recorded in the server as dbu's, adopted only when the target says so.
-func desiredOwnedAccount(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1alpha1.DatabaseTarget, password string) mysqlaccount.Account {
+// desiredClaimedAccount is desiredAccount, claimed in the server for dbu, adopted only when the target says so.
+func desiredClaimedAccount(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1alpha1.DatabaseTarget, password string) mysqlaccount.Account {
 	a := desiredAccount(dbu, password)
-	a.Owner = owner(dbu)
+	a.Claimant = claimant(dbu)
 	a.Adopt = target.Spec.ExistingAccounts == mygroupv1alpha1.ExistingAccountsAdopt
 	return a
 }
 
-// owner is the ownership record's view of a DatabaseUser.
-func owner(dbu *mygroupv1alpha1.DatabaseUser) mysqlaccount.Owner {
-	return mysqlaccount.Owner{UID: string(dbu.UID), Namespace: dbu.Namespace, Name: dbu.Name}
+// claimant is how the claim table names a DatabaseUser.
+func claimant(dbu *mygroupv1alpha1.DatabaseUser) mysqlaccount.Claimant {
+	return mysqlaccount.Claimant{UID: string(dbu.UID), Namespace: dbu.Namespace, Name: dbu.Name}
 }
 
 // targetFromSecret reads a target's admin Secret: host, port (default 3306), username, password, and for TLS

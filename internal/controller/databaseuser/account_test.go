@@ -132,7 +132,7 @@ func TestFailureRedactsAndClassifies(t *testing.T) {
 		mysqlaccount.KindInvalidAccount: mygroupv1alpha1.ReasonInvalidUser,
 		mysqlaccount.KindInvalidGrant:   mygroupv1alpha1.ReasonInvalidGrant,
 		mysqlaccount.KindOther:          mygroupv1alpha1.ReasonDatabaseError,
-		mysqlaccount.KindNotOwned:       mygroupv1alpha1.ReasonAccountNotOwned,
+		mysqlaccount.KindNotClaimed:     mygroupv1alpha1.ReasonAccountNotOwned,
 		mysqlaccount.KindReserved:       mygroupv1alpha1.ReasonAccountReserved,
 	} {
 		if got := failure(&mysqlaccount.Error{Kind: kind, Op: "x", Err: errors.New("y")}, ""); got.reason != reason {

@@ -44,7 +44,7 @@ import (
 // Every check reads the Secret and compares it with what the server holds: on MariaDB, the password's
 // mysql_native_password hash with the account's authentication_string (which also reverts a password changed
 // by hand); on MySQL, whose caching_sha2_password strings are salted, a digest of the password and the
-// string the server stored, both kept in the ownership record in the server (package mysqlaccount). Alternatives,
+// string the server stored, both kept in the claims in the server (package mysqlaccount). Alternatives,
 // and why not:
 //   - a Secret informer (even metadata-only): list/watch on Secrets cluster-wide, which the operator must
 //     not have;
@@ -62,7 +62,7 @@ import (
 // The DatabaseTarget rules are in databasetarget_controller.go.
 
 // Reconciler makes database accounts match DatabaseUsers, within what their DatabaseTarget allows, and only
-// accounts operator101 created for them (the ownership record in the server, see package mysqlaccount). Secrets are
+// accounts operator101 created for them (the claims in the server, see package mysqlaccount). Secrets are
 // read with its options' Reader: direct GETs, never cached or watched.
 type Reconciler struct {
 	kit.Base
@@ -151,7 +151,7 @@ func (r *Reconciler) sync(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser
 		return failed
 	}
 	defer func() { _ = db.Close() }()
-	account := desiredOwnedAccount(dbu, target, string(password))
+	account := desiredClaimedAccount(dbu, target, string(password))
 	n, err := db.Ensure(ctx, account)
 	if err != nil {
 		return failure(err, "", string(password), admin)
@@ -178,7 +178,7 @@ func failure(err error, prefix string, secrets ...string) outcome {
 		return outcome{reason: mygroupv1alpha1.ReasonInvalidGrant, message: msg}
 	case mysqlaccount.KindReserved:
 		return outcome{reason: mygroupv1alpha1.ReasonAccountReserved, message: msg}
-	case mysqlaccount.KindNotOwned:
+	case mysqlaccount.KindNotClaimed:
 		return outcome{reason: mygroupv1alpha1.ReasonAccountNotOwned, message: msg, recheck: true}
 	case mysqlaccount.KindUnsupportedServer:
 		return outcome{reason: mygroupv1alpha1.ReasonUnsupportedServer, message: msg, recheck: true}
@@ -211,7 +211,7 @@ func (r *Reconciler) leavePreviousTarget(ctx context.Context, dbu *mygroupv1alph
 		db, failed, admin := connect(ctx, r.Reader, &r.cfg, prev)
 		out = failed
 		if db != nil {
-			res, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu), owner(dbu))
+			res, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu), claimant(dbu))
 			_ = db.Close()
 			if err == nil {
 				r.droppedEvent(ctx, dbu, prevName, res, "AccountMoved", "dropped from previous target")
@@ -235,7 +235,7 @@ func (r *Reconciler) droppedEvent(ctx context.Context, dbu *mygroupv1alpha1.Data
 	case res.Dropped:
 		log.FromContext(ctx).Info("account "+what, "target", target)
 		r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, reason, "Delete", "account %s %s %q", acct, what, target)
-	case res.NotOwned:
+	case res.NotClaimed:
 		r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
 			"account %s in target %q was not created by operator101 for this DatabaseUser: left untouched", acct, target)
 	}
@@ -267,7 +267,7 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 	if db == nil {
 		return r.retryFinalize(ctx, dbu, name, failed)
 	}
-	res, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu), owner(dbu))
+	res, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu), claimant(dbu))
 	_ = db.Close()
 	switch k := mysqlaccount.KindOf(err); {
 	case err == nil:
@@ -283,7 +283,7 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 	return r.release(ctx, dbu)
 }
 
-// disown removes the ownership record of a kept account, so that the target's existingAccounts: Adopt can
+// disown removes the claims of a kept account, so that the target's existingAccounts: Adopt can
 // give it to another DatabaseUser. Best effort: Skip is also the way out when the server cannot be reached, so
 // nothing here may hold the DatabaseUser. It returns what to add to the Event.
 func (r *Reconciler) disown(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, name string) string {
@@ -293,11 +293,11 @@ func (r *Reconciler) disown(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUs
 	}
 	db, failed, _ := connect(ctx, r.Reader, &r.cfg, target)
 	if db == nil {
-		return "; its ownership record was not removed (" + failed.reason + ")"
+		return "; its claims was not removed (" + failed.reason + ")"
 	}
 	defer func() { _ = db.Close() }()
-	if _, err := db.Disown(ctx, dbu.Spec.User, accountHost(dbu), owner(dbu)); err != nil {
-		return "; its ownership record was not removed (" + failure(err, "").reason + ")"
+	if _, err := db.Release(ctx, dbu.Spec.User, accountHost(dbu), claimant(dbu)); err != nil {
+		return "; its claims was not removed (" + failure(err, "").reason + ")"
 	}
 	return ", no longer recorded as operator101's"
 }

@@ -145,6 +145,14 @@ func TestZeroWritesAtRest(t *testing.T) {
 	ns := env.NewNamespace(t, "dbu")
 	user := uniqueUser("rest")
 	_, key := readyUser(t, ns, "rest", user, randomPassword("rest"))
+	// The Event of the transition to Ready goes out after the status, from the recorder's own goroutine: only
+	// once it is stored are the writes counted below the ones at rest.
+	poll(t, timeout, "the Ready Event", func() error {
+		if len(testenv.EventsOfReason(t, env.Client, ns, "rest", mygroupv1alpha1.ReasonReady)) == 0 {
+			return fmt.Errorf("no Event of reason %s yet", mygroupv1alpha1.ReasonReady)
+		}
+		return nil
+	})
 	before := o.count(key)
 	counter.Reset()
 	poll(t, timeout, "three resyncs", func() error {
@@ -181,7 +189,7 @@ func TestCleanupPolicySkip(t *testing.T) {
 		t.Errorf("account gone despite cleanupPolicy Skip: %v", err)
 	}
 	// The record went with the DatabaseUser: the account is as if made by hand, and nobody's to drop.
-	if res, err := admin(t).Drop(ctx, user, "%", mysqlaccount.Owner{UID: string(dbu.UID)}); err != nil || !res.NotOwned {
+	if res, err := admin(t).Drop(ctx, user, "%", mysqlaccount.Claimant{UID: string(dbu.UID)}); err != nil || !res.NotClaimed {
 		t.Errorf("Drop by the former owner: %+v, %v; want NotOwned", res, err)
 	}
 	if n := eventNotes(t, ns); !strings.Contains(n, "no longer recorded as operator101's") {

@@ -41,7 +41,7 @@ import (
 // A database server shared by tenants: what a DatabaseUser may not make the operator do, proven against the
 // real MariaDB with its privilege tables read back before and after.
 
-// privilegeTables is every row of mysql.user and mysql.db (and operator101's ownership records), as text: the
+// privilegeTables is every row of mysql.user and mysql.db (and operator101's claims), as text: the
 // state a refused DatabaseUser must leave exactly as it was.
 func privilegeTables(t *testing.T) string {
 	t.Helper()

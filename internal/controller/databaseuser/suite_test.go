@@ -55,7 +55,7 @@ var (
 // TestMain starts a private MariaDB (hack/mariadb.sh) and a real API server, and stops both when done.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if testing.Short() { // make test-unit: no MariaDB
+	if testing.Short() { // make test: no MariaDB
 		os.Exit(testenv.Run(m, &env))
 	}
 	s, err := mariadbtest.Start()

@@ -16,12 +16,12 @@ limitations under the License.
 
 // Applying children: server-side apply, and only when they differ from what is wanted.
 //
-// Every object operator101 renders is applied under one field manager, FieldOwner. To decide whether a write
-// is needed, the fields FieldOwner manages are extracted from the observed object (client-go's Extract<Kind>
+// Every object operator101 renders is applied under one field manager, FieldManager. To decide whether a write
+// is needed, the fields FieldManager manages are extracted from the observed object (client-go's Extract<Kind>
 // functions read them from managedFields) and compared with the desired apply configuration; the manager's cache
 // keeps only their Digest, taken when the object arrives (ChildForCache). This matches
 // server-side apply's own semantics: a field someone else changed (kubectl scale, an edit) is no longer owned
-// by FieldOwner, so it shows as a difference and is taken back; a field someone else added, which FieldOwner
+// by FieldManager, so it shows as a difference and is taken back; a field someone else added, which FieldManager
 // never set, is left alone and costs no write.
 package kit
 
@@ -38,8 +38,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// FieldOwner is the field manager of every write operator101 makes with server-side apply.
-const FieldOwner = "operator101"
+// FieldManager is the field manager of every write operator101 makes with server-side apply.
+const FieldManager = "operator101"
 
 // Extractor returns the fields of observed that fieldManager manages, as an apply configuration
 // (for example appsv1ac.ExtractDeployment).
@@ -136,12 +136,12 @@ func readPast[O client.Object](ctx context.Context, live client.Reader, kind str
 	return nil
 }
 
-// IfChanged applies desired unless observed already carries exactly desired under FieldOwner (their Digests
+// IfChanged applies desired unless observed already carries exactly desired under FieldManager (their Digests
 // are the same). Pass a nil observed when the object does not exist. It reports whether it wrote.
 func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, observed O,
 	desired A, extract Extractor[O, A]) (bool, error) {
 	if !isNil(observed) {
-		current, err := ownedDigest(observed, extract)
+		current, err := managedDigest(observed, extract)
 		if err != nil {
 			return false, err
 		}
@@ -160,7 +160,7 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 		return false, err
 	}
 	u := &unstructured.Unstructured{Object: body}
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return false, fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	return true, nil

@@ -82,15 +82,15 @@ func TestDigest(t *testing.T) {
 
 func TestTrimForCacheKeepsOnlyOurManagedFields(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{
-		{Manager: "kubectl"}, {Manager: FieldOwner}, {Manager: "kube-controller-manager"},
+		{Manager: "kubectl"}, {Manager: FieldManager}, {Manager: "kube-controller-manager"},
 	}}}
 	out, err := TrimForCache(cm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := out.(*corev1.ConfigMap).ManagedFields
-	if len(got) != 1 || got[0].Manager != FieldOwner {
-		t.Errorf("managedFields after trim = %+v, want only %s", got, FieldOwner)
+	if len(got) != 1 || got[0].Manager != FieldManager {
+		t.Errorf("managedFields after trim = %+v, want only %s", got, FieldManager)
 	}
 	applied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
 		"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"index.html":"a whole page"}}`, "team": "web"}}}
@@ -106,7 +106,7 @@ func TestTrimForCacheKeepsOnlyOurManagedFields(t *testing.T) {
 	}
 }
 
-// TestIfChanged runs against a real API server: a write only when the owned fields differ, drift taken back,
+// TestIfChanged runs against a real API server: a write only when the managed fields differ, drift taken back,
 // fields others add left alone.
 func TestIfChanged(t *testing.T) {
 	ctx := context.Background()
@@ -213,7 +213,7 @@ func cacheCopy(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 
 func TestChildForCache(t *testing.T) {
 	transform := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
-	ours := metav1.ManagedFieldsEntry{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationApply,
+	ours := metav1.ManagedFieldsEntry{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:index.html":{}}}`)}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web", Labels: map[string]string{"app": "web"},
@@ -254,7 +254,7 @@ func TestChildForCache(t *testing.T) {
 	}
 	if got := out.(*corev1.ConfigMap); got.Annotations[digestAnnotation] != "" || got.Data["index.html"] != "x" ||
 		len(got.ManagedFields) != 1 {
-		t.Errorf("unreadable owned fields: cached copy %+v, want it only trimmed", got)
+		t.Errorf("unreadable managed fields: cached copy %+v, want it only trimmed", got)
 	}
 	if out, err := transform("not an object"); err != nil || out != "not an object" {
 		t.Errorf("transform of a non-object = %v, %v", out, err)

@@ -16,7 +16,7 @@ limitations under the License.
 
 // The shape of the manager's cache, in one place beside the code that reads it. The cache holds only objects
 // operator101 created (ManagedByLabel). Of the children MyWeb and AppService apply, it keeps their metadata,
-// their status (RolloutConditions reads a Deployment's) and a digest of the fields FieldOwner manages, because
+// their status (RolloutConditions reads a Deployment's) and a digest of the fields FieldManager manages, because
 // IfChanged needs to know whether those fields still equal what it would apply, not what they are; the fields
 // themselves and every managedFields entry are dropped (docs/performance.md measures what that saves). No
 // library offers this: controller-runtime's metadata-only cache keeps no value to compare. The At controller
@@ -73,7 +73,7 @@ func AppliedChildren() map[client.Object]ctrlcache.ByObject {
 	}
 }
 
-// digestAnnotation holds, in the cache's copy of a child only, the Digest of the fields FieldOwner manages.
+// digestAnnotation holds, in the cache's copy of a child only, the Digest of the fields FieldManager manages.
 // Nothing writes it: no object is written back from the cache whole.
 const digestAnnotation = "operator101.io/cache-owned-fields-digest"
 
@@ -124,23 +124,23 @@ func canonical(v any) any {
 	return v
 }
 
-// ownedDigest is the Digest of the fields FieldOwner manages in observed: the one the cache recorded
+// managedDigest is the Digest of the fields FieldManager manages in observed: the one the cache recorded
 // (ChildForCache), or, for an object read past the cache, the Digest of what extract finds.
-func ownedDigest[O client.Object, A runtime.ApplyConfiguration](observed O, extract Extractor[O, A]) (string, error) {
+func managedDigest[O client.Object, A runtime.ApplyConfiguration](observed O, extract Extractor[O, A]) (string, error) {
 	if d, ok := observed.GetAnnotations()[digestAnnotation]; ok {
 		return d, nil
 	}
-	current, err := extract(observed, FieldOwner)
+	current, err := extract(observed, FieldManager)
 	if err != nil {
-		return "", fmt.Errorf("reading the fields %s manages: %w", FieldOwner, err)
+		return "", fmt.Errorf("reading the fields %s manages: %w", FieldManager, err)
 	}
 	return Digest(current)
 }
 
 // ChildForCache is the cache transform of a kind of child operator101 applies: it records the Digest of the
-// fields FieldOwner manages (read by extract from managedFields), then drops them with strip, drops every
+// fields FieldManager manages (read by extract from managedFields), then drops them with strip, drops every
 // managedFields entry, and does what TrimForCache does. strip must keep what the reconcilers read of the child
-// (its metadata and status). An object whose owned fields cannot be read is only trimmed: IfChanged then reads
+// (its metadata and status). An object whose managed fields cannot be read is only trimmed: IfChanged then reads
 // them again, and reports the error. An object that arrives with an annotation of digestAnnotation's name and no
 // managedFields is kept as it is: the transform may see its own output again (client-go asks transforms to be
 // idempotent), and a value someone else wrote matches no Digest (digestKey).
@@ -153,7 +153,7 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		if _, done := o.GetAnnotations()[digestAnnotation]; done && len(o.GetManagedFields()) == 0 {
 			return o, nil // transformed already (client-go may hand an object to the transform twice)
 		}
-		current, err := extract(o, FieldOwner)
+		current, err := extract(o, FieldManager)
 		if err != nil {
 			return TrimForCache(obj)
 		}
@@ -179,8 +179,8 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 // lastApplied is the annotation `kubectl apply` keeps a whole copy of the object in (a MyWeb's page included).
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// TrimForCache is a cache transform: it drops the managedFields entries of every manager but FieldOwner, and
-// the copy of the object `kubectl apply` keeps in an annotation. IfChanged needs only FieldOwner's entries, and
+// TrimForCache is a cache transform: it drops the managedFields entries of every manager but FieldManager, and
+// the copy of the object `kubectl apply` keeps in an annotation. IfChanged needs only FieldManager's entries, and
 // the others are most of an object's metadata; nothing in operator101 reads the kubectl annotation, and no
 // object is written back from the cache whole (status and finalizers go as patches of what changed).
 func TrimForCache(obj any) (any, error) {
@@ -198,7 +198,7 @@ func TrimForCache(obj any) (any, error) {
 	}
 	kept := fields[:0:0]
 	for _, f := range fields {
-		if f.Manager == FieldOwner {
+		if f.Manager == FieldManager {
 			kept = append(kept, f)
 		}
 	}

@@ -33,41 +33,41 @@ func TestReserved(t *testing.T) {
 	}
 }
 
-// TestDecide is the ownership rule, case by case.
+// TestDecide is the claim rule, case by case.
 func TestDecide(t *testing.T) {
-	me := Owner{UID: "me", Namespace: "team-a", Name: "app"}
-	other := &record{Owner: Owner{UID: "other", Namespace: "team-b", Name: "theirs"}}
-	mine := &record{Owner: me}
+	me := Claimant{UID: "me", Namespace: "team-a", Name: "app"}
+	other := &claim{Claimant: Claimant{UID: "other", Namespace: "team-b", Name: "theirs"}}
+	mine := &claim{Claimant: me}
 	for _, tc := range []struct {
 		name    string
 		adopt   bool
 		o       Observed
 		want    decision
-		refused string // part of the KindNotOwned message, "" when allowed
+		refused string // part of the KindNotClaimed message, "" when allowed
 	}{
 		{name: "new account", o: Observed{}, want: manage},
-		{name: "our account", o: Observed{Exists: true, Record: mine}, want: manage},
-		{name: "our account, dropped by hand", o: Observed{Record: mine}, want: manage},
+		{name: "our account", o: Observed{Exists: true, Claim: mine}, want: manage},
+		{name: "our account, dropped by hand", o: Observed{Claim: mine}, want: manage},
 		{name: "made by hand", o: Observed{Exists: true}, refused: "was not created by operator101"},
 		{name: "made by hand, target adopts", adopt: true, o: Observed{Exists: true}, want: adopt},
-		{name: "another DatabaseUser's", o: Observed{Exists: true, Record: other}, refused: "another DatabaseUser's"},
-		{name: "another DatabaseUser's, even when adopting", adopt: true, o: Observed{Exists: true, Record: other},
+		{name: "another DatabaseUser's", o: Observed{Exists: true, Claim: other}, refused: "another DatabaseUser's"},
+		{name: "another DatabaseUser's, even when adopting", adopt: true, o: Observed{Exists: true, Claim: other},
 			refused: "another DatabaseUser's"},
-		{name: "stale record of another", o: Observed{Record: other}, refused: "delete its row"},
+		{name: "stale record of another", o: Observed{Claim: other}, refused: "delete its row"},
 		{name: "same user, other host, by hand", o: Observed{OtherHosts: []string{"10.0.0.1"}}, refused: `host "10.0.0.1"`},
 		{name: "same user, other host, by hand, adopting", adopt: true, o: Observed{OtherHosts: []string{"10.0.0.1"}},
 			refused: `host "10.0.0.1"`},
-		{name: "same user, other host, another's", o: Observed{OtherHosts: []string{"h"}, OtherRecords: map[string]*record{"h": other}},
+		{name: "same user, other host, another's", o: Observed{OtherHosts: []string{"h"}, OtherClaims: map[string]*claim{"h": other}},
 			refused: `host "h"`},
-		{name: "same user, other host, ours", o: Observed{OtherHosts: []string{"h"}, OtherRecords: map[string]*record{"h": mine}}, want: manage},
+		{name: "same user, other host, ours", o: Observed{OtherHosts: []string{"h"}, OtherClaims: map[string]*claim{"h": mine}}, want: manage},
 	} {
-		a := Account{User: "u", Host: "%", Owner: me, Adopt: tc.adopt}
+		a := Account{User: "u", Host: "%", Claimant: me, Adopt: tc.adopt}
 		got, err := decide(a, &tc.o)
 		switch {
 		case tc.refused == "" && (err != nil || got != tc.want):
 			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
-		case tc.refused != "" && (KindOf(err) != KindNotOwned || !strings.Contains(err.Error(), tc.refused)):
-			t.Errorf("%s: %v; want NotOwned saying %q", tc.name, err, tc.refused)
+		case tc.refused != "" && (KindOf(err) != KindNotClaimed || !strings.Contains(err.Error(), tc.refused)):
+			t.Errorf("%s: %v; want NotClaimed saying %q", tc.name, err, tc.refused)
 		case err != nil && (strings.Contains(err.Error(), "team-b") || strings.Contains(err.Error(), "theirs")):
 			t.Errorf("%s: the message names another tenant's DatabaseUser: %v", tc.name, err)
 		}

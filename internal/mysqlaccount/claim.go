@@ -25,21 +25,23 @@ import (
 	"strings"
 )
 
-// Ownership. operator101 changes or drops only accounts it created for a DatabaseUser, and it keeps that record
-// in the database server itself, in a table of its own schema: the record survives the operator, its
-// reinstallation, and a cluster restored without it. The admin account creates the schema on first use.
+// Claims. operator101 changes or drops only accounts it created for a DatabaseUser (the account's claimant),
+// and it keeps that claim in the database server itself, in a table of its own schema (the claim table): the
+// claim survives the operator, its reinstallation, and a cluster restored without it. The admin account creates
+// the schema on first use.
 
-// OwnershipSchema is operator101's schema on each server: it holds the ownership records.
-const OwnershipSchema = "operator101"
+// ClaimSchema is operator101's schema on each server: it holds the claims.
+const ClaimSchema = "operator101"
 
-// ownershipTable is the table of records, one per account.
-const ownershipTable = "`" + OwnershipSchema + "`.`accounts`"
+// claimTable is the claim table, one row per account. Its columns keep the names they were created with
+// (owner_uid, owner_namespace, owner_name: the claimant), since servers already hold it.
+const claimTable = "`" + ClaimSchema + "`.`accounts`"
 
-// createOwnership creates the schema and the table. The columns compare user names as the server does
+// createClaimTable creates the schema and the table. The columns compare user names as the server does
 // (binary); hosts are stored as given (the DatabaseUser schema keeps them lower case).
-var createOwnership = []string{
-	"CREATE DATABASE IF NOT EXISTS `" + OwnershipSchema + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
-	"CREATE TABLE IF NOT EXISTS " + ownershipTable + ` (
+var createClaimTable = []string{
+	"CREATE DATABASE IF NOT EXISTS `" + ClaimSchema + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+	"CREATE TABLE IF NOT EXISTS " + claimTable + ` (
 	  user            VARCHAR(80)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
 	  host            VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
 	  owner_uid       VARCHAR(64)  NOT NULL,
@@ -52,22 +54,22 @@ var createOwnership = []string{
 }
 
 // SystemSchemas are never granted through a DatabaseUser: the server's own, and operator101's records.
-var SystemSchemas = []string{"mysql", "sys", "information_schema", "performance_schema", OwnershipSchema}
+var SystemSchemas = []string{"mysql", "sys", "information_schema", "performance_schema", ClaimSchema}
 
 func systemSchema(db string) bool {
 	return slices.ContainsFunc(SystemSchemas, func(s string) bool { return strings.EqualFold(s, db) })
 }
 
-// Owner is the DatabaseUser an account belongs to.
-type Owner struct {
+// Claimant is the DatabaseUser an account belongs to.
+type Claimant struct {
 	UID, Namespace, Name string
 }
 
-func (o Owner) String() string { return o.Namespace + "/" + o.Name }
+func (o Claimant) String() string { return o.Namespace + "/" + o.Name }
 
-// record is one ownership row.
-type record struct {
-	Owner
+// claim is one row of the claim table: which DatabaseUser an account was created for.
+type claim struct {
+	Claimant
 	// PasswordDigest is passwordDigest of the password last set (MySQL, where the stored hash is salted).
 	PasswordDigest string
 	// AuthString is the authentication_string the server stored when operator101 last set the password.
@@ -86,10 +88,10 @@ func Reserved(user, adminUser string) bool {
 	return false
 }
 
-// passwordDigest is what the record keeps of a password: PBKDF2-SHA256, salted with the owner and the account,
+// passwordDigest is what the claim keeps of a password: PBKDF2-SHA256, salted with the claimant and the account,
 // so that equal passwords give different digests and the digest is costly to guess from. It only tells whether
 // the Secret's password changed, where the server's hash is salted (caching_sha2_password).
-func passwordDigest(password string, o Owner, user, host string) string {
+func passwordDigest(password string, o Claimant, user, host string) string {
 	salt := []byte("operator101\x00" + o.UID + "\x00" + user + "\x00" + host)
 	key, err := pbkdf2.Key(sha256.New, password, salt, 4096, 32)
 	if err != nil { // only for parameters FIPS mode refuses; these are fixed
@@ -102,40 +104,40 @@ func passwordDigest(password string, o Owner, user, host string) string {
 type decision int
 
 const (
-	// manage: the account is the owner's (recorded), or does not exist yet and may be created.
+	// manage: the account is claimed for this DatabaseUser, or does not exist yet and may be created.
 	manage decision = iota
 	// adopt: it exists without a record and the target allows taking it over: record it, then manage.
 	adopt
 )
 
-// decide is the ownership rule, a pure function of the desired account and what the server holds. It
-// returns an error of KindNotOwned when the account (or its user name) belongs to someone else; the message,
+// decide is the claim rule, a pure function of the desired account and what the server holds. It
+// returns an error of KindNotClaimed when the account (or its user name) belongs to someone else; the message,
 // which ends up in the DatabaseUser's status, never names another DatabaseUser.
 func decide(a Account, o *Observed) (decision, error) {
 	acct := a.User + "@" + a.Host
-	notOwned := func(format string, args ...any) (decision, error) {
-		return 0, &Error{Kind: KindNotOwned, Op: "account " + acct, Err: fmt.Errorf(format, args...)}
+	notClaimed := func(format string, args ...any) (decision, error) {
+		return 0, &Error{Kind: KindNotClaimed, Op: "account " + acct, Err: fmt.Errorf(format, args...)}
 	}
 	for _, h := range o.OtherHosts {
-		if r := o.OtherRecords[h]; r == nil || r.UID != a.Owner.UID {
-			return notOwned("user %q also exists with host %q, which operator101 did not create for this DatabaseUser: "+
+		if r := o.OtherClaims[h]; r == nil || r.UID != a.Claimant.UID {
+			return notClaimed("user %q also exists with host %q, which operator101 did not create for this DatabaseUser: "+
 				"a second host would share that user name", a.User, h)
 		}
 	}
-	switch r := o.Record; {
-	case r != nil && r.UID == a.Owner.UID:
+	switch r := o.Claim; {
+	case r != nil && r.UID == a.Claimant.UID:
 		return manage, nil
 	case r != nil:
 		// Which DatabaseUser owns it is not said: it may be another tenant's. The server's admin can read it.
 		if o.Exists {
-			return notOwned("it is recorded as another DatabaseUser's")
+			return notClaimed("it is recorded as another DatabaseUser's")
 		}
-		return notOwned("it does not exist, but is recorded as another DatabaseUser's; if that DatabaseUser is "+
-			"gone, the server's admin can delete its row from %s.accounts", OwnershipSchema)
+		return notClaimed("it does not exist, but is recorded as another DatabaseUser's; if that DatabaseUser is "+
+			"gone, the server's admin can delete its row from %s.accounts", ClaimSchema)
 	case o.Exists && a.Adopt:
 		return adopt, nil
 	case o.Exists:
-		return notOwned("it exists and was not created by operator101 for this DatabaseUser " +
+		return notClaimed("it exists and was not created by operator101 for this DatabaseUser " +
 			"(the DatabaseTarget's existingAccounts: Adopt would take it over)")
 	}
 	return manage, nil

@@ -27,7 +27,7 @@ import (
 	"github.com/operator101/operator101/test/mariadbtest"
 )
 
-// privileges is every row of mysql.user (with its hash), mysql.db and the ownership records, as text.
+// privileges is every row of mysql.user (with its hash), mysql.db and the claims, as text.
 func privileges(t *testing.T, c *mysqlaccount.Client) string {
 	t.Helper()
 	var b strings.Builder
@@ -62,8 +62,8 @@ func TestOnlyWhatItOwns(t *testing.T) {
 	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	c := admin(t)
-	alice := mysqlaccount.Owner{UID: "uid-alice", Namespace: "team-a", Name: "alice"}
-	bob := mysqlaccount.Owner{UID: "uid-bob", Namespace: "team-b", Name: "bob"}
+	alice := mysqlaccount.Claimant{UID: "uid-alice", Namespace: "team-a", Name: "alice"}
+	bob := mysqlaccount.Claimant{UID: "uid-bob", Namespace: "team-b", Name: "bob"}
 	for _, stmt := range []string{
 		"CREATE USER 'byhand'@'%' IDENTIFIED BY 'hand'",
 		"CREATE USER 'pinned'@'10.1.2.3' IDENTIFIED BY 'hand'",
@@ -74,7 +74,7 @@ func TestOnlyWhatItOwns(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = c.DB().Exec("DROP USER IF EXISTS 'byhand'@'%', 'pinned'@'10.1.2.3'") })
 	// Bob owns an account.
-	if _, err := c.Ensure(ctx, mysqlaccount.Account{User: "bobs", Host: "%", Password: "bob-pw", Owner: bob,
+	if _, err := c.Ensure(ctx, mysqlaccount.Account{User: "bobs", Host: "%", Password: "bob-pw", Claimant: bob,
 		Grants: map[string][]string{"team-b_orders": {"SELECT"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,18 +90,18 @@ func TestOnlyWhatItOwns(t *testing.T) {
 		{"the admin", mysqlaccount.Account{User: server.Admin.User, Host: "%"}, mysqlaccount.KindReserved},
 		{"mariadb.sys", mysqlaccount.Account{User: "mariadb.sys", Host: "localhost"}, mysqlaccount.KindReserved},
 		{"mysql.session", mysqlaccount.Account{User: "mysql.session", Host: "localhost"}, mysqlaccount.KindReserved},
-		{"made by hand", mysqlaccount.Account{User: "byhand", Host: "%"}, mysqlaccount.KindNotOwned},
-		{"another owner's", mysqlaccount.Account{User: "bobs", Host: "%"}, mysqlaccount.KindNotOwned},
-		{"another owner's, adopting", mysqlaccount.Account{User: "bobs", Host: "%", Adopt: true}, mysqlaccount.KindNotOwned},
-		{"% beside a host made by hand", mysqlaccount.Account{User: "pinned", Host: "%"}, mysqlaccount.KindNotOwned},
-		{"% beside a host made by hand, adopting", mysqlaccount.Account{User: "pinned", Host: "%", Adopt: true}, mysqlaccount.KindNotOwned},
+		{"made by hand", mysqlaccount.Account{User: "byhand", Host: "%"}, mysqlaccount.KindNotClaimed},
+		{"another owner's", mysqlaccount.Account{User: "bobs", Host: "%"}, mysqlaccount.KindNotClaimed},
+		{"another owner's, adopting", mysqlaccount.Account{User: "bobs", Host: "%", Adopt: true}, mysqlaccount.KindNotClaimed},
+		{"% beside a host made by hand", mysqlaccount.Account{User: "pinned", Host: "%"}, mysqlaccount.KindNotClaimed},
+		{"% beside a host made by hand, adopting", mysqlaccount.Account{User: "pinned", Host: "%", Adopt: true}, mysqlaccount.KindNotClaimed},
 		{"grant on mysql", mysqlaccount.Account{User: "fresh", Host: "%", Grants: map[string][]string{"mysql": {"SELECT"}}}, mysqlaccount.KindInvalidGrant},
 		{"grant on sys", mysqlaccount.Account{User: "fresh", Host: "%", Grants: map[string][]string{"sys": {"SELECT"}}}, mysqlaccount.KindInvalidGrant},
 		{"grant on the records", mysqlaccount.Account{User: "fresh", Host: "%", Grants: map[string][]string{"operator101": {"ALL PRIVILEGES"}}}, mysqlaccount.KindInvalidGrant},
 		// Refused by the planner, after the ownership checks: no record may be left for an account never made.
 		{"a privilege the server has not", mysqlaccount.Account{User: "fresh", Host: "%", Grants: map[string][]string{"team-a_x": {"NOT A PRIVILEGE"}}}, mysqlaccount.KindInvalidGrant},
 	} {
-		tc.a.Password, tc.a.Owner = "tenant-pw", alice
+		tc.a.Password, tc.a.Claimant = "tenant-pw", alice
 		n, err := c.Ensure(ctx, tc.a)
 		if mysqlaccount.KindOf(err) != tc.kind || n != 0 {
 			t.Errorf("%s: %d statements, %v; want kind %d and none", tc.name, n, err, tc.kind)
@@ -114,8 +114,8 @@ func TestOnlyWhatItOwns(t *testing.T) {
 		name, user, host string
 	}{{"made by hand", "byhand", "%"}, {"another owner's", "bobs", "%"}, {"a host made by hand", "pinned", "10.1.2.3"}} {
 		res, err := c.Drop(ctx, tc.user, tc.host, alice)
-		if err != nil || res.Dropped || !res.NotOwned {
-			t.Errorf("Drop %s: %+v, %v; want NotOwned", tc.name, res, err)
+		if err != nil || res.Dropped || !res.NotClaimed {
+			t.Errorf("Drop %s: %+v, %v; want NotClaimed", tc.name, res, err)
 		}
 	}
 	if _, err := c.Drop(ctx, "root", "localhost", alice); mysqlaccount.KindOf(err) != mysqlaccount.KindReserved {
@@ -126,7 +126,7 @@ func TestOnlyWhatItOwns(t *testing.T) {
 	}
 	var fresh int
 	if err := c.DB().QueryRow("SELECT COUNT(*) FROM operator101.accounts WHERE user = 'fresh'").Scan(&fresh); err != nil || fresh != 0 {
-		t.Errorf("%d ownership records for the refused account fresh (%v): an account made later by hand would be alice's", fresh, err)
+		t.Errorf("%d claims for the refused account fresh (%v): an account made later by hand would be alice's", fresh, err)
 	}
 	login := func(user, pw string) error {
 		return mariadbtest.CanLogin(ctx, mysqlaccount.Target{Host: server.Admin.Host, Port: server.Admin.Port, User: user, Password: pw}, 5*time.Second)
@@ -136,7 +136,7 @@ func TestOnlyWhatItOwns(t *testing.T) {
 	}
 
 	// The owner: rotation, grants, drop.
-	bobs := mysqlaccount.Account{User: "bobs", Host: "%", Password: "bob-pw-2", Owner: bob, Grants: map[string][]string{"team-b_reports": {"SELECT"}}}
+	bobs := mysqlaccount.Account{User: "bobs", Host: "%", Password: "bob-pw-2", Claimant: bob, Grants: map[string][]string{"team-b_reports": {"SELECT"}}}
 	if n, err := c.Ensure(ctx, bobs); err != nil || n == 0 {
 		t.Fatalf("the owner's change: %d, %v", n, err)
 	}
@@ -155,7 +155,7 @@ func TestOnlyWhatItOwns(t *testing.T) {
 	}
 
 	// Adoption, when the target allows it: the account made by hand takes the tenant's password.
-	adopted := mysqlaccount.Account{User: "byhand", Host: "%", Password: "adopted-pw", Owner: alice, Adopt: true}
+	adopted := mysqlaccount.Account{User: "byhand", Host: "%", Password: "adopted-pw", Claimant: alice, Adopt: true}
 	if _, err := c.Ensure(ctx, adopted); err != nil {
 		t.Fatal(err)
 	}
