@@ -41,8 +41,6 @@ type Config struct {
 	// OperatorConditionName names the OperatorCondition OLM made for this installation (OLM gives it as
 	// OPERATOR_CONDITION_NAME). Empty outside OLM: then there is no Upgradeable gate, and nothing is reported.
 	OperatorConditionName string
-	// Upgradeable is OLM's Upgradeable condition (default: the condition of the OperatorCondition named above).
-	Upgradeable conditions.Condition
 	// StartDeadline is how long an At's pod may stay Pending (its image not pulled, no node for it, ...)
 	// before the At is FAILED and the pod deleted (default DefaultStartDeadline).
 	StartDeadline time.Duration
@@ -68,13 +66,6 @@ func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 	if o.Workers == 0 {
 		o.Workers = DefaultWorkers
 	}
-	if cfg.Upgradeable == nil && cfg.OperatorConditionName != "" {
-		cond, err := operatorCondition(mgr, types.NamespacedName{Namespace: cfg.OperatorNamespace, Name: cfg.OperatorConditionName})
-		if err != nil {
-			return err
-		}
-		cfg.Upgradeable = cond
-	}
 	r := newReconciler(kit.NewBase(mgr, "at", o), cfg)
 	if err := kit.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("at").
@@ -82,10 +73,14 @@ func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 		Owns(&corev1.Pod{}), r.Options, r); err != nil {
 		return err
 	}
-	if cfg.Upgradeable == nil {
+	if cfg.OperatorConditionName == "" {
 		return nil
 	}
-	return setupUpgradeable(mgr, r.Options, cfg.Upgradeable)
+	cond, err := operatorCondition(mgr, types.NamespacedName{Namespace: cfg.OperatorNamespace, Name: cfg.OperatorConditionName})
+	if err != nil {
+		return err
+	}
+	return setupUpgradeable(mgr, r.Options, cond)
 }
 
 // operatorCondition is the Upgradeable condition of the OperatorCondition key, read and written with an
