@@ -14,12 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command operator101-scorecard is operator101's custom scorecard test. `operator-sdk scorecard` runs it in a
-// pod (image built by `hack/images.sh scorecard`), with the bundle untarred at /bundle and the namespace in
+// Command operator101-scorecard runs operator101's custom scorecard tests. `operator-sdk scorecard` runs each in
+// a pod (image built by `hack/images.sh scorecard`), with the bundle untarred at /bundle and the namespace in
 // SCORECARD_NAMESPACE; it prints one v1alpha3 TestStatus as JSON on stdout, which scorecard reads from the
 // pod's log.
 //
 //	operator101-scorecard alm-examples-ready [--bundle /bundle] [--namespace NS] [--timeout 2m]
+//	operator101-scorecard spec-descriptors [--bundle /bundle]
 package main
 
 import (
@@ -37,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/test/scorecard/almready"
+	"github.com/operator101/operator101/test/scorecard/descriptors"
 )
 
 func main() {
@@ -44,18 +46,24 @@ func main() {
 	bundle := fs.String("bundle", "/bundle", "the bundle directory (scorecard untars it at /bundle)")
 	ns := fs.String("namespace", os.Getenv("SCORECARD_NAMESPACE"), "namespace to create the examples in")
 	timeout := fs.Duration("timeout", 2*time.Minute, "how long every example together may take to be ready")
+	usage := fmt.Errorf("usage: operator101-scorecard %s|%s [flags]", almready.TestName, descriptors.TestName)
 	if len(os.Args) < 2 {
-		fail(fmt.Errorf("usage: operator101-scorecard %s [flags]", almready.TestName))
+		fail(usage)
 	}
 	test := os.Args[1]
 	_ = fs.Parse(os.Args[2:])
-	if test != almready.TestName {
-		fail(fmt.Errorf("unknown test %q; this image runs: %s", test, almready.TestName))
+	var status scapiv1alpha3.TestStatus
+	switch test {
+	case almready.TestName:
+		if *ns == "" {
+			*ns = "default"
+		}
+		status = run(*bundle, *ns, *timeout)
+	case descriptors.TestName:
+		status = descriptors.Run(*bundle)
+	default:
+		fail(fmt.Errorf("unknown test %q: %w", test, usage))
 	}
-	if *ns == "" {
-		*ns = "default"
-	}
-	status := run(*bundle, *ns, *timeout)
 	out, _ := json.MarshalIndent(status, "", "    ")
 	fmt.Println(string(out))
 }

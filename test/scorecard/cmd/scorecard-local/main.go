@@ -59,6 +59,7 @@ import (
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/olmrbac"
 	"github.com/operator101/operator101/test/scorecard/almready"
+	"github.com/operator101/operator101/test/scorecard/descriptors"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -109,7 +110,11 @@ func main() {
 			case "scorecard-test":
 				st = runStatic(root, *bundle, tc.Entrypoint[1:])
 			case "operator101-scorecard":
-				st = runFunctional(root, *bundle, *timeout)
+				if len(tc.Entrypoint) > 1 && tc.Entrypoint[1] == descriptors.TestName {
+					st = descriptors.Run(*bundle)
+				} else {
+					st = runFunctional(root, *bundle, *timeout)
+				}
 			default:
 				st = errStatus(fmt.Errorf("no local runner for entrypoint %q", tc.Entrypoint[0]))
 			}
