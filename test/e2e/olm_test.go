@@ -560,8 +560,11 @@ func upgrade(t *testing.T) {
 // 4b. Seed 004's AppService (the kubebuilder tutorial's, batch.schwarzeni.github.com/v1alpha1), its manifest
 // exactly as the seed has it, served by the same controller as app.example.com's: its page answers on node port
 // 30002 and `kubectl scale` takes it to 5 ready pods. The two seeds' examples share a name and a node port, so
-// the app.example.com sample leaves first.
+// the app.example.com sample leaves first; before it does, seed 003's reader finds its pods as the tutorial
+// does, by the label app=<name> (the sample was created on 0.1.0, whose pods had no such label: the upgrade
+// rolled them once).
 func seedAppServiceKubebuilder(t *testing.T) {
+	podsByTutorialLabel(t, 3)
 	kubectl(t, "delete", "--wait=true", "--timeout=120s", "-n", samplesNS, "appservices.app.example.com/nginx-app")
 	eventually(t, 2*time.Minute, "the app.example.com sample's Service gone (node port 30002 free)", func() (bool, string) {
 		var svc corev1.Service
@@ -587,6 +590,25 @@ func seedAppServiceKubebuilder(t *testing.T) {
 	if ref := metav1.GetControllerOf(&dep); ref == nil || ref.APIVersion != batchv1alpha1.GroupVersion.String() {
 		t.Errorf("the Deployment's controller is %+v, want the batch.schwarzeni.github.com AppService", ref)
 	}
+	podsByTutorialLabel(t, 5)
+}
+
+// podsByTutorialLabel waits until `kubectl get pods -l app=nginx-app`, as seeds 003 and 004 have their readers
+// type it, lists want Running pods and no other.
+func podsByTutorialLabel(t *testing.T, want int) {
+	t.Helper()
+	eventually(t, 3*time.Minute, fmt.Sprintf("kubectl get pods -l app=nginx-app: %d Running pods", want), func() (bool, string) {
+		out := kubectl(t, "get", "pods", "-n", samplesNS, "-l", "app=nginx-app",
+			"-o", "jsonpath={range .items[*]}{.status.phase}{\"\\n\"}{end}")
+		phases := strings.Fields(out)
+		running := 0
+		for _, p := range phases {
+			if p == string(corev1.PodRunning) {
+				running++
+			}
+		}
+		return running == want && len(phases) == want, fmt.Sprintf("phases %v", phases)
+	})
 }
 
 // 5. operator-sdk scorecard against the installed operator: every test a real pod, every one passes. The

@@ -44,6 +44,19 @@ func podLabels(name string) map[string]string {
 	}
 }
 
+// tutorialLabel is the label the tutorials' controllers (seeds 003 and 004) give an AppService's pods, with its
+// name, and their readers look for: kubectl get pods -l app=<name>.
+const tutorialLabel = "app"
+
+// templateLabels are the pods' labels: podLabels, by which the Deployment and the Service select them, and
+// tutorialLabel. Selectors leave tutorialLabel out: a Deployment's selector cannot change, and the Deployments
+// of an earlier version have none.
+func templateLabels(name string) map[string]string {
+	l := podLabels(name)
+	l[tutorialLabel] = name
+	return l
+}
+
 // selector is podLabels as a label selector string, for the scale subresource.
 func selector(name string) string {
 	return labels.SelectorFromSet(podLabels(name)).String()
@@ -152,7 +165,7 @@ func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.Deploy
 			WithReplicas(desiredSize(a)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(a.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().
-				WithLabels(podLabels(a.Name)).
+				WithLabels(templateLabels(a.Name)).
 				WithSpec(corev1ac.PodSpec().
 					WithAutomountServiceAccountToken(ptr.Deref(a.Spec.AutomountServiceAccountToken, false)).
 					WithContainers(container)))), nil

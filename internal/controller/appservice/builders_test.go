@@ -78,8 +78,15 @@ func TestDeployment(t *testing.T) {
 			if r := d.OwnerReferences[0]; *r.Kind != "AppService" || *r.UID != tc.app.UID || !*r.Controller || !*r.BlockOwnerDeletion {
 				t.Errorf("owner reference %+v", r)
 			}
-			if !equality.Semantic.DeepEqual(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+			if !labels.SelectorFromSet(d.Spec.Selector.MatchLabels).Matches(labels.Set(d.Spec.Template.Labels)) {
 				t.Errorf("selector does not match the pods")
+			}
+			if !equality.Semantic.DeepEqual(d.Spec.Selector.MatchLabels, podLabels(tc.app.Name)) {
+				t.Errorf("selector %v, want podLabels: a Deployment's selector cannot change", d.Spec.Selector.MatchLabels)
+			}
+			// The tutorials' readers find the pods by their label (kubectl get pods -l app=<name>).
+			if got := d.Spec.Template.Labels["app"]; got != tc.app.Name {
+				t.Errorf("pod label app=%q, want %q", got, tc.app.Name)
 			}
 			sel, err := labels.Parse(selector(tc.app.Name))
 			if err != nil || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
@@ -144,7 +151,7 @@ func TestService(t *testing.T) {
 		t.Errorf("port 1 %+v: no node port asked, target = port", p1)
 	}
 	d, _ := Deployment(a, nil)
-	if !equality.Semantic.DeepEqual(s.Spec.Selector, d.Spec.Template.Labels) {
+	if !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {
 		t.Errorf("service selector does not select the pods")
 	}
 }
