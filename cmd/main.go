@@ -122,7 +122,12 @@ func run() error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding health check: %w", err)
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	watched, err := controller.Watched(cfg.controllers)
+	if err != nil {
+		return fmt.Errorf("listing the watched kinds: %w", err)
+	}
+	// Ready means the manager can serve: its cache synced and, on the leader, every watched kind in it.
+	if err := mgr.AddReadyzCheck("readyz", controller.Readiness(mgr, watched)); err != nil {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
 
