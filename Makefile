@@ -40,11 +40,20 @@ TOOLS := hack/tools/install.sh
 
 # Tests run against the locally built etcd + kube-apiserver.
 export KUBEBUILDER_ASSETS := $(ENVTEST_ASSETS)
-# `make run` and `make install` talk to the local API server that `make dev-apiserver` starts, unless
-# KUBECONFIG is set.
+# install, uninstall, deploy, undeploy and run act on the cluster kubectl talks to: $KUBECONFIG, else
+# ~/.kube/config (its current context). Only where there is no kubeconfig at all do they fall back to the local
+# API server that `make dev-apiserver` starts (make run starts it). Each first says which cluster it acts on.
 DEV_DIR ?= $(LOCALBIN)/dev-apiserver
-KUBECONFIG ?= $(DEV_DIR)/kubeconfig
+ifeq ($(strip $(KUBECONFIG)),)
+ifneq ($(wildcard $(HOME)/.kube/config),)
+KUBECONFIG := $(HOME)/.kube/config
+else
+KUBECONFIG := $(DEV_DIR)/kubeconfig
+LOCAL_APISERVER := dev-apiserver
+endif
+endif
 export KUBECONFIG
+show-cluster = @echo "==> cluster: context $$($(KUBECTL) config current-context 2>/dev/null || echo '(none)'), server $$($(KUBECTL) config view --minify -o jsonpath='{.clusters[0].cluster.server}' 2>/dev/null) (kubeconfig $(KUBECONFIG))"
 # make test-e2e and make demo work on the local cluster, or on a cluster of your own when KUBECONFIG comes from the
 # environment or the command line (not the default above) with IMAGE_TAG_BASE: hack/cluster/target.sh.
 given = $(if $(filter environment command line,$(origin $(1))),$(1)='$($(1))')
@@ -98,7 +107,8 @@ build: manifests generate fmt vet ## Build the manager binary into bin/manager.
 	go build -o $(LOCALBIN)/manager ./cmd
 
 .PHONY: run
-run: manifests generate fmt vet dev-apiserver ## Run the manager here against the local API server (console logs, no leader election).
+run: manifests generate fmt vet kubectl $(LOCAL_APISERVER) ## Run the manager here against kubectl's cluster (else a local API server; console logs, no leader election).
+	$(show-cluster)
 	OPERATOR_NAMESPACE=$${OPERATOR_NAMESPACE:-operator101-system} go run ./cmd --leader-elect=false --zap-devel --metrics-bind-address=127.0.0.1:8443 --health-probe-bind-address=127.0.0.1:8081
 
 .PHONY: demo
@@ -122,20 +132,24 @@ docker-push: ## Push the operator image.
 ##@ Deployment
 
 .PHONY: install
-install: manifests kustomize kubectl ## Install the CRDs into the cluster of $KUBECONFIG.
+install: manifests kustomize kubectl $(LOCAL_APISERVER) ## Install the CRDs into kubectl's cluster (else a local API server).
+	$(show-cluster)
 	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
 
 .PHONY: uninstall
-uninstall: manifests kustomize kubectl ## Remove the CRDs from the cluster of $KUBECONFIG.
+uninstall: manifests kustomize kubectl ## Remove the CRDs from kubectl's cluster.
+	$(show-cluster)
 	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found -f -
 
 .PHONY: deploy
-deploy: manifests kustomize kubectl ## Deploy the operator (image $IMG) to the cluster of $KUBECONFIG without OLM.
+deploy: manifests kustomize kubectl ## Deploy the operator (image $IMG) to kubectl's cluster without OLM.
+	$(show-cluster)
 	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG) docker.io/library/busybox=$(BUSYBOX_IMG)
 	$(KUSTOMIZE) build config/deploy | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
 undeploy: kustomize kubectl ## Remove what deploy created.
+	$(show-cluster)
 	$(KUSTOMIZE) build config/deploy | $(KUBECTL) delete --ignore-not-found -f -
 
 ##@ Tools
