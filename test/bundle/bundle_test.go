@@ -156,6 +156,14 @@ func TestBundleContents(t *testing.T) {
 		apiVersion, _ := ex["apiVersion"].(string)
 		group, _, _ := strings.Cut(apiVersion, "/")
 		kinds[group+"/"+kind] = true
+		// The console and the scorecard create an example in the namespace they work in.
+		if meta, _ := ex["metadata"].(map[string]any); meta["namespace"] != nil {
+			t.Errorf("the %s example names namespace %v", kind, meta["namespace"])
+		}
+		// Seed 003's image, in Docker's old manifest format, which current runtimes refuse to pull.
+		if spec, _ := ex["spec"].(map[string]any); spec["image"] == "nginx:1.7.9" {
+			t.Errorf("the %s %s example names nginx:1.7.9, which current container runtimes cannot pull", group, kind)
+		}
 	}
 	for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
 		if !kinds[groupOf(d)+"/"+d.Kind] {
