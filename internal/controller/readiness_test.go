@@ -76,7 +76,7 @@ func TestReadiness(t *testing.T) {
 	}
 	// The leader's check (this manager leads as soon as it runs: no leader election).
 	select {
-	case <-m.Manager.Elected():
+	case <-m.Elected():
 	case <-time.After(30 * time.Second):
 		t.Fatal("the manager did not start its controllers")
 	}

@@ -78,10 +78,10 @@ func TestMakeRunActsOnKubectlsCluster(t *testing.T) {
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
-		case <-done:
+		case <-done: //nolint:errcheck // the end of make run after SIGTERM: its exit status says nothing
 		case <-time.After(30 * time.Second):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
+			<-done //nolint:errcheck // as above, after SIGKILL
 		}
 		if t.Failed() {
 			t.Logf("make run:\n%s", out)
