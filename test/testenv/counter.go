@@ -65,7 +65,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // resourceOf names the resource (and subresource) of an API path:
-// /api/apps/v1/namespaces/ns/deployments/x/status -> deployments/status.
+// /apis/apps/v1/namespaces/ns/deployments/x/status -> deployments/status.
 func resourceOf(path string) string {
 	parts, _ := resourceParts(path)
 	switch len(parts) {
@@ -84,11 +84,11 @@ func namesOneObject(path string) bool {
 	return api && len(parts) >= 2
 }
 
-// resourceParts is an API path from the resource on: /api/apps/v1/namespaces/ns/deployments/x/status ->
+// resourceParts is an API path from the resource on: /apis/apps/v1/namespaces/ns/deployments/x/status ->
 // deployments, x, status; api is false for a path outside /api and /apis (discovery, openapi, health).
 func resourceParts(path string) (parts []string, api bool) {
 	parts = strings.Split(strings.Trim(path, "/"), "/")
-	// Drop the prefix: api/v1 or api/GROUP/VERSION.
+	// Drop the prefix: api/v1 or apis/GROUP/VERSION.
 	switch {
 	case len(parts) >= 2 && parts[0] == "api":
 		parts, api = parts[2:], true
