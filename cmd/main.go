@@ -99,6 +99,7 @@ func run() error {
 		metricsOpts.FilterProvider = metricsauth.FilterProvider
 	}
 
+	cacheOpts := controller.CacheOptions(cfg.controllers)
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsOpts,
@@ -109,7 +110,7 @@ func run() error {
 		LeaderElectionID:              "operator101.operator101.io",
 		LeaderElectionNamespace:       cfg.leaderElectNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         controller.CacheOptions(cfg.controllers),
+		Cache:                         cacheOpts,
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: false}},
 		GracefulShutdownTimeout:       durationPtr(30 * time.Second),
 	})
@@ -122,7 +123,7 @@ func run() error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding health check: %w", err)
 	}
-	watched, err := controller.Watched(cfg.controllers)
+	watched, err := controller.Watched(cacheOpts)
 	if err != nil {
 		return fmt.Errorf("listing the watched kinds: %w", err)
 	}

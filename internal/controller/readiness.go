@@ -36,8 +36,8 @@ import (
 )
 
 // Watched is every kind the controllers watch: operator101's own (every object kind of package api's scheme)
-// and the kinds of child the cache holds for them (CacheOptions).
-func Watched(o Options) ([]client.Object, error) {
+// and the kinds of child the manager's cache, c (CacheOptions), holds for them.
+func Watched(c cache.Options) ([]client.Object, error) {
 	scheme := runtime.NewScheme()
 	if err := api.AddToScheme(scheme); err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func Watched(o Options) ([]client.Object, error) {
 			out = append(out, obj)
 		}
 	}
-	for obj := range CacheOptions(o).ByObject {
+	for obj := range c.ByObject {
 		out = append(out, obj)
 	}
 	sort.Slice(out, func(i, j int) bool { return fmt.Sprintf("%T", out[i]) < fmt.Sprintf("%T", out[j]) })

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
 
 // Watched names operator101's six kinds and the four kinds of child the cache holds, and nothing else.
 func TestWatched(t *testing.T) {
-	watched, err := controller.Watched(controller.Options{})
+	watched, err := controller.Watched(controller.CacheOptions(controller.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestWatched(t *testing.T) {
 // Not ready before the manager's cache has started; ready once it has synced every watched kind; not ready
 // while a watched kind cannot be cached.
 func TestReadiness(t *testing.T) {
-	watched, err := controller.Watched(controller.Options{})
+	watched, err := controller.Watched(controller.CacheOptions(controller.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
