@@ -19,7 +19,6 @@ limitations under the License.
 package bundle
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,8 +34,10 @@ import (
 	"github.com/operator-framework/api/pkg/validation"
 	apierrors "github.com/operator-framework/api/pkg/validation/errors"
 	interfaces "github.com/operator-framework/api/pkg/validation/interfaces"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/operator101/operator101/test/scorecard/almready"
 	"github.com/operator101/operator101/test/scorecard/descriptors"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -143,26 +144,24 @@ func TestBundleContents(t *testing.T) {
 	if r := descriptors.Check(csv); len(r.Errors) != 0 {
 		t.Errorf("spec descriptors: %s", strings.Join(r.Errors, "; "))
 	}
-	var examples []map[string]any
-	if err := json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &examples); err != nil {
-		t.Fatalf("alm-examples: %v", err)
+	examples, err := almready.ExamplesOf(csv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	// A kind may be served by two groups (AppService): each needs an example of its own group, which the CRD's
 	// name ends with (plural.group).
 	groupOf := func(d v1alpha1.CRDDescription) string { _, g, _ := strings.Cut(d.Name, "."); return g }
 	kinds := map[string]bool{}
 	for _, ex := range examples {
-		kind, _ := ex["kind"].(string)
-		apiVersion, _ := ex["apiVersion"].(string)
-		group, _, _ := strings.Cut(apiVersion, "/")
-		kinds[group+"/"+kind] = true
+		gvk := ex.GroupVersionKind()
+		kinds[gvk.Group+"/"+gvk.Kind] = true
 		// The console and the scorecard create an example in the namespace they work in.
-		if meta, _ := ex["metadata"].(map[string]any); meta["namespace"] != nil {
-			t.Errorf("the %s example names namespace %v", kind, meta["namespace"])
+		if ns := ex.GetNamespace(); ns != "" {
+			t.Errorf("the %s example names namespace %s", gvk.Kind, ns)
 		}
 		// Seed 003's image, in Docker's old manifest format, which current runtimes refuse to pull.
-		if spec, _ := ex["spec"].(map[string]any); spec["image"] == "nginx:1.7.9" {
-			t.Errorf("the %s %s example names nginx:1.7.9, which current container runtimes cannot pull", group, kind)
+		if image, _, _ := unstructured.NestedString(ex.Object, "spec", "image"); image == "nginx:1.7.9" {
+			t.Errorf("the %s %s example names nginx:1.7.9, which current container runtimes cannot pull", gvk.Group, gvk.Kind)
 		}
 	}
 	for _, d := range csv.Spec.CustomResourceDefinitions.Owned {
@@ -188,8 +187,7 @@ func TestBundleContents(t *testing.T) {
 	}
 	// Each image an example names is related, fully qualified, so a mirror holds what the examples run.
 	for _, ex := range examples {
-		spec, _ := ex["spec"].(map[string]any)
-		image, _ := spec["image"].(string)
+		image, _, _ := unstructured.NestedString(ex.Object, "spec", "image")
 		if image == "" {
 			continue
 		}
@@ -198,7 +196,7 @@ func TestBundleContents(t *testing.T) {
 			found = found || strings.HasSuffix(r.Image, "/"+image) || strings.HasSuffix(r.Image, "/"+image+":latest")
 		}
 		if !found {
-			t.Errorf("the %s example's image %q is not among the related images %v", ex["kind"], image, related)
+			t.Errorf("the %s example's image %q is not among the related images %v", ex.GetKind(), image, related)
 		}
 	}
 	// Every image the manager runs by default comes from a RELATED_IMAGE_<NAME> variable and is the related image

@@ -31,6 +31,7 @@ import (
 
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	apimanifests "github.com/operator-framework/api/pkg/manifests"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,9 +52,14 @@ func Examples(bundleDir string) ([]unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the bundle from %s: %w", bundleDir, err)
 	}
+	return ExamplesOf(b.CSV)
+}
+
+// ExamplesOf parses the alm-examples of csv.
+func ExamplesOf(csv *operatorsv1alpha1.ClusterServiceVersion) ([]unstructured.Unstructured, error) {
 	var objs []map[string]any
-	if err := json.Unmarshal([]byte(b.CSV.GetAnnotations()["alm-examples"]), &objs); err != nil {
-		return nil, fmt.Errorf("parsing alm-examples: %w", err)
+	if err := json.Unmarshal([]byte(csv.GetAnnotations()["alm-examples"]), &objs); err != nil {
+		return nil, fmt.Errorf("parsing alm-examples of %s: %w", csv.GetName(), err)
 	}
 	out := make([]unstructured.Unstructured, 0, len(objs))
 	for _, o := range objs {

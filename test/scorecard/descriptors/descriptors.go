@@ -22,7 +22,6 @@ limitations under the License.
 package descriptors
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -31,6 +30,8 @@ import (
 	apimanifests "github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/operator101/operator101/test/scorecard/almready"
 )
 
 // TestName is the scorecard test's name (its entrypoint argument).
@@ -56,26 +57,22 @@ func Check(csv *v1alpha1.ClusterServiceVersion) scapiv1alpha3.TestResult {
 			r.Suggestions = append(r.Suggestions, suggestion)
 		}
 	}
-	var examples []map[string]any
-	if err := json.Unmarshal([]byte(csv.GetAnnotations()["alm-examples"]), &examples); err != nil {
+	examples, err := almready.ExamplesOf(csv)
+	if err != nil {
 		r.State = scapiv1alpha3.ErrorState
-		r.Errors = append(r.Errors, fmt.Sprintf("alm-examples of %s: %v", csv.GetName(), err))
+		r.Errors = append(r.Errors, err.Error())
 		return r
 	}
 	r.Log = fmt.Sprintf("Loaded ClusterServiceVersion: %s\nLoaded %d Custom Resources from alm-examples\n", csv.GetName(), len(examples))
 	for _, ex := range examples {
-		apiVersion, _ := ex["apiVersion"].(string)
-		kind, _ := ex["kind"].(string)
-		gvk := schema.FromAPIVersionAndKind(apiVersion, kind)
-		meta, _ := ex["metadata"].(map[string]any)
-		name, _ := meta["name"].(string)
-		what := fmt.Sprintf("%s %s %q", apiVersion, kind, name)
+		gvk := ex.GroupVersionKind()
+		what := fmt.Sprintf("%s %s %q", ex.GetAPIVersion(), gvk.Kind, ex.GetName())
 		crd := owned(csv, gvk)
 		if crd == nil {
 			fail("", "%s: the CSV owns no CRD of that group, version and kind", what)
 			continue
 		}
-		spec, ok := ex["spec"].(map[string]any)
+		spec, ok := ex.Object["spec"].(map[string]any)
 		if !ok {
 			fail("", "%s: no spec", what)
 			continue
