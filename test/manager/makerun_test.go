@@ -54,7 +54,7 @@ func TestMakeRunActsOnKubectlsCluster(t *testing.T) {
 	// ci on their own.
 	cmd := exec.Command("make", "-o", "manifests", "-o", "generate", "-o", "fmt", "-o", "vet", "run")
 	cmd.Dir = env.Root
-	cmd.Env = append(withoutKubeconfig(os.Environ()), "HOME="+home, "WATCH_NAMESPACE=")
+	cmd.Env = append(withoutHomeOrKubeconfig(os.Environ()), "HOME="+home, "WATCH_NAMESPACE=")
 	// The Go and tool caches stay where they are: HOME moved only for kubectl's sake.
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
 		out, err := exec.Command("go", "env", v).Output()
@@ -117,7 +117,8 @@ func TestMakeRunActsOnKubectlsCluster(t *testing.T) {
 	}
 }
 
-func withoutKubeconfig(environ []string) []string {
+// withoutHomeOrKubeconfig is environ without HOME and KUBECONFIG, which each test sets its own way.
+func withoutHomeOrKubeconfig(environ []string) []string {
 	out := environ[:0:0]
 	for _, e := range environ {
 		if !strings.HasPrefix(e, "KUBECONFIG=") && !strings.HasPrefix(e, "HOME=") {
@@ -150,7 +151,7 @@ func TestMakeTargetsPickKubectlsCluster(t *testing.T) {
 			for _, target := range []string{"run", "install", "deploy"} {
 				cmd := exec.Command("make", "-n", target)
 				cmd.Dir = env.Root
-				cmd.Env = append(withoutKubeconfig(os.Environ()), "HOME="+tc.home)
+				cmd.Env = append(withoutHomeOrKubeconfig(os.Environ()), "HOME="+tc.home)
 				if tc.kubeconfig != "" {
 					cmd.Env = append(cmd.Env, "KUBECONFIG="+tc.kubeconfig)
 				}
