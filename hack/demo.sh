@@ -4,9 +4,10 @@
 # summary of what runs and what to type next. On a cluster of your own with OLM (KUBECONFIG, IMAGE_TAG_BASE and
 # the other variables of hack/cluster/target.sh), the same from "operator101's images" on.
 #
-#   hack/demo.sh        start (idempotent: a second run reuses what runs and re-checks it)
-#   hack/demo.sh down   stop everything the demo started (the local cluster, or on yours what it installed; the
-#                       MariaDB)
+#   hack/demo.sh            start (idempotent: a second run reuses what runs and re-checks it)
+#   hack/demo.sh uninstall  remove what the demo installed (the samples, operator101, the DatabaseTarget) and stop
+#                           its MariaDB; the cluster and OLM stay
+#   hack/demo.sh down       uninstall, then stop the local cluster (on a cluster of yours: uninstall only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,19 +23,27 @@ export KUBECONFIG=$TARGET_KUBECONFIG
 k() { "$BIN/kubectl" "$@"; }
 step() { printf '\n\033[1m==> %s\033[0m (%ss)\n' "$*" "$((SECONDS - t0))"; }
 
-if [[ ${1:-} == down ]]; then
-	if $existing; then
-		# The samples first, while the operator runs (the DatabaseUser's finalizer drops its account), then
-		# what OLM installed. The CRDs stay: removing them deletes every user's objects (docs/olm.md, Uninstall).
-		k delete --ignore-not-found --wait=true --timeout 120s -n default myweb/myweb || true
+uninstall() {
+	# The samples first, while the operator runs (the DatabaseUser's finalizer drops its account), then what OLM
+	# installed. The CRDs stay: removing them deletes every user's objects (docs/olm.md, Uninstall).
+	if [[ -s $KUBECONFIG ]] && k get --raw /readyz >/dev/null 2>&1; then
 		k delete --ignore-not-found --wait=true --timeout 180s namespace "$SAMPLES" || true
 		k delete --ignore-not-found databasetarget/that-database || true
 		k delete --ignore-not-found --wait=true --timeout 180s namespace "$NS" || true
 	fi
 	hack/mariadb.sh stop 2>/dev/null || true
+}
+case ${1:-} in
+uninstall)
+	uninstall
+	exit 0
+	;;
+down)
+	uninstall
 	$existing || hack/cluster/down.sh
 	exit 0
-fi
+	;;
+esac
 
 if $existing; then
 	step "Toolchain; the cluster of KUBECONFIG=$TARGET_KUBECONFIG and its OLM"
@@ -101,21 +110,18 @@ k apply -f config/samples/mygroup_v1alpha1_databasetarget.yaml
 wait_until "DatabaseTarget Ready" 120 k wait --for condition=Ready --timeout 5s databasetarget/that-database
 k get databasetarget that-database
 
-step "The samples (config/samples): MyWeb in default, the others in namespace $SAMPLES"
+# The README's path for the samples, as a user types it: one namespace, every sample, each Ready at the end.
+step "The samples: kubectl apply -n $SAMPLES -k config/samples"
 k create namespace "$SAMPLES" --dry-run=client -o yaml | k apply -f - >/dev/null
-k apply -f config/samples/operator_v1_myweb.yaml
-for f in app_v1_appservice cnat_v1alpha1_at mygroup_v1alpha1_databaseuser; do
-	k apply -n "$SAMPLES" -f "config/samples/$f.yaml"
-done
-wait_until "MyWeb Available" 180 k wait --for condition=Available --timeout 5s -n default myweb/myweb
-wait_until "AppService Available" 180 k wait --for condition=Available --timeout 5s -n "$SAMPLES" appservice/nginx-app
-wait_until "At DONE" 180 k wait --for jsonpath='{.status.phase}'=DONE --timeout 5s -n "$SAMPLES" at/example-at
-wait_until "DatabaseUser Ready" 180 k wait --for condition=Ready --timeout 5s -n "$SAMPLES" databaseuser/cnhandsomeguy
-wait_until "the MyWeb page" 60 curl -fsS -m 3 "http://$node:30100/"
+k apply -n "$SAMPLES" -k config/samples
+k -n "$SAMPLES" wait --timeout 300s --for condition=Available \
+	myweb/myweb appservices.app.example.com/nginx-app appservices.batch.schwarzeni.github.com/nginx-app-v1alpha1
+k -n "$SAMPLES" wait --timeout 300s --for condition=Succeeded at/example-at
+k -n "$SAMPLES" wait --timeout 300s --for condition=Ready databaseuser/cnhandsomeguy
+wait_until "the MyWeb page" 60 curl -fsS -m 3 "http://$node:30080/"
 
 echo
-k get web -A
-k -n "$SAMPLES" get appservice,at,databaseuser
+k -n "$SAMPLES" get web,appservices.app.example.com,appservices.batch.schwarzeni.github.com,at,databaseuser
 cat <<MSG
 
 $(printf '\033[1m')operator101 $version runs on $($existing && echo "your cluster" || echo "a local cluster"), installed by OLM from its catalog, in $((SECONDS - t0))s.$(printf '\033[0m')
@@ -126,10 +132,12 @@ $(printf '\033[1m')operator101 $version runs on $($existing && echo "your cluste
       what OLM installed
   kubectl get web,appservice,at,dbu -A; kubectl get dbt
       the samples and their state; the database server and whether the operator reaches it
-  curl http://$node:30100/
-      the MyWeb page (kubectl edit web myweb, change spec.pageContentHtml, GET again)
-  kubectl -n $SAMPLES scale appservice/nginx-app --replicas 3; curl http://$node:30002/
-      the AppService
+  curl http://$node:30080/
+      the MyWeb page (kubectl -n $SAMPLES edit web myweb, change spec.pageContentHtml, GET again)
+  kubectl -n $SAMPLES scale appservice/nginx-app --replicas 3; curl http://$node:30081/
+      the AppService of app.example.com (seed 003)
+  kubectl -n $SAMPLES get pods -l app=nginx-app-v1alpha1; curl http://$node:30082/
+      the AppService of batch.schwarzeni.github.com (seed 004): appservices.batch.schwarzeni.github.com/nginx-app-v1alpha1
   kubectl -n $SAMPLES logs example-at-pod
       what the At ran
   mariadb -h $MARIADB_HOST -P $MARIADB_PORT -u cnhandsomeguy -pchangeit

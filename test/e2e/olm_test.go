@@ -99,7 +99,6 @@ func TestOLM(t *testing.T) {
 		{"MigrateDatabaseTargets", migrateDatabaseTargets},
 		{"CurrentVersion", currentVersion},
 		{"Samples", samples},
-		{"SeedAppServiceKubebuilder", seedAppServiceKubebuilder},
 		{"Scorecard", scorecard},
 		{"Uninstall", uninstallKeepsWorkloads},
 	} {
@@ -164,7 +163,7 @@ func subscriptionCondition(t *testing.T, ns string, typ operatorsv1alpha1.Subscr
 func releasedKinds(t *testing.T) {
 	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
 	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
-	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "<h1>Hello, World!</h1>")
+	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "<h1>Hello, World!</h1>")
 	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/app_v1_appservice.yaml")
 	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
 	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/cnat_v1alpha1_at.yaml")
@@ -399,7 +398,7 @@ func samples(t *testing.T) {
 	// MyWeb: the seed names the default namespace itself. Its page answers on the NodePort.
 	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
 	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
-	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "<h1>Hello, World!</h1>")
+	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "<h1>Hello, World!</h1>")
 
 	// AppService: two replicas, then three with kubectl scale (the scale subresource).
 	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/app_v1_appservice.yaml")
@@ -412,7 +411,23 @@ func samples(t *testing.T) {
 		}
 		return a.Spec.Size != nil && *a.Spec.Size == 3 && a.Status.ReadyReplicas == 3, fmt.Sprintf("ready %s", a.Status.Ready)
 	})
-	waitHTTP(t, fmt.Sprintf("http://%s:30002/", f.nodeIP), "")
+	waitHTTP(t, fmt.Sprintf("http://%s:30081/", f.nodeIP), "")
+	// Seed 003's reader finds the pods by the tutorial's label app=<name> (the sample was created on 0.1.0,
+	// whose pods had no such label: the upgrade rolled them once).
+	podsByTutorialLabel(t, samplesNS, "nginx-app", 3)
+	// The kubebuilder tutorial's AppService, beside it in the same namespace (a name and a node port of its own),
+	// served by the same controller: the batch AppService controls the Deployment.
+	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/batch_v1alpha1_appservice.yaml")
+	waitCondition(t, &batchv1alpha1.AppService{}, samplesNS, "nginx-app-v1alpha1", conditions.Available)
+	waitHTTP(t, fmt.Sprintf("http://%s:30082/", f.nodeIP), "")
+	var dep appsv1.Deployment
+	if err := get(&dep, samplesNS, "nginx-app-v1alpha1"); err != nil {
+		t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(&dep); ref == nil || ref.APIVersion != batchv1alpha1.GroupVersion.String() {
+		t.Errorf("the Deployment's controller is %+v, want the batch.schwarzeni.github.com AppService", ref)
+	}
+	podsByTutorialLabel(t, samplesNS, "nginx-app-v1alpha1", 3)
 
 	// At: the book's example fires at once (its schedule is in the past) and its pod runs `echo YAY` in busybox.
 	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/cnat_v1alpha1_at.yaml")
@@ -554,51 +569,15 @@ func upgrade(t *testing.T) {
 	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
 	kubectl(t, "patch", "-n", "default", "myweb/myweb", "--type", "merge", "-p",
 		`{"spec":{"pageContentHtml":"<h1>served by the new version</h1>\n"}}`)
-	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "served by the new version")
+	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "served by the new version")
 }
 
-// 4b. Seed 004's AppService (the kubebuilder tutorial's, batch.schwarzeni.github.com/v1alpha1), its manifest
-// exactly as the seed has it, served by the same controller as app.example.com's: its page answers on node port
-// 30002 and `kubectl scale` takes it to 5 ready pods. The two seeds' examples share a name and a node port, so
-// the app.example.com sample leaves first; before it does, seed 003's reader finds its pods as the tutorial
-// does, by the label app=<name> (the sample was created on 0.1.0, whose pods had no such label: the upgrade
-// rolled them once).
-func seedAppServiceKubebuilder(t *testing.T) {
-	podsByTutorialLabel(t, 3)
-	kubectl(t, "delete", "--wait=true", "--timeout=120s", "-n", samplesNS, "appservices.app.example.com/nginx-app")
-	eventually(t, 2*time.Minute, "the app.example.com sample's Service gone (node port 30002 free)", func() (bool, string) {
-		var svc corev1.Service
-		err := get(&svc, samplesNS, "nginx-app")
-		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
-	})
-	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/batch_v1alpha1_appservice.yaml")
-	waitCondition(t, &batchv1alpha1.AppService{}, samplesNS, "nginx-app", conditions.Available)
-	waitHTTP(t, fmt.Sprintf("http://%s:30002/", f.nodeIP), "")
-	kubectl(t, "scale", "-n", samplesNS, "appservices.batch.schwarzeni.github.com", "nginx-app", "--replicas", "5")
-	eventually(t, 3*time.Minute, "the kubebuilder AppService scaled to 5 ready replicas", func() (bool, string) {
-		var a batchv1alpha1.AppService
-		if err := get(&a, samplesNS, "nginx-app"); err != nil {
-			return false, err.Error()
-		}
-		return a.Spec.Replicas != nil && *a.Spec.Replicas == 5 && a.Status.ReadyReplicas == 5 && a.Status.AvailableReplicas == 5,
-			fmt.Sprintf("ready %s, available %d", a.Status.Ready, a.Status.AvailableReplicas)
-	})
-	var dep appsv1.Deployment
-	if err := get(&dep, samplesNS, "nginx-app"); err != nil {
-		t.Fatal(err)
-	}
-	if ref := metav1.GetControllerOf(&dep); ref == nil || ref.APIVersion != batchv1alpha1.GroupVersion.String() {
-		t.Errorf("the Deployment's controller is %+v, want the batch.schwarzeni.github.com AppService", ref)
-	}
-	podsByTutorialLabel(t, 5)
-}
-
-// podsByTutorialLabel waits until `kubectl get pods -l app=nginx-app`, as seeds 003 and 004 have their readers
-// type it, lists want Running pods and no other.
-func podsByTutorialLabel(t *testing.T, want int) {
+// podsByTutorialLabel waits until `kubectl get pods -n ns -l app=<name>`, as seeds 003 and 004 have their
+// readers type it, lists want Running pods and no other.
+func podsByTutorialLabel(t *testing.T, ns, name string, want int) {
 	t.Helper()
-	eventually(t, 3*time.Minute, fmt.Sprintf("kubectl get pods -l app=nginx-app: %d Running pods", want), func() (bool, string) {
-		out := kubectl(t, "get", "pods", "-n", samplesNS, "-l", "app=nginx-app",
+	eventually(t, 3*time.Minute, fmt.Sprintf("kubectl get pods -n %s -l app=%s: %d Running pods", ns, name, want), func() (bool, string) {
+		out := kubectl(t, "get", "pods", "-n", ns, "-l", "app="+name,
 			"-o", "jsonpath={range .items[*]}{.status.phase}{\"\\n\"}{end}")
 		phases := strings.Fields(out)
 		running := 0
@@ -672,7 +651,7 @@ func uninstallKeepsWorkloads(t *testing.T) {
 	if err := get(&crd, "", "mywebs.operator.k8s-summit.org"); err != nil {
 		t.Fatalf("the CRD is gone after uninstall: %v", err)
 	}
-	waitHTTP(t, fmt.Sprintf("http://%s:30100/", f.nodeIP), "<h1>Hello, World!</h1>")
+	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "<h1>Hello, World!</h1>")
 	kubectl(t, "delete", "-n", "default", "myweb/myweb", "--wait=true", "--timeout=120s")
 	eventually(t, 2*time.Minute, "the MyWeb's children collected", func() (bool, string) {
 		errD := get(&appsv1.Deployment{}, "default", "myweb")

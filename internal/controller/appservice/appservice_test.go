@@ -308,7 +308,7 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 	}
 }
 
-// TestAppServiceSample: the seed's example applies unchanged (in a namespace, as `kubectl apply -n` does) and
+// TestAppServiceSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and
 // converges.
 func TestAppServiceSample(t *testing.T) {
 	startOperator(t, nil)
@@ -325,8 +325,8 @@ func TestAppServiceSample(t *testing.T) {
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
 		expectFollows(g, a)
-		g.Expect(getService(g, key).Spec.Ports[0].NodePort).To(gomega.Equal(int32(30002)))
-		g.Expect(getDeployment(g, key).Spec.Template.Spec.Containers[0].Image).To(gomega.Equal("nginx:1.7.9"))
+		g.Expect(getService(g, key).Spec.Ports[0].NodePort).To(gomega.Equal(int32(30081)))
+		g.Expect(getDeployment(g, key).Spec.Template.Spec.Containers[0].Image).To(gomega.Equal("nginx:1.27"))
 	})
 	testenv.MarkDeploymentAvailable(t, env.Client, key)
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {

@@ -19,13 +19,11 @@ package appservice_test
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -41,7 +39,7 @@ import (
 	"github.com/operator101/operator101/test/testenv"
 )
 
-// TestKubebuilderAppService: seed 004's manifest (batch.schwarzeni.github.com/v1alpha1, the kubebuilder
+// TestKubebuilderAppService: the sample of seed 004's API (batch.schwarzeni.github.com/v1alpha1, the kubebuilder
 // tutorial's field names) applies unchanged and is served by the same controller as app.example.com's: the
 // Deployment runs replicas pods of the image and is controlled by the batch AppService, the Service opens the
 // node port, `kubectl scale` works through the scale subresource, and the status carries the conditions and
@@ -55,7 +53,6 @@ func TestKubebuilderAppService(t *testing.T) {
 	if err := yaml.UnmarshalStrict(data, a); err != nil {
 		t.Fatal(err)
 	}
-	freeNodePort(t, 30002) // the app.example.com sample's test left its AppService and Service behind
 	cfg, counter := testenv.Counting(env.Config)
 	_, rec := startOperator(t, cfg)
 	a.Namespace = env.NewNamespace(t, "kubebuilder")
@@ -78,12 +75,12 @@ func TestKubebuilderAppService(t *testing.T) {
 		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue(), "%+v", a.Status.Conditions)
 		svc := getService(g, key)
 		g.Expect(svc.Spec.Ports).To(gomega.HaveLen(1))
-		g.Expect(svc.Spec.Ports[0].NodePort).To(gomega.Equal(int32(30002)))
+		g.Expect(svc.Spec.Ports[0].NodePort).To(gomega.Equal(int32(30082)))
 		g.Expect(metav1.IsControlledBy(svc, a)).To(gomega.BeTrue())
-		g.Expect(a.Status.Selector).To(gomega.Equal(appservice.Selector("nginx-app")))
+		g.Expect(a.Status.Selector).To(gomega.Equal(appservice.Selector("nginx-app-v1alpha1")))
 	})
 
-	// kubectl scale appservices.batch.schwarzeni.github.com nginx-app --replicas 5
+	// kubectl scale appservices.batch.schwarzeni.github.com nginx-app-v1alpha1 --replicas 5
 	scale := &autoscalingv1.Scale{}
 	if err := env.Client.SubResource("scale").Patch(ctx, a, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":5}}`)),
 		client.WithSubResourceBody(scale)); err != nil {
@@ -127,35 +124,6 @@ func TestKubebuilderAppService(t *testing.T) {
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		g.Expect(getDeployment(g, key).Spec.Replicas).To(gomega.HaveValue(gomega.Equal(int32(5))))
 	})
-}
-
-// freeNodePort deletes the Services of earlier tests that hold port, and the AppServices that own them (an
-// API server alone has no garbage collector, and a running controller would write the Service again).
-func freeNodePort(t *testing.T, port int32) {
-	t.Helper()
-	list := &corev1.ServiceList{}
-	if err := env.Client.List(ctx, list); err != nil {
-		t.Fatal(err)
-	}
-	for i := range list.Items {
-		svc := &list.Items[i]
-		if !slices.ContainsFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return p.NodePort == port }) {
-			continue
-		}
-		if ref := metav1.GetControllerOf(svc); ref != nil {
-			owner := &unstructured.Unstructured{}
-			owner.SetAPIVersion(ref.APIVersion)
-			owner.SetKind(ref.Kind)
-			owner.SetNamespace(svc.Namespace)
-			owner.SetName(ref.Name)
-			if err := env.Client.Delete(ctx, owner); client.IgnoreNotFound(err) != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := env.Client.Delete(ctx, svc); client.IgnoreNotFound(err) != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // TestKubebuilderAppServiceInvalidRejected: the same limits as app.example.com's, replicas for size.

@@ -250,7 +250,7 @@ func TestMyWebInvalidRejected(t *testing.T) {
 	}
 }
 
-// TestMyWebSample: the seed's example applies unchanged and converges.
+// TestMyWebSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and converges.
 func TestMyWebSample(t *testing.T) {
 	startOperator(t, nil)
 	root, err := testenv.RepoRoot()
@@ -265,6 +265,7 @@ func TestMyWebSample(t *testing.T) {
 	if err := yaml.UnmarshalStrict(data, w); err != nil {
 		t.Fatal(err)
 	}
+	w.Namespace = env.NewNamespace(t, "sample")
 	if err := env.Client.Create(ctx, w); err != nil {
 		t.Fatalf("the sample does not apply: %v", err)
 	}
@@ -274,7 +275,7 @@ func TestMyWebSample(t *testing.T) {
 		w := getWeb(g, key)
 		expectFollows(g, w, getChildren(g, key))
 		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30100/"))
+		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30080/"))
 	})
 }
 
