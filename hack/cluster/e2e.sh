@@ -6,7 +6,9 @@
 #   2. a MySQL/MariaDB server the operator's pod reaches: the MARIADB_* variables, else a private MariaDB
 #      started here on the node address;
 #   3. go test -tags e2e ./test/e2e (Subscription install, samples, upgrade, scorecard, uninstall; operator-sdk
-#      run bundle / bundle-upgrade / cleanup).
+#      run bundle / bundle-upgrade / cleanup);
+#   4. make demo (hack/demo.sh) on the same cluster, then TestSeedsAfterDemo: each tutorial's own steps, as its
+#      reader types them, beside the demo's samples; then the demo's uninstall (SEEDS=0 skips 4).
 # It stops what it started: the MariaDB always; the local cluster when it was not running before (KEEP_CLUSTER=1
 # keeps it, to look around afterwards). On a cluster of your own it leaves OLM and the cluster as they were,
 # and removes what the tests installed.
@@ -23,8 +25,12 @@ if $existing || { [[ -s $KUBECONFIG_ADMIN ]] && kc get --raw /readyz >/dev/null 
 	started_cluster=false
 fi
 db_dir=$(mktemp -d "${TMPDIR:-/tmp}/operator101-e2e-mariadb.XXXXXX")
+demo_started=false
 cleanup() {
 	local rc=$?
+	if $demo_started; then
+		hack/demo.sh uninstall || rc=1
+	fi
 	MARIADB_DIR=$db_dir hack/mariadb.sh stop 2>/dev/null || true
 	rm -rf "$db_dir"
 	if $started_cluster && [[ ${KEEP_CLUSTER:-0} != 1 ]]; then
@@ -63,18 +69,31 @@ source hack/registry.sh
 skip_verify=0
 ! registry_on_this_machine "$POD_IMAGE_TAG_BASE" || skip_verify=1
 
+e2e_test() {
+	KUBECONFIG=$TARGET_KUBECONFIG \
+		E2E_KUBECTL=$BIN/kubectl \
+		E2E_OPERATOR_SDK=$BIN/operator-sdk \
+		E2E_NODE_IP=$node \
+		E2E_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:v$(bundle_version) \
+		E2E_TIGHTENED_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:tightened \
+		E2E_BUNDLE_REPO=$POD_IMAGE_TAG_BASE-bundle \
+		E2E_OPM_IMAGE=${POD_IMAGE_TAG_BASE%/*}/opm:v1.64.0 \
+		E2E_HELPER_IMAGE=${E2E_HELPER_IMAGE:-docker.io/library/busybox:1.36} \
+		E2E_REGISTRY_CERT_DIR=$cert_dir \
+		E2E_RUN_BUNDLE_SKIP_TLS_VERIFY=$skip_verify \
+		E2E_MARIADB_ENV=${mariadb_env:-$db_dir/env} \
+		E2E_ROOT=$root \
+		go test -tags e2e ./test/e2e/ -count=1 -v "$@"
+}
+
 say "go test -tags e2e ./test/e2e"
-KUBECONFIG=$TARGET_KUBECONFIG \
-	E2E_KUBECTL=$BIN/kubectl \
-	E2E_OPERATOR_SDK=$BIN/operator-sdk \
-	E2E_NODE_IP=$node \
-	E2E_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:v$(bundle_version) \
-	E2E_TIGHTENED_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:tightened \
-	E2E_BUNDLE_REPO=$POD_IMAGE_TAG_BASE-bundle \
-	E2E_OPM_IMAGE=${POD_IMAGE_TAG_BASE%/*}/opm:v1.64.0 \
-	E2E_HELPER_IMAGE=${E2E_HELPER_IMAGE:-docker.io/library/busybox:1.36} \
-	E2E_REGISTRY_CERT_DIR=$cert_dir \
-	E2E_RUN_BUNDLE_SKIP_TLS_VERIFY=$skip_verify \
-	E2E_MARIADB_ENV=$db_dir/env \
-	E2E_ROOT=$root \
-	go test -tags e2e ./test/e2e/ -count=1 -v -timeout 45m ${E2E_TEST_ARGS:-}
+# shellcheck disable=SC2086 # E2E_TEST_ARGS is a list of go test flags
+e2e_test -timeout 45m -skip '^TestSeedsAfterDemo$' ${E2E_TEST_ARGS:-}
+
+[[ ${SEEDS:-1} == 1 ]] || exit 0
+# The e2e's MariaDB is done with; the demo starts its own, as make demo does.
+MARIADB_DIR=$db_dir hack/mariadb.sh stop 2>/dev/null || true
+say "make demo on this cluster, then each tutorial's steps as its reader types them (TestSeedsAfterDemo)"
+demo_started=true
+hack/demo.sh
+mariadb_env=$root/bin/demo/mariadb/env e2e_test -timeout 20m -run '^TestSeedsAfterDemo$'
