@@ -17,12 +17,26 @@ IMAGE_TAG_BASE ?= localhost:5000/operator101/operator101
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
-# The container tool: podman builds images offline here (FROM scratch, static binaries).
+# The container tool that builds and pushes the images: podman (the default), buildah or docker. Every build
+# below runs from the repository root, as the scaffold's does (the Dockerfiles' contexts: .dockerignore).
 CONTAINER_TOOL ?= podman
-# Pushes verify the registry's TLS certificate (against REGISTRY_CERT_DIR when set, else the system's CAs),
-# except to a registry on this machine: localhost, 127.0.0.1 or the local cluster's node address.
+container_tool = $(notdir $(firstword $(CONTAINER_TOOL)))
+# OFFLINE=1 (the default; this project's machines reach no registry): the operator image is the Dockerfile's
+# `offline` stage, FROM scratch around a manager compiled here, and the catalog's base is an opm image built here
+# from the pinned opm. OFFLINE=0: the Dockerfile's online stages (golang, distroless) and the upstream opm image.
+OFFLINE ?= 1
+OPM_IMG ?= $(if $(filter 0,$(OFFLINE)),quay.io/operator-framework/opm:v1.64.0,localhost/operator101/opm:v1.64.0)
+# Offline builds reach no network and use no layer cache. podman and buildah also set every time in the image to
+# SOURCE_DATE_EPOCH (the commit's), so a build is reproducible byte for byte; docker's builder has no such flag.
+# OCI_RUNTIME picks podman's runtime for RUN steps (runc here: crun fails on cgroups v1 hybrid hosts).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+OCI_RUNTIME ?=
+BUILD_FLAGS ?= $(if $(filter 0,$(OFFLINE)),,--network none )--no-cache$(if $(filter docker,$(container_tool)),, --timestamp $(SOURCE_DATE_EPOCH))$(if $(and $(OCI_RUNTIME),$(filter podman buildah,$(container_tool))), --runtime $(OCI_RUNTIME))
+# Pushes with podman or buildah verify the registry's TLS certificate (against REGISTRY_CERT_DIR when set, else the
+# system's CAs), except to a registry on this machine: localhost, 127.0.0.1 or the local cluster's node address.
+# docker push takes no TLS flags: the docker daemon decides (its insecure-registries and certs.d).
 LOCAL_REGISTRIES := localhost localhost:% 127.0.0.1 127.0.0.1:% 198.18.255.254 198.18.255.254:%
-push_flags = $(if $(filter $(LOCAL_REGISTRIES),$(firstword $(subst /, ,$(1)))),--tls-verify=false,--tls-verify=true$(if $(REGISTRY_CERT_DIR), --cert-dir $(REGISTRY_CERT_DIR)))
+push_flags = $(if $(filter docker,$(container_tool)),,$(if $(filter $(LOCAL_REGISTRIES),$(firstword $(subst /, ,$(1)))),--tls-verify=false,--tls-verify=true$(if $(REGISTRY_CERT_DIR), --cert-dir $(REGISTRY_CERT_DIR))))
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -122,8 +136,13 @@ demo-down: ## Stop everything make demo started (the cluster and the MariaDB; on
 ##@ Build
 
 .PHONY: docker-build
-docker-build: ## Build the operator image (offline: OFFLINE=1, the default here, builds FROM scratch from a static binary).
-	hack/images.sh operator $(IMG)
+docker-build: ## Build the operator image IMG (OFFLINE=1: FROM scratch around a static manager built here; OFFLINE=0: the Dockerfile's online stages).
+ifeq ($(OFFLINE),0)
+	$(CONTAINER_TOOL) build $(BUILD_FLAGS) -t $(IMG) .
+else
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/image/manager ./cmd
+	$(CONTAINER_TOOL) build $(BUILD_FLAGS) --target offline -f Dockerfile -t $(IMG) $(LOCALBIN)/image
+endif
 
 .PHONY: docker-push
 docker-push: ## Push the operator image.
@@ -195,8 +214,8 @@ bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) fo
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: bundle-build
-bundle-build: ## Build the bundle image BUNDLE_IMG (offline, podman) from bundle/ (make bundle VERSION=... IMG=... first).
-	hack/images.sh bundle $(BUNDLE_IMG)
+bundle-build: ## Build the bundle image BUNDLE_IMG from bundle/ (make bundle VERSION=... IMG=... first).
+	$(CONTAINER_TOOL) build $(BUILD_FLAGS) -f bundle.Dockerfile -t $(BUNDLE_IMG) .
 
 .PHONY: bundle-push
 bundle-push: ## Push the bundle image.
@@ -211,8 +230,14 @@ catalog: opm ## Render catalog/operator101/ from config/catalog's released bundl
 	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) OPM=$(OPM) hack/catalog.sh catalog
 
 .PHONY: catalog-build
-catalog-build: opm ## Build the catalog image CATALOG_IMG (offline, podman, on a locally built opm image).
-	hack/images.sh catalog $(CATALOG_IMG)
+catalog-build: opm-image ## Build the catalog image CATALOG_IMG from catalog/, served by opm (OPM_IMG).
+	$(CONTAINER_TOOL) build $(BUILD_FLAGS) --build-arg OPM_IMAGE=$(OPM_IMG) -f catalog.Dockerfile -t $(CATALOG_IMG) .
+
+.PHONY: opm-image
+opm-image: ## Offline: build OPM_IMG (opm and grpc_health_probe from pinned modules) unless the tool has it.
+ifneq ($(OFFLINE),0)
+	@$(CONTAINER_TOOL) image inspect $(OPM_IMG) >/dev/null 2>&1 || CONTAINER_TOOL=$(CONTAINER_TOOL) hack/images.sh opm $(OPM_IMG)
+endif
 
 .PHONY: catalog-push
 catalog-push: ## Push the catalog image.

@@ -11,7 +11,7 @@
 #   hack/images.sh catalog   IMG [DIR]               DIR (default catalog/) served by opm (catalog.Dockerfile on the opm image)
 #   hack/images.sh scorecard IMG                     operator101's scorecard test (test/scorecard/cmd/operator101-scorecard)
 #
-# CONTAINER_TOOL (default podman) may be buildah: `buildah bud` takes the same flags.
+# CONTAINER_TOOL (default podman) may be buildah or docker (docker's images are not reproducible: no --timestamp).
 #
 # Builds are reproducible: the same source gives the same image, byte for byte, on any machine with the same
 # toolchain. Go builds are (-trimpath), and every image and file time is SOURCE_DATE_EPOCH (default: the commit
@@ -36,15 +36,16 @@ hack/install-deps.sh
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 
-build() { # build DOCKERFILE CONTEXT [extra flags...]
+build() { # build DOCKERFILE CONTEXT [extra flags...]: the flags of the Makefile's BUILD_FLAGS, offline
 	local file=$1 dir=$2
 	shift 2
-	if [[ $tool == buildah ]]; then
-		buildah bud --network none --no-cache --timestamp "$epoch" -f "$file" -t "$img" "$@" "$dir"
-	else
-		# runc, not podman's default crun: crun cannot create RUN-step containers with cgroups v1 (hybrid).
-		"$tool" build --runtime "${OCI_RUNTIME:-runc}" --network none --no-cache --timestamp "$epoch" -f "$file" -t "$img" "$@" "$dir"
-	fi
+	case ${tool##*/} in
+	buildah) buildah bud --network none --no-cache --timestamp "$epoch" -f "$file" -t "$img" "$@" "$dir" ;;
+	# docker's builder has no --timestamp: its images are not reproducible (releases use podman).
+	docker) docker build --network none --no-cache -f "$file" -t "$img" "$@" "$dir" ;;
+	# runc, not podman's default crun: crun cannot create RUN-step containers with cgroups v1 (hybrid).
+	*) "$tool" build --runtime "${OCI_RUNTIME:-runc}" --network none --no-cache --timestamp "$epoch" -f "$file" -t "$img" "$@" "$dir" ;;
+	esac
 	echo "==> built $img"
 }
 
@@ -93,7 +94,7 @@ EOF
 	build "$ctx/Dockerfile" "$ctx"
 	;;
 catalog)
-	if ! "$tool" image exists "$OPM_IMG" 2>/dev/null; then
+	if ! "$tool" image inspect "$OPM_IMG" >/dev/null 2>&1; then
 		"$0" opm "$OPM_IMG"
 	fi
 	cp -a "${1:-catalog}" "$ctx/catalog"

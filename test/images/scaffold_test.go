@@ -1,0 +1,290 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package images
+
+import (
+	"bufio"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moby/patternmatcher"
+	"github.com/moby/patternmatcher/ignorefile"
+
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// Release pipelines build the images as the scaffold does, from the repository root: docker build . (the
+// operator, online), docker build -f bundle.Dockerfile ., docker build -f catalog.Dockerfile .
+
+// instruction is one COPY or ADD of a Dockerfile: its stage, and its sources in the build context.
+type instruction struct {
+	stage   string
+	sources []string
+}
+
+// copies reads a Dockerfile's COPY and ADD instructions that take files from the build context (not --from).
+func copies(t *testing.T, path string) []instruction {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []instruction
+	stage := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		switch strings.ToUpper(fields[0]) {
+		case "FROM":
+			stage = fields[len(fields)-1]
+		case "COPY", "ADD":
+			args := fields[1:]
+			if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--from") }) {
+				continue
+			}
+			args = slices.DeleteFunc(args, func(a string) bool { return strings.HasPrefix(a, "--") })
+			out = append(out, instruction{stage: stage, sources: args[:len(args)-1]})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBuildContexts: every source a root Dockerfile copies is in the repository root's build context, none of
+// its files excluded by .dockerignore. (The operator's offline stage is built from a context of its own, the
+// manager binary alone: the Makefile's docker-build.)
+func TestBuildContexts(t *testing.T) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignore, err := os.Open(filepath.Join(root, ".dockerignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns, err := ignorefile.ReadAll(ignore)
+	ignore.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := patternmatcher.New(patterns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dockerfile := range []string{"Dockerfile", "bundle.Dockerfile", "catalog.Dockerfile"} {
+		n := 0
+		for _, in := range copies(t, filepath.Join(root, dockerfile)) {
+			if dockerfile == "Dockerfile" && in.stage == "offline" {
+				continue
+			}
+			for _, src := range in.sources {
+				files := 0
+				err := filepath.WalkDir(filepath.Join(root, src), func(p string, d fs.DirEntry, err error) error {
+					if err != nil || d.IsDir() {
+						return err
+					}
+					rel, _ := filepath.Rel(root, p)
+					excluded, err := pm.MatchesOrParentMatches(filepath.ToSlash(rel))
+					if err != nil {
+						return err
+					}
+					if excluded {
+						t.Errorf("%s copies %s, but .dockerignore leaves %s out of the build context", dockerfile, src, rel)
+					}
+					files++
+					return nil
+				})
+				if err != nil {
+					t.Errorf("%s copies %s: %v", dockerfile, src, err)
+				}
+				if files == 0 {
+					t.Errorf("%s copies %s, which holds no file", dockerfile, src)
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s copies nothing from its context", dockerfile)
+		}
+	}
+}
+
+// TestOnlineStageCopiesEveryPackage: the Dockerfile's builder stage compiles ./cmd from what it copies, so every
+// package of this module that the manager needs (go list -deps) lies under a directory it copies, and go.mod
+// and go.sum are copied.
+func TestOnlineStageCopiesEveryPackage(t *testing.T) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copied []string
+	for _, in := range copies(t, filepath.Join(root, "Dockerfile")) {
+		if in.stage == "builder" {
+			for _, s := range in.sources {
+				copied = append(copied, filepath.Clean(s))
+			}
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if !slices.Contains(copied, f) {
+			t.Errorf("the builder stage does not copy %s (copies %v)", f, copied)
+		}
+	}
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./cmd")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd: %v", err)
+	}
+	dirs := strings.Fields(string(out))
+	if len(dirs) < 5 {
+		t.Fatalf("go list -deps ./cmd found %d packages of this module: %v", len(dirs), dirs)
+	}
+	for _, dir := range dirs {
+		rel, err := filepath.Rel(root, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(copied, func(c string) bool { return rel == c || strings.HasPrefix(rel, c+"/") }) {
+			t.Errorf("the manager needs package %s, which the builder stage does not copy (copies %v)", rel, copied)
+		}
+	}
+}
+
+// TestScaffoldCommandsParse: what `make -n` prints for the build and push targets, with CONTAINER_TOOL=docker and
+// =podman, offline and online, is accepted by that tool's own flag parser. Each command runs for real with its
+// context or image swapped for one that does not exist, so it fails after parsing its flags and does nothing
+// (docker also has no daemon to reach).
+func TestScaffoldCommandsParse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the docker and podman CLIs, which -short (make test) does not install; make ci runs this test")
+	}
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := []string{"unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument",
+		"unknown command", "accepts ", "requires at least"}
+	for _, tool := range []string{"docker", "podman"} {
+		path, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatalf("%s: %v (hack/install-deps.sh installs podman; the docker CLI comes with the machine)", tool, err)
+		}
+		for _, offline := range []string{"1", "0"} {
+			mk := exec.Command("make", "-n", "--no-print-directory", "CONTAINER_TOOL="+tool, "OFFLINE="+offline,
+				"IMAGE_TAG_BASE=localhost:5000/operator101-flagcheck/x",
+				"docker-build", "docker-push", "bundle-build", "bundle-push", "catalog-build", "catalog-push")
+			mk.Dir = root
+			out, err := mk.CombinedOutput()
+			if err != nil {
+				t.Fatalf("make -n (CONTAINER_TOOL=%s OFFLINE=%s): %v\n%s", tool, offline, err, out)
+			}
+			n := 0
+			for _, line := range strings.Split(string(out), "\n") {
+				args := strings.Fields(line)
+				if len(args) < 3 || args[0] != tool || (args[1] != "build" && args[1] != "push") {
+					continue
+				}
+				switch args[1] {
+				case "build":
+					args[len(args)-1] = filepath.Join(t.TempDir(), "no-such-context")
+				case "push":
+					args[len(args)-1] = "localhost:5000/operator101-flagcheck/none:v0"
+				}
+				run := exec.Command(path, args[1:]...)
+				run.Dir = root
+				run.Env = append(os.Environ(), "DOCKER_HOST=unix:///nonexistent/docker.sock")
+				got, err := run.CombinedOutput()
+				if err == nil {
+					t.Errorf("%s succeeded with a context or image that does not exist", strings.Join(args, " "))
+				}
+				for _, r := range refused {
+					if strings.Contains(string(got), r) {
+						t.Errorf("%s does not take the flags make prints (CONTAINER_TOOL=%s OFFLINE=%s):\n  %s\n%s",
+							tool, tool, offline, line, got)
+						break
+					}
+				}
+				n++
+			}
+			if n != 6 {
+				t.Errorf("make -n printed %d %s build and push commands (OFFLINE=%s), want 6:\n%s", n, tool, offline, out)
+			}
+		}
+	}
+}
+
+// TestScaffoldBuildsGiveTheReleaseImages: make docker-build and make bundle-build, from the repository root as a
+// release pipeline runs them with podman, give the very images hack/images.sh gives (which releases and the
+// e2e use), and make catalog-build a catalog image as TestCatalogImage checks it.
+func TestScaffoldBuildsGiveTheReleaseImages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds images with podman, which -short (make test) does not install; make ci runs this test")
+	}
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(img string) string {
+		t.Helper()
+		out, err := exec.Command("podman", "image", "inspect", "--format", "{{.Id}}", img).Output()
+		if err != nil {
+			t.Fatalf("podman image inspect %s: %v", img, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for _, tc := range []struct{ target, variable, what string }{
+		{"docker-build", "IMG", "operator"},
+		{"bundle-build", "BUNDLE_IMG", "bundle"},
+	} {
+		fromMake := prefix + "scaffold-" + tc.what + ":test"
+		t.Cleanup(func() { _ = exec.Command("podman", "rmi", "--force", fromMake).Run() })
+		mk := exec.Command("make", "--no-print-directory", tc.target, tc.variable+"="+fromMake, "OCI_RUNTIME=runc")
+		mk.Dir = root
+		if out, err := mk.CombinedOutput(); err != nil {
+			t.Fatalf("make %s: %v\n%s", tc.target, err, tail(out))
+		}
+		fromScript := prefix + "script-" + tc.what + ":test"
+		build(t, tc.what, fromScript)
+		if a, b := id(fromMake), id(fromScript); a != b {
+			t.Errorf("make %s gave image %s, hack/images.sh %s gave %s: a pipeline would not build the released image",
+				tc.target, a, tc.what, b)
+		}
+	}
+	catalog := prefix + "scaffold-catalog:test"
+	t.Cleanup(func() { _ = exec.Command("podman", "rmi", "--force", catalog).Run() })
+	mk := exec.Command("make", "--no-print-directory", "catalog-build", "CATALOG_IMG="+catalog, "OCI_RUNTIME=runc")
+	mk.Dir = root
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make catalog-build: %v\n%s", err, tail(out))
+	}
+	out, err := exec.Command("podman", "image", "inspect", "--format", "{{index .Config.Labels \"operators.operatorframework.io.index.configs.v1\"}}", catalog).Output()
+	if err != nil || strings.TrimSpace(string(out)) != "/configs" {
+		t.Errorf("make catalog-build: label operators.operatorframework.io.index.configs.v1=%q (%v), want /configs", out, err)
+	}
+}
