@@ -453,3 +453,37 @@ func TestCatalogHoldsTheReleases(t *testing.T) {
 			released[len(released)-1], skip)
 	}
 }
+
+// TestDisconnectedClaim: the CSV says features.operators.openshift.io/disconnected "true" only when a mirror of
+// its relatedImages by digest is all a disconnected cluster needs: every related image, and every image its
+// alm-examples name, by digest (the operator's own image aside, which a release pins: hack/release.sh).
+func TestDisconnectedClaim(t *testing.T) {
+	csv := loadBundle(t).CSV
+	claim := csv.GetAnnotations()["features.operators.openshift.io/disconnected"]
+	if claim != "true" && claim != "false" {
+		t.Fatalf("features.operators.openshift.io/disconnected is %q, want \"true\" or \"false\"", claim)
+	}
+	var tags []string
+	for _, r := range csv.Spec.RelatedImages {
+		if r.Image != csv.GetAnnotations()["containerImage"] && !strings.Contains(r.Image, "@sha256:") {
+			tags = append(tags, "relatedImages "+r.Image)
+		}
+	}
+	examples, err := almready.ExamplesOf(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range examples {
+		img, _, _ := unstructured.NestedString(ex.Object, "spec", "image")
+		if img != "" && !strings.Contains(img, "@sha256:") {
+			tags = append(tags, fmt.Sprintf("alm-examples %s %s: %s", ex.GetKind(), ex.GetName(), img))
+		}
+	}
+	if claim == "true" && len(tags) > 0 {
+		t.Errorf("the CSV claims disconnected, but these images are tags, which a mirror by digest does not serve:\n  %s",
+			strings.Join(tags, "\n  "))
+	}
+	if claim == "false" && len(tags) == 0 {
+		t.Errorf("every image is by digest: the CSV may claim disconnected (docs/packaging.md says why it does not)")
+	}
+}
