@@ -219,14 +219,29 @@ func sortedCopy(s []string) []string {
 	return out
 }
 
-// checkClusterExtension: config/olmv1's ClusterExtension and ClusterCatalog name what the catalog holds:
-// the package, channels that exist, a watchNamespace (if any) that the bundle's install modes allow (the
-// install namespace needs OwnNamespace, another one SingleNamespace). Mirrors
-// internal/operator-controller/rukpak/bundle/registryv1.go (GetConfigSchema: watchNamespace by install
-// mode) and internal/operator-controller/resolve/catalog.go (package and channel selection).
+// checkClusterExtension: both ClusterExtensions (config/olmv1/ for operator-controller v1.11+, and
+// config/olmv1/pre-v1.11/ for v1.0 to v1.10) name what the catalog holds: the package, channels that exist,
+// an install namespace their directory creates, a watchNamespace (if any) that the bundle's install modes
+// allow (the install namespace needs OwnNamespace, another one SingleNamespace); and config/olmv1/ has the
+// ClusterCatalog, with an image. Mirrors internal/operator-controller/rukpak/bundle/registryv1.go
+// (GetConfigSchema: watchNamespace by install mode) and internal/operator-controller/resolve/catalog.go
+// (package and channel selection).
 func checkClusterExtension(r *repo) []error {
 	var errs []error
-	ext := r.olmv1.extension
+	if r.olmv1.catalogRef == "" {
+		errs = append(errs, fmt.Errorf("%s has no ClusterCatalog with an image reference", r.olmv1.dir))
+	}
+	for _, c := range []*olmv1Config{r.olmv1, r.olmv1Pre111} {
+		for _, err := range checkOneClusterExtension(r, c) {
+			errs = append(errs, fmt.Errorf("%s: %w", c.extensionFile, err))
+		}
+	}
+	return errs
+}
+
+func checkOneClusterExtension(r *repo, c *olmv1Config) []error {
+	var errs []error
+	ext := c.extension
 	cat := ext.Spec.Source.Catalog
 	if ext.APIVersion != "olm.operatorframework.io/v1" || ext.Spec.Source.SourceType != "Catalog" {
 		errs = append(errs, fmt.Errorf("ClusterExtension: apiVersion %q, sourceType %q; want olm.operatorframework.io/v1, Catalog", ext.APIVersion, ext.Spec.Source.SourceType))
@@ -243,11 +258,8 @@ func checkClusterExtension(r *repo) []error {
 			errs = append(errs, fmt.Errorf("ClusterExtension channel %q is not in the catalog", ch))
 		}
 	}
-	if !slices.Contains(r.olmv1.namespaces, ext.Spec.Namespace) {
-		errs = append(errs, fmt.Errorf("config/olmv1 does not create the install namespace %q (it must exist)", ext.Spec.Namespace))
-	}
-	if r.olmv1.catalogRef == "" {
-		errs = append(errs, fmt.Errorf("config/olmv1 has no ClusterCatalog with an image reference"))
+	if !slices.Contains(c.namespaces, ext.Spec.Namespace) {
+		errs = append(errs, fmt.Errorf("%s does not create the install namespace %q (it must exist)", c.dir, ext.Spec.Namespace))
 	}
 	if ext.Spec.Config != nil {
 		var inline struct {

@@ -17,7 +17,9 @@ limitations under the License.
 package olmv1
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -206,7 +208,7 @@ func ruleRequests(rule rbacv1.PolicyRule, ns string) []request {
 	return out
 }
 
-// authorizer answers requests with RBAC's rules, for one ServiceAccount, from config/olmv1's objects, and
+// authorizer answers requests with RBAC's rules, for one ServiceAccount, from one olmv1Config's objects, and
 // remembers which rules allowed something.
 type authorizer struct {
 	cluster    []sourcedRule
@@ -311,23 +313,25 @@ func mapValues[V any](m map[string]V) []V {
 // has matches an RBAC list: the value itself or "*".
 func has(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
 
-// checkInstallerRBAC: config/olmv1/installer-rbac.yaml lets the ClusterExtension's ServiceAccount install
-// and upgrade operator101 in AllNamespaces and in OwnNamespace mode: the ServiceAccount exists in the
-// install namespace, and everything installerRequests lists is allowed. The other way round, every rule
-// of the file must allow something the bundle needs, so that it does not grow beyond the bundle. Mirrors docs/howto/
-// derive-service-account.md and internal/operator-controller/authorization/rbac.go, both at v1.10.0 (the
-// last release that installs with that ServiceAccount).
+// checkInstallerRBAC: config/olmv1/pre-v1.11/installer-rbac.yaml lets the ServiceAccount of
+// config/olmv1/pre-v1.11/clusterextension.yaml install and upgrade operator101 in AllNamespaces and in
+// OwnNamespace mode: the ServiceAccount exists in the install namespace, and everything installerRequests
+// lists is allowed. The other way round, every rule of the directory must allow something the bundle needs,
+// so that it does not grow beyond the bundle. Mirrors docs/howto/derive-service-account.md and
+// internal/operator-controller/authorization/rbac.go, both at v1.10.0 (the last release that installs with
+// that ServiceAccount).
 func checkInstallerRBAC(r *repo) []error {
-	ext := r.olmv1.extension
+	c := r.olmv1Pre111
+	ext := c.extension
+	if ext.Spec.ServiceAccount == nil || ext.Spec.ServiceAccount.Name == "" {
+		return []error{fmt.Errorf("%s names no serviceAccount (operator-controller v1.0 to v1.10 require one)", c.extensionFile)}
+	}
 	ns, sa := ext.Spec.Namespace, ext.Spec.ServiceAccount.Name
-	if sa == "" {
-		return []error{fmt.Errorf("the ClusterExtension names no serviceAccount (operator-controller v1.0 to v1.10 require one)")}
-	}
 	var errs []error
-	if !slices.ContainsFunc(r.olmv1.installerSA, func(u unstructured.Unstructured) bool { return u.GetName() == sa && u.GetNamespace() == ns }) {
-		errs = append(errs, fmt.Errorf("config/olmv1 creates no ServiceAccount %s/%s", ns, sa))
+	if !slices.ContainsFunc(c.installerSA, func(u unstructured.Unstructured) bool { return u.GetName() == sa && u.GetNamespace() == ns }) {
+		errs = append(errs, fmt.Errorf("%s creates no ServiceAccount %s/%s", c.dir, ns, sa))
 	}
-	a := newAuthorizer(r.olmv1, ns, sa)
+	a := newAuthorizer(c, ns, sa)
 	for _, mode := range []struct{ name, watch string }{{"AllNamespaces", ""}, {"OwnNamespace", ns}} {
 		objs, err := render(r.bundle, ns, mode.watch)
 		if err != nil {
@@ -346,7 +350,58 @@ func checkInstallerRBAC(r *repo) []error {
 		}
 	}
 	for _, origin := range a.unused() {
-		errs = append(errs, fmt.Errorf("config/olmv1: %s allows nothing the bundle needs", origin))
+		errs = append(errs, fmt.Errorf("%s: %s allows nothing the bundle needs", c.dir, origin))
+	}
+	return errs
+}
+
+// checkServiceAccountByVersion: each ClusterExtension is what its operator-controller versions need.
+// config/olmv1/clusterextension.yaml (v1.11 and later) has no spec.serviceAccount, not even an empty one:
+// v1.11.0 deprecates and ignores it, warns about it (ValidatingAdmissionPolicy
+// clusterextension-serviceaccount-deprecated) and will remove it, and installs with operator-controller's
+// own cluster-admin ServiceAccount (api/v1/clusterextension_types.go,
+// helm/olmv1/templates/validatingadmissionpolicy-clusterextension-serviceaccount-deprecated.yml,
+// helm/olmv1/templates/rbac/clusterrolebinding-operator-controller-manager-rolebinding.yml, all v1.11.0);
+// so config/olmv1/ holds no installer RBAC either. config/olmv1/pre-v1.11/clusterextension.yaml (v1.0 to
+// v1.10) names one (api/v1/clusterextension_types.go, v1.0.0 to v1.10.0: required), and is otherwise the
+// same ClusterExtension, so that the two do not drift apart.
+func checkServiceAccountByVersion(r *repo) []error {
+	var errs []error
+	cur, pre := r.olmv1, r.olmv1Pre111
+	if cur.extension.Spec.ServiceAccount != nil {
+		errs = append(errs, fmt.Errorf("%s sets spec.serviceAccount, which operator-controller v1.11+ ignores and will remove: leave it to %s",
+			cur.extensionFile, pre.extensionFile))
+	}
+	var rbac []string
+	for _, u := range cur.installerSA {
+		rbac = append(rbac, "ServiceAccount "+u.GetName())
+	}
+	for _, name := range sortedKeys(cur.clusterRoles) {
+		rbac = append(rbac, "ClusterRole "+name)
+	}
+	for _, name := range sortedKeys(cur.roles) {
+		rbac = append(rbac, "Role "+name)
+	}
+	for _, b := range cur.crbs {
+		rbac = append(rbac, "ClusterRoleBinding "+b.Name)
+	}
+	for _, b := range cur.rbs {
+		rbac = append(rbac, "RoleBinding "+b.Namespace+"/"+b.Name)
+	}
+	if len(rbac) > 0 {
+		errs = append(errs, fmt.Errorf("%s holds installer RBAC (%s), which operator-controller v1.11+ does not use: it belongs in %s",
+			cur.dir, strings.Join(rbac, ", "), pre.dir))
+	}
+	if pre.extension.Spec.ServiceAccount == nil || pre.extension.Spec.ServiceAccount.Name == "" {
+		errs = append(errs, fmt.Errorf("%s names no spec.serviceAccount, which operator-controller v1.0 to v1.10 require", pre.extensionFile))
+	}
+	a, b := cur.extension, pre.extension
+	a.Spec.ServiceAccount, b.Spec.ServiceAccount = nil, nil
+	if !reflect.DeepEqual(a, b) {
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		errs = append(errs, fmt.Errorf("%s differs from %s in more than spec.serviceAccount:\n%s\n%s",
+			pre.extensionFile, cur.extensionFile, jb, ja))
 	}
 	return errs
 }

@@ -337,16 +337,20 @@ func (b fbcBlob) bundleObjects() ([]unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// olmv1Config is config/olmv1/: the ClusterCatalog, the ClusterExtension and the installer's RBAC.
+// olmv1Config is one directory of OLM v1 manifests: config/olmv1/ (operator-controller v1.11 and later: the
+// ClusterCatalog and the ClusterExtension) or config/olmv1/pre-v1.11/ (v1.0 to v1.10: the ClusterExtension
+// with its serviceAccount, and the installer's RBAC).
 type olmv1Config struct {
-	catalogRef   string
-	extension    clusterExtension
-	installerSA  []unstructured.Unstructured
-	clusterRoles map[string][]rbacv1.PolicyRule
-	roles        map[string][]rbacv1.PolicyRule // namespace/name
-	crbs         []rbacv1.ClusterRoleBinding
-	rbs          []rbacv1.RoleBinding
-	namespaces   []string
+	dir           string // relative to the repository, for messages
+	extensionFile string // the file of the ClusterExtension, relative to the repository
+	catalogRef    string
+	extension     clusterExtension
+	installerSA   []unstructured.Unstructured
+	clusterRoles  map[string][]rbacv1.PolicyRule
+	roles         map[string][]rbacv1.PolicyRule // namespace/name
+	crbs          []rbacv1.ClusterRoleBinding
+	rbs           []rbacv1.RoleBinding
+	namespaces    []string
 }
 
 // clusterExtension is the part of a ClusterExtension (olm.operatorframework.io/v1) the checks read.
@@ -357,8 +361,10 @@ type clusterExtension struct {
 		Name string `json:"name"`
 	} `json:"metadata"`
 	Spec struct {
-		Namespace      string `json:"namespace"`
-		ServiceAccount struct {
+		Namespace string `json:"namespace"`
+		// ServiceAccount is nil when the field is absent: required by operator-controller v1.0 to v1.10,
+		// deprecated and ignored from v1.11 (where an empty object is refused too: minProperties 1).
+		ServiceAccount *struct {
 			Name string `json:"name"`
 		} `json:"serviceAccount"`
 		Source struct {
@@ -377,8 +383,10 @@ type clusterExtension struct {
 	} `json:"spec"`
 }
 
-func loadOLMv1Config(dir string) (*olmv1Config, error) {
-	c := &olmv1Config{clusterRoles: map[string][]rbacv1.PolicyRule{}, roles: map[string][]rbacv1.PolicyRule{}}
+// loadOLMv1Config reads the YAML files of root/rel, not its subdirectories.
+func loadOLMv1Config(root, rel string) (*olmv1Config, error) {
+	c := &olmv1Config{dir: rel, clusterRoles: map[string][]rbacv1.PolicyRule{}, roles: map[string][]rbacv1.PolicyRule{}}
+	dir := filepath.Join(root, rel)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -404,6 +412,7 @@ func loadOLMv1Config(dir string) (*olmv1Config, error) {
 				c.catalogRef, _, _ = unstructured.NestedString(u.Object, "spec", "source", "image", "ref")
 			case "ClusterExtension":
 				extensions++
+				c.extensionFile = filepath.ToSlash(filepath.Join(rel, e.Name()))
 				err = yaml.UnmarshalStrict(doc, &c.extension)
 			case "Namespace":
 				c.namespaces = append(c.namespaces, u.GetName())
@@ -434,7 +443,7 @@ func loadOLMv1Config(dir string) (*olmv1Config, error) {
 		}
 	}
 	if extensions != 1 {
-		return nil, fmt.Errorf("%s: %d ClusterExtensions, want 1", dir, extensions)
+		return nil, fmt.Errorf("%d ClusterExtensions, want 1", extensions)
 	}
 	return c, nil
 }
@@ -443,8 +452,15 @@ func loadOLMv1Config(dir string) (*olmv1Config, error) {
 type repo struct {
 	bundle  *registryV1
 	catalog *catalog
-	olmv1   *olmv1Config
+	// olmv1 is config/olmv1/, for operator-controller v1.11 and later; olmv1Pre111 is
+	// config/olmv1/pre-v1.11/, for v1.0 to v1.10.
+	olmv1, olmv1Pre111 *olmv1Config
 }
+
+const (
+	olmv1Dir       = "config/olmv1"
+	olmv1Pre111Dir = "config/olmv1/pre-v1.11"
+)
 
 func loadRepo(root string) (*repo, error) {
 	b, err := loadBundle(filepath.Join(root, "bundle"))
@@ -458,11 +474,15 @@ func loadRepo(root string) (*repo, error) {
 	if err := c.addNext(b); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	o, err := loadOLMv1Config(filepath.Join(root, "config", "olmv1"))
+	o, err := loadOLMv1Config(root, olmv1Dir)
 	if err != nil {
-		return nil, fmt.Errorf("config/olmv1: %w", err)
+		return nil, fmt.Errorf("%s: %w", olmv1Dir, err)
 	}
-	return &repo{bundle: b, catalog: c, olmv1: o}, nil
+	pre, err := loadOLMv1Config(root, olmv1Pre111Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", olmv1Pre111Dir, err)
+	}
+	return &repo{bundle: b, catalog: c, olmv1: o, olmv1Pre111: pre}, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -50,6 +50,7 @@ var checks = []struct {
 	{"GraphMatchesCSV", checkGraphMatchesCSV},
 	{"CRDUpgradeSafety", checkCRDUpgradeSafety},
 	{"ClusterExtension", checkClusterExtension},
+	{"ServiceAccountByVersion", checkServiceAccountByVersion},
 	{"InstallerRBAC", checkInstallerRBAC},
 }
 
@@ -266,22 +267,48 @@ func TestChecksCatchBrokenCopies(t *testing.T) {
 		{"a channel the catalog lacks", "ClusterExtension", `channel "fast" is not in the catalog`, func(t *testing.T, dir string) {
 			replace(t, dir, "config/olmv1/clusterextension.yaml", "channels: [stable]", "channels: [fast]")
 		}},
+		{"a channel the catalog lacks, pre-v1.11", "ClusterExtension", `config/olmv1/pre-v1.11/clusterextension.yaml: ClusterExtension channel "fast"`, func(t *testing.T, dir string) {
+			replace(t, dir, "config/olmv1/pre-v1.11/clusterextension.yaml", "channels: [stable]", "channels: [fast]")
+		}},
+		{"no install namespace in pre-v1.11", "ClusterExtension", `config/olmv1/pre-v1.11 does not create the install namespace`, func(t *testing.T, dir string) {
+			replace(t, dir, "config/olmv1/pre-v1.11/clusterextension.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: operator101-system\n---\n", "")
+		}},
+		{"a serviceAccount for v1.11+", "ServiceAccountByVersion", "config/olmv1/clusterextension.yaml sets spec.serviceAccount", func(t *testing.T, dir string) {
+			replace(t, dir, "config/olmv1/clusterextension.yaml", "  namespace: operator101-system\n",
+				"  namespace: operator101-system\n  serviceAccount:\n    name: operator101-installer\n")
+		}},
+		{"an empty serviceAccount for v1.11+", "ServiceAccountByVersion", "config/olmv1/clusterextension.yaml sets spec.serviceAccount", func(t *testing.T, dir string) {
+			replace(t, dir, "config/olmv1/clusterextension.yaml", "  namespace: operator101-system\n",
+				"  namespace: operator101-system\n  serviceAccount: {}\n")
+		}},
+		{"the installer RBAC beside the v1.11+ ClusterExtension", "ServiceAccountByVersion", "config/olmv1 holds installer RBAC (ServiceAccount operator101-installer", func(t *testing.T, dir string) {
+			must(t, os.Rename(filepath.Join(dir, "config/olmv1/pre-v1.11/installer-rbac.yaml"), filepath.Join(dir, "config/olmv1/installer-rbac.yaml")))
+		}},
+		{"no serviceAccount for v1.0 to v1.10", "ServiceAccountByVersion", "config/olmv1/pre-v1.11/clusterextension.yaml names no spec.serviceAccount", func(t *testing.T, dir string) {
+			replace(t, dir, "config/olmv1/pre-v1.11/clusterextension.yaml", "  serviceAccount:\n    name: operator101-installer\n", "")
+		}},
+		{"the two ClusterExtensions drift apart", "ServiceAccountByVersion", "differs from config/olmv1/clusterextension.yaml in more than spec.serviceAccount", func(t *testing.T, dir string) {
+			replace(t, dir, "config/olmv1/pre-v1.11/clusterextension.yaml", "upgradeConstraintPolicy: CatalogProvided", "upgradeConstraintPolicy: SelfCertified")
+		}},
+		{"no serviceAccount for the installer RBAC", "InstallerRBAC", "config/olmv1/pre-v1.11/clusterextension.yaml names no serviceAccount", func(t *testing.T, dir string) {
+			replace(t, dir, "config/olmv1/pre-v1.11/clusterextension.yaml", "  serviceAccount:\n    name: operator101-installer\n", "")
+		}},
 		{"the installer cannot grant secrets get", "InstallerRBAC", "may not get secrets cluster-wide", func(t *testing.T, dir string) {
-			replace(t, dir, "config/olmv1/installer-rbac.yaml", "- apiGroups: [\"\"]\n  resources: [secrets]\n  verbs: [get]\n", "")
+			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml", "- apiGroups: [\"\"]\n  resources: [secrets]\n  verbs: [get]\n", "")
 		}},
 		{"the installer cannot update one CRD", "InstallerRBAC", "may not update customresourcedefinitions.apiextensions.k8s.io ats.cnat", func(t *testing.T, dir string) {
-			replace(t, dir, "config/olmv1/installer-rbac.yaml", "  - ats.cnat.programming-kubernetes.info\n", "")
+			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml", "  - ats.cnat.programming-kubernetes.info\n", "")
 		}},
 		{"the installer cannot update the Deployment", "InstallerRBAC", "may not update deployments.apps operator101-controller-manager in operator101-system", func(t *testing.T, dir string) {
-			replace(t, dir, "config/olmv1/installer-rbac.yaml", "  resourceNames: [operator101-controller-manager]\n# OwnNamespace", "  resourceNames: [someone-else]\n# OwnNamespace")
+			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml", "  resourceNames: [operator101-controller-manager]\n# OwnNamespace", "  resourceNames: [someone-else]\n# OwnNamespace")
 		}},
 		{"the Role bound to another ServiceAccount", "InstallerRBAC", "OwnNamespace: ServiceAccount operator101-system/operator101-installer may not create roles", func(t *testing.T, dir string) {
-			replace(t, dir, "config/olmv1/installer-rbac.yaml",
+			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml",
 				"  kind: Role\n  name: operator101-installer\nsubjects:\n- kind: ServiceAccount\n  name: operator101-installer\n",
 				"  kind: Role\n  name: operator101-installer\nsubjects:\n- kind: ServiceAccount\n  name: someone-else\n")
 		}},
 		{"the installer granted more than the bundle needs", "InstallerRBAC", "ClusterRole operator101-installer, rule 23 allows nothing the bundle needs", func(t *testing.T, dir string) {
-			replace(t, dir, "config/olmv1/installer-rbac.yaml", "- nonResourceURLs: [/metrics]\n  verbs: [get]\n",
+			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml", "- nonResourceURLs: [/metrics]\n  verbs: [get]\n",
 				"- nonResourceURLs: [/metrics]\n  verbs: [get]\n- apiGroups: [batch]\n  resources: [jobs]\n  verbs: [create]\n")
 		}},
 	} {
