@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Renders operator101's file-based catalog with opm, offline: `opm alpha render-template basic` expands the
-# template config/catalog/operator101.yaml, pulling each release's bundle image by digest, and `opm validate`
-# checks the result. A released version is always rendered from its own image, never from today's bundle/.
+# Renders operator101's file-based catalog with opm, offline, from the template config/catalog/operator101.yaml
+# (opm's olm.template.basic): each release's bundle image is rendered by digest (`opm render IMAGE`), then the
+# template's package, channels and deprecations with those bundles (`opm render DIR`, opm's own normal form), and
+# `opm validate` checks the result. A released version is always rendered from its own image, never from today's
+# bundle/.
 #
 #   hack/catalog.sh [DIR]            DIR (default catalog)/operator101/index.yaml: the releases (make catalog;
 #                                    committed)
@@ -11,8 +13,12 @@
 #   hack/catalog.sh DIR BUNDLE@DIG BUNDLE_DIR=IMG@DIG...
 #                                    the same, then the bundle in BUNDLE_DIR (pushed as IMG) after it
 #
-# The release images come from the registry (hack/release.sh ensure rebuilds the ones it lacks from their
-# commits first). Registry and names: see hack/release.sh.
+# One rule per registry: each image is read where hack/registry.sh's registry_ref says (a release under the
+# mirrored prefix from REGISTRY, through a registries.conf mirror, so that opm records the image's own name), over plain
+# HTTP only when that registry is on this machine and given no CA,
+# else over TLS verified against the system's CAs and REGISTRY_CERT_DIR's. (`opm alpha render-template` takes
+# one rule for every image of a run, which is why the bundles are rendered one by one.) The release images
+# come from the registry; hack/release.sh ensure rebuilds the ones it lacks from their commits first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,41 +27,47 @@ template=config/catalog/operator101.yaml
 out=${1:-catalog}
 shift || true
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cp "$template" "$work/template.yaml"
 # shellcheck source=registry.sh
 source hack/registry.sh
 trust_registry_ca
-# use_http REF: opm's flag for REF's registry: plain HTTP only to one on this machine without a CA.
-use_http() { registry_on_this_machine "$1" && ! registry_uses_ca "$1" && echo --use-http || true; }
+
+# render-bundles FILE IMG...: each bundle image rendered into FILE with its registry's rule. (Run by
+# hack/release.sh ensure, which keeps the release registry up meanwhile.)
+if [[ $out == render-bundles ]]; then
+	file=$1
+	shift
+	# opm reads a mirror from the per-user registries.conf only (its containers/image takes no
+	# CONTAINERS_REGISTRIES_CONF): a HOME of its own, with the user's registry credentials kept.
+	home=$(mktemp -d)
+	mkdir -p "$home/.config/containers"
+	registries_conf "$home/.config/containers/registries.conf"
+	auth=${REGISTRY_AUTH_FILE:-$HOME/.docker/config.json}
+	[[ -f $auth ]] || auth=
+	for img in "$@"; do
+		from=$(registry_ref "$img")
+		flags=()
+		! { registry_on_this_machine "$from" && ! registry_uses_ca "$from"; } || flags=(--use-http)
+		HOME=$home REGISTRY_AUTH_FILE=$auth "$OPM" render "$img" -o yaml "${flags[@]}" >>"$file" || { rm -rf "$home"; exit 1; }
+	done
+	rm -rf "$home"
+	exit 0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$template" "$work/template.yaml"
 for next in "$@"; do # BUNDLE_DIR=IMAGE@DIGEST, or IMAGE@DIGEST for bundle/ (an image name has no "=")
 	dir=bundle
 	[[ $next != *=* ]] || dir=${next%%=*}
-	img=${next#*=}
-	go run ./hack/bundletool add-release -template "$work/template.yaml" -bundle "$dir" -image "$img"
-	# Rendered here, from its own registry, and added to opm's output after the template is rendered: the
-	# releases come from the local registry over plain HTTP, this bundle may come from one that wants TLS, and
-	# opm takes one of the two per run (and its basic template takes bundles by image only).
-	# shellcheck disable=SC2046 # use_http gives a flag or nothing
-	{ echo "---" && "$OPM" render "$img" -o yaml $(use_http "$img"); } >>"$work/next.yaml"
-	img=$img awk '
-		$0 == "- image: " ENVIRON["img"] { skip = 1; next }
-		skip && $0 == "  schema: olm.bundle" { skip = 0; next }
-		{ print }' "$work/template.yaml" >"$work/t" && mv "$work/t" "$work/template.yaml"
-	grep -qF -- "- image: $img" "$work/template.yaml" && { echo "catalog: $img left in the template" >&2; exit 1; }
+	go run ./hack/bundletool add-release -template "$work/template.yaml" -bundle "$dir" -image "${next#*=}"
 done
-
-# opm pulls the releases while hack/release.sh keeps the registry up; plain HTTP only to a registry on this machine.
-first=$(sed -n 's/^- image: //p' "$work/template.yaml" | head -1)
-# shellcheck disable=SC2046
-hack/release.sh ensure -- "$OPM" alpha render-template basic "$work/template.yaml" -o yaml $([[ -z $first ]] || use_http "$first") \
-	>"$work/index.yaml" || {
-	echo "catalog: opm alpha render-template basic failed on $template" >&2
+mkdir -p "$work/fbc" "$work/check/operator101"
+mapfile -t images < <(go run ./hack/bundletool split-template -template "$work/template.yaml" -entries "$work/fbc/entries.yaml")
+hack/release.sh ensure -- "$0" render-bundles "$work/fbc/bundles.yaml" "${images[@]}" || {
+	echo "catalog: rendering the bundles of $template failed" >&2
 	exit 1
 }
-[[ ! -s $work/next.yaml ]] || cat "$work/next.yaml" >>"$work/index.yaml"
-mkdir -p "$work/check/operator101"
+"$OPM" render "$work/fbc" -o yaml >"$work/index.yaml"
 cp "$work/index.yaml" "$work/check/operator101/index.yaml"
 "$OPM" validate "$work/check" || {
 	kept=$(mktemp "${TMPDIR:-/tmp}/operator101-catalog.XXXXXX.yaml")

@@ -6,6 +6,39 @@
 #                      of IMAGE_TAG_BASE's registry: a private registry, or the local cluster's TLS listener. Skopeo
 #                      and opm verify that registry against them; other registries against the system's CAs.
 
+# Releases are named under the project's published name (the Makefile's IMAGE_TAG_BASE default,
+# quay.io/operator101/...). This machine reaches no registry: it holds them in REGISTRY (default 127.0.0.1:5000,
+# the local cluster's registry or the release cache) under the same path, as a disconnected cluster's mirror
+# does, and the local cluster's containerd pulls quay.io from there. MIRRORED (default quay.io/operator101) is
+# the prefix so mirrored; MIRRORED= (empty) pushes to and pulls from the real registry.
+REGISTRY=${REGISTRY:-127.0.0.1:5000}
+MIRRORED=${MIRRORED-quay.io/operator101}
+
+# registry_ref REF: where REF is pushed and read here: REGISTRY for the local names (localhost:5000,
+# 127.0.0.1:5000) and for the mirrored prefix, REF itself otherwise.
+registry_ref() {
+	case $1 in
+	localhost:5000/* | 127.0.0.1:5000/*) echo "$REGISTRY/${1#*/}" ;;
+	*)
+		if [[ -n $MIRRORED && $1 == "$MIRRORED"/* ]]; then
+			echo "$REGISTRY/${1#*/}"
+		else
+			echo "$1"
+		fi
+		;;
+	esac
+}
+
+# registries_conf FILE: a containers-registries.conf(5) that reads MIRRORED from its mirror in REGISTRY.
+registries_conf() {
+	{
+		echo "# Written by hack/registry.sh registries_conf."
+		echo 'unqualified-search-registries = []'
+		[[ -z $MIRRORED ]] || printf '\n[[registry]]\nprefix = "%s"\nlocation = "%s"\n\n[[registry.mirror]]\nlocation = "%s"\n' \
+			"$MIRRORED" "$MIRRORED" "$REGISTRY/${MIRRORED#*/}"
+	} >"$1"
+}
+
 # registry_on_this_machine REF: REF's registry runs on this machine.
 registry_on_this_machine() {
 	case ${1%%/*} in

@@ -22,8 +22,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-BASE=${IMAGE_TAG_BASE:-localhost:5000/operator101/operator101}
-REGISTRY=${REGISTRY:-127.0.0.1:5000}
+BASE=${IMAGE_TAG_BASE:-$(sed -n 's/^IMAGE_TAG_BASE ?= //p' Makefile)}
 RELEASES=config/catalog/releases
 TEMPLATE=config/catalog/operator101.yaml
 CACHE=${OPERATOR101_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/operator101}
@@ -47,14 +46,6 @@ trap cleanup EXIT
 
 # shellcheck source=registry.sh
 source hack/registry.sh
-
-# registry_ref REF: where REF is pushed: REGISTRY for the local names, REF itself otherwise.
-registry_ref() {
-	case ${1%%/*} in
-	localhost:5000 | 127.0.0.1:5000) echo "$REGISTRY/${1#*/}" ;;
-	*) echo "$1" ;;
-	esac
-}
 
 # cache_registry ADDR: serves the release cache (a registry's storage outside the clone: releases are immutable,
 # so what it holds never goes stale) on ADDR until this script ends.

@@ -225,3 +225,55 @@ func runAddRelease(args []string) error {
 	}
 	return t.Save(*path)
 }
+
+// Split parts the template for rendering bundle by bundle: its entries other than olm.bundle, as a YAML stream
+// of file-based catalog documents, and the bundle images in order. opm's render-template pulls every bundle of
+// a template with one TLS rule (--use-http, --skip-tls-verify apply to all registries of a run); rendering
+// each image with its own registry's rule and then `opm render DIR` gives the same catalog.
+func (t *Template) Split() (entries []byte, images []string, err error) {
+	var b strings.Builder
+	for _, e := range t.Entries {
+		if e["schema"] == "olm.bundle" {
+			img, _ := e["image"].(string)
+			if img == "" || len(e) != 2 {
+				return nil, nil, fmt.Errorf("an olm.bundle entry must have an image and nothing else: %v", e)
+			}
+			images = append(images, img)
+			continue
+		}
+		doc, err := yaml.Marshal(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		b.WriteString("---\n")
+		b.Write(doc)
+	}
+	return []byte(b.String()), images, nil
+}
+
+// runSplitTemplate: bundletool split-template -template F -entries OUT: writes the non-bundle entries to OUT and
+// prints the bundle images, one per line.
+func runSplitTemplate(args []string) error {
+	fs := newFlagSet("split-template")
+	path := fs.String("template", "config/catalog/operator101.yaml", "the catalog template")
+	out := fs.String("entries", "", "where to write the entries other than olm.bundle (a YAML stream)")
+	_ = fs.Parse(args)
+	if *out == "" {
+		return fmt.Errorf("split-template: -entries is required")
+	}
+	t, err := LoadTemplate(*path)
+	if err != nil {
+		return err
+	}
+	entries, images, err := t.Split()
+	if err != nil {
+		return fmt.Errorf("%s: %w", *path, err)
+	}
+	if err := os.WriteFile(*out, entries, 0o644); err != nil {
+		return err
+	}
+	for _, img := range images {
+		fmt.Println(img)
+	}
+	return nil
+}

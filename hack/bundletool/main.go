@@ -31,6 +31,9 @@ limitations under the License.
 //	bundletool add-release -template F -bundle DIR -image IMG@sha256:D
 //	    records a released bundle in the catalog template (catalog.go): opm renders a basic template but has
 //	    no command that adds a bundle to one.
+//	bundletool split-template -template F -entries OUT
+//	    writes the template's entries other than olm.bundle to OUT and prints its bundle images: opm renders
+//	    every image of a template with one TLS rule, so hack/catalog.sh renders each with its registry's own.
 //
 // Every command is deterministic: the same input gives byte-identical output.
 package main
@@ -48,7 +51,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bundletool created-at|related-images|upgrade-edge|add-release [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bundletool created-at|related-images|upgrade-edge|add-release|split-template [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -61,8 +64,10 @@ func main() {
 		err = runUpgradeEdge(os.Args[2:])
 	case "add-release":
 		err = runAddRelease(os.Args[2:])
+	case "split-template":
+		err = runSplitTemplate(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (created-at, related-images, upgrade-edge, add-release)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (created-at, related-images, upgrade-edge, add-release, split-template)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bundletool: %v\n", err)
