@@ -19,6 +19,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -140,5 +141,29 @@ schema: olm.template.basic
 `
 	if string(got) != want {
 		t.Errorf("saved:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSplit: the template parts into its other entries and its bundle images, in order; a bundle entry with more
+// than an image (which the basic template would not take either) is refused.
+func TestSplit(t *testing.T) {
+	tmpl := template(t, "- schema: olm.channel\n  package: p\n  name: stable\n  entries:\n  - name: p.v0.1.0\n")
+	tmpl.Entries = append(tmpl.Entries,
+		map[string]any{"schema": "olm.bundle", "image": "r/b@sha256:1"},
+		map[string]any{"schema": "olm.bundle", "image": "q/b@sha256:2"})
+	entries, images, err := tmpl.Split()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(images, []string{"r/b@sha256:1", "q/b@sha256:2"}) {
+		t.Errorf("images %v", images)
+	}
+	if strings.Contains(string(entries), "olm.bundle") || !strings.Contains(string(entries), "schema: olm.channel") ||
+		!strings.HasPrefix(string(entries), "---\n") {
+		t.Errorf("entries:\n%s", entries)
+	}
+	tmpl.Entries = append(tmpl.Entries, map[string]any{"schema": "olm.bundle", "image": "x@sha256:3", "name": "x"})
+	if _, _, err := tmpl.Split(); err == nil {
+		t.Error("a bundle entry with a name was taken")
 	}
 }
