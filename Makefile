@@ -32,11 +32,12 @@ OPM_IMG ?= $(if $(filter 0,$(OFFLINE)),quay.io/operator-framework/opm:v1.64.0,lo
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 OCI_RUNTIME ?=
 BUILD_FLAGS ?= $(if $(filter 0,$(OFFLINE)),,--network none )--no-cache$(if $(filter docker,$(container_tool)),, --timestamp $(SOURCE_DATE_EPOCH))$(if $(and $(OCI_RUNTIME),$(filter podman buildah,$(container_tool))), --runtime $(OCI_RUNTIME))
-# Pushes with podman or buildah verify the registry's TLS certificate (against REGISTRY_CERT_DIR when set, else the
-# system's CAs), except to a registry on this machine: localhost, 127.0.0.1 or the local cluster's node address.
-# docker push takes no TLS flags: the docker daemon decides (its insecure-registries and certs.d).
-LOCAL_REGISTRIES := localhost localhost:% 127.0.0.1 127.0.0.1:% 198.18.255.254 198.18.255.254:%
-push_flags = $(if $(filter docker,$(container_tool)),,$(if $(filter $(LOCAL_REGISTRIES),$(firstword $(subst /, ,$(1)))),--tls-verify=false,--tls-verify=true$(if $(REGISTRY_CERT_DIR), --cert-dir $(REGISTRY_CERT_DIR))))
+# Pushes with podman or buildah take the one TLS rule every script here follows (hack/registry.sh tls_flags):
+# verify the registry's certificate against the system's CAs, or REGISTRY_CERT_DIR's for IMAGE_TAG_BASE's registry
+# (podman's --cert-dir), and skip verification only for a registry on this machine that is given no CA
+# (localhost, 127.0.0.1, the local cluster's node address). docker push takes no TLS flags: the docker daemon
+# decides (its insecure-registries and certs.d).
+push_flags = $(if $(filter docker,$(container_tool)),,$(shell IMAGE_TAG_BASE='$(IMAGE_TAG_BASE)' REGISTRY_CERT_DIR='$(REGISTRY_CERT_DIR)' bash -c 'source hack/registry.sh && tls_flags "" "$$1"' - '$(1)'))
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec

@@ -23,7 +23,8 @@ import (
 )
 
 // TestPushesVerifyTLSExceptOnThisMachine reads the commands `make docker-push bundle-push catalog-push` would
-// run (make -n) for registries on this machine and elsewhere: TLS is skipped only for the former.
+// run (make -n) for registries on this machine and elsewhere: TLS is skipped only for the former, and only when
+// no CA is given for them (the scripts' rule, TestScriptsVerifyTLSExceptOnThisMachine).
 func TestPushesVerifyTLSExceptOnThisMachine(t *testing.T) {
 	root := repoRoot(t)
 	for _, c := range []struct {
@@ -35,6 +36,7 @@ func TestPushesVerifyTLSExceptOnThisMachine(t *testing.T) {
 		{"quay.io/someone/operator101", "", "--tls-verify=true"},
 		{"registry.example.com:5000/team/operator101", "/etc/registry-ca", "--tls-verify=true --cert-dir /etc/registry-ca"},
 		{"localhost.example.com/team/operator101", "", "--tls-verify=true"},
+		{"198.18.255.254:5000/operator101/operator101", "/etc/cluster-ca", "--tls-verify=true --cert-dir /etc/cluster-ca"},
 	} {
 		args := []string{"-s", "-n", "docker-push", "bundle-push", "catalog-push", "IMAGE_TAG_BASE=" + c.base, "VERSION=9.9.9"}
 		if c.certDir != "" {
