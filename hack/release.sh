@@ -10,20 +10,26 @@
 #                                         rebuilt from its commit and must give the recorded digests. Then
 #                                         CMD runs while the registry is up (its output is the only stdout).
 #
+# UNPINNED_DEFAULTS=1 (new only) leaves those default images as the commit's Makefile names them (tags).
 # Builds are reproducible (hack/images.sh), which is what lets a fresh clone on another machine serve the
 # releases recorded here: `ensure` fails, naming the image, if a rebuild gives another digest.
 #
 # The bundle of a release is what `make bundle` writes at its commit, with the operator and scorecard images
 # by digest, the images its controllers start by default (BUSYBOX_IMG) by digest too, read from their registry
-# (docker.io, or DOCKER_IO_MIRROR=host:port that serves it) and recorded, and createdAt set to the commit's time. Images are named IMAGE_TAG_BASE (default localhost:5000/operator101/operator101) and pushed to
-# REGISTRY (default 127.0.0.1:5000, the registry of the local cluster, or one started for the duration when
-# none listens there). TLS is verified except for a registry on this machine.
+# (docker.io, or DOCKER_IO_MIRROR=host:port that serves it) and recorded, and createdAt set to the commit's
+# time. Images are named IMAGE_TAG_BASE (default: the Makefile's, the name the project publishes under) and
+# pushed where hack/registry.sh's registry_ref says: the published name's mirror in REGISTRY (default
+# 127.0.0.1:5000, the registry of the local cluster, or one started for the duration when none listens there)
+# unless MIRRORED= (empty), another IMAGE_TAG_BASE to its own registry. TLS is verified except for a registry on
+# this machine that is given no CA (hack/registry.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 BASE=${IMAGE_TAG_BASE:-$(sed -n 's/^IMAGE_TAG_BASE ?= //p' Makefile)}
 RELEASES=config/catalog/releases
+TOOLCHAINS=config/catalog/toolchains
+IMAGES=config/catalog/images
 TEMPLATE=config/catalog/operator101.yaml
 CACHE=${OPERATOR101_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/operator101}
 
@@ -148,32 +154,74 @@ pin() {
 	echo "$var=${ref%:*}@$digest"
 }
 
-# build VERSION COMMIT [VAR=IMAGE@DIGEST...]: builds and pushes the release's images from a worktree of COMMIT,
-# with the default images given (by digest); sets op, sc, bundle (IMAGE@DIGEST) and leaves the worktree's bundle
-# in $built_bundle.
+# toolchain: what builds a release's images besides the commit's own pinned tools (hack/tools): Go, podman,
+# buildah, skopeo.
+toolchain() {
+	printf 'go=%s podman=%s buildah=%s skopeo=%s\n' "$(go env GOVERSION)" \
+		"$(podman version --format '{{.Client.Version}}' 2>/dev/null)" "$(buildah version --json 2>/dev/null |
+			sed -n 's/^ *"version": "\(.*\)",$/\1/p' | head -1)" "$(skopeo --version | awk '{print $3}')"
+}
+
+# build VERSION COMMIT RECIPE [VAR=IMAGE@DIGEST...]: builds and pushes the release's images from a worktree of
+# COMMIT, with the image recipe (hack/images.sh, hack/bundletool) of a worktree of RECIPE and the default images
+# given (by digest); sets op, sc, bundle (IMAGE@DIGEST) and leaves the worktree's bundle in $built_bundle.
+# GOTOOLCHAIN, when set, is the Go the release was built with (the go command fetches it from the module proxy).
 build() {
-	local version=$1 commit=$2 wt
+	local version=$1 commit=$2 recipe=$3 wt
 	wt=$(mktemp -d "${TMPDIR:-/tmp}/operator101-release.XXXXXX")
-	cleanups+=("git -C '$root' worktree remove --force '$wt/src'; rm -rf '$wt'")
+	cleanups+=("git -C '$root' worktree remove --force '$wt/src'; git -C '$root' worktree remove --force '$wt/recipe'; rm -rf '$wt'")
 	git worktree add -q --detach "$wt/src" "$commit"
+	git worktree add -q --detach "$wt/recipe" "$recipe"
+	local images=$wt/recipe/hack/images.sh
 	export SOURCE_DATE_EPOCH
 	SOURCE_DATE_EPOCH=$(git log -1 --format=%ct "$commit")
-	say "$version from $(git log -1 --format='%h (%cs) %s' "$commit")"
-	quiet env SRC="$wt/src" hack/images.sh operator "$BASE:v$version"
+	say "$version from $(git log -1 --format='%h (%cs) %s' "$commit"), recipe $(git log -1 --format=%h "$recipe"), $(toolchain)"
+	quiet env SRC="$wt/src" "$images" operator "$BASE:v$version"
 	op=${BASE}@$(push "$BASE:v$version")
-	quiet env SRC="$wt/src" hack/images.sh scorecard "$BASE-scorecard:v$version"
+	quiet env SRC="$wt/src" "$images" scorecard "$BASE-scorecard:v$version"
 	sc=${BASE}-scorecard@$(push "$BASE-scorecard:v$version")
 	# The bundle as the commit's own `make bundle` writes it, with the images above by digest.
-	quiet make -C "$wt/src" bundle VERSION="$version" IMG="$op" SCORECARD_IMG="$sc" "${@:3}"
+	quiet make -C "$wt/src" bundle VERSION="$version" IMG="$op" SCORECARD_IMG="$sc" "${@:4}"
 	# createdAt is the commit's time: reproducible, and a development bundle has none to churn.
-	quiet go run ./hack/bundletool created-at -bundle "$wt/src/bundle" -at "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
-	quiet env SRC="$wt/src" hack/images.sh bundle "$BASE-bundle:v$version"
+	quiet go -C "$wt/recipe" run ./hack/bundletool created-at -bundle "$wt/src/bundle" \
+		-at "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
+	quiet env SRC="$wt/src" "$images" bundle "$BASE-bundle:v$version"
 	bundle=${BASE}-bundle@$(push "$BASE-bundle:v$version")
 	built_bundle=$wt/src/bundle
 	say "  operator  $op"
 	say "  scorecard $sc"
 	say "  bundle    $bundle"
-	[[ $# -le 2 ]] || say "  defaults  ${*:3}"
+	[[ $# -le 3 ]] || say "  defaults  ${*:4}"
+}
+
+# record_image DIR NAME REF: REF's manifest and config, as the registry serves them, into DIR/NAME.manifest.json
+# and DIR/NAME.config.json: what a rebuild is compared with, layer by layer.
+record_image() {
+	local dir=$1 name=$2 ref
+	ref=$(registry_ref "$3")
+	mkdir -p "$dir"
+	# shellcheck disable=SC2046 # tls_flags gives several words
+	skopeo inspect -n --raw $(tls_flags "" "$ref") "docker://$ref" >"$dir/$name.manifest.json"
+	# shellcheck disable=SC2046
+	skopeo inspect -n --config --raw $(tls_flags "" "$ref") "docker://$ref" >"$dir/$name.config.json"
+}
+
+# explain VERSION NAME GOT: why the rebuilt NAME (GOT) differs from the release's recorded image: the layers
+# (with the step that made each) and the configuration fields that differ, and the toolchain then and now.
+explain() {
+	local version=$1 name=$2 dir tmp
+	dir=$IMAGES/$version
+	[[ -f $dir/$name.manifest.json ]] || {
+		echo "  (no recorded manifest of $name in $dir: cannot say which layer differs)"
+		return
+	}
+	tmp=$(mktemp -d)
+	record_image "$tmp" "$name" "$3"
+	go run ./hack/imagediff "$dir/$name.manifest.json" "$dir/$name.config.json" "$tmp/$name.manifest.json" "$tmp/$name.config.json" |
+		sed 's/^/  /' || true
+	rm -rf "$tmp"
+	echo "  toolchain recorded: $(sed -n "s/^$version //p" "$TOOLCHAINS")"
+	echo "  toolchain now:      $(toolchain)"
 }
 
 cmd=${1:-}
@@ -193,15 +241,31 @@ new)
 	registry_up
 	# The images its controllers start by default (the Makefile's BUSYBOX_IMG, which make bundle gives the
 	# manager's RELATED_IMAGE_BUSYBOX), pinned by digest and recorded, so a rebuild gives the same bundle.
+	# UNPINNED_DEFAULTS=1 releases them by tag, as the commit's Makefile names them, where no registry that serves
+	# them can be read (this machine reaches none, and its mirror's images are stand-ins, whose digests are not
+	# docker.io's); docs/packaging.md says what that gives up.
 	mapfile -t pins < <(git show "$commit:Makefile" | sed -n 's/^\(BUSYBOX_IMG\) ?= \(.*\)$/\1=\2/p')
+	if [[ ${UNPINNED_DEFAULTS:-0} == 1 ]]; then
+		say "the default images stay tags: ${pins[*]}"
+		pins=()
+	fi
 	for i in "${!pins[@]}"; do pins[i]=$(pin "${pins[i]}"); done
-	build "$version" "$commit" "${pins[@]}"
+	[[ -z $(git status --porcelain) ]] || die "the working tree has changes: a release is built with a committed recipe (hack/)"
+	recipe=$(git rev-parse HEAD)
+	build "$version" "$commit" "$recipe" "${pins[@]}"
 	go run ./hack/bundletool add-release -template "$TEMPLATE" -bundle "$built_bundle" -image "$bundle"
+	record_image "$IMAGES/$version" operator "$op"
+	record_image "$IMAGES/$version" scorecard "$sc"
+	record_image "$IMAGES/$version" bundle "$bundle"
+	[[ -s $TOOLCHAINS ]] || printf '%s\n' \
+		"# How each release was built: VERSION RECIPE (the commit whose hack/images.sh and hack/bundletool built it)" \
+		"# and the toolchain besides the source commit's pinned tools. Written by hack/release.sh new." >"$TOOLCHAINS"
+	echo "$version $recipe $(toolchain)" >>"$TOOLCHAINS"
 	[[ -s $RELEASES ]] || printf '%s\n' \
 		"# Released versions of operator101: VERSION COMMIT OPERATOR SCORECARD BUNDLE [VAR=DEFAULT_IMAGE...] (images by digest)." \
 		"# Written by hack/release.sh new; hack/release.sh ensure rebuilds any that a registry lacks." >"$RELEASES"
 	echo "$version $commit $op $sc $bundle${pins[*]:+ ${pins[*]}}" >>"$RELEASES"
-	say "released $version: $RELEASES and $TEMPLATE updated; now make catalog, then commit"
+	say "released $version: $RELEASES, $TOOLCHAINS, $IMAGES/$version and $TEMPLATE updated; now make catalog, then commit"
 	;;
 ensure)
 	shift
@@ -219,13 +283,23 @@ ensure)
 		fi
 		say "release $version is not in $REGISTRY: rebuilding it from $commit"
 		git cat-file -e "$commit^{commit}" 2>/dev/null || die "commit $commit of $version is not in this clone"
+		read -r recipe tools < <(sed -n "s/^$version //p" "$TOOLCHAINS" 2>/dev/null) ||
+			die "$version has no line in $TOOLCHAINS: its recipe and toolchain are unknown"
+		git cat-file -e "$recipe^{commit}" 2>/dev/null || die "recipe commit $recipe of $version is not in this clone"
 		want_op=$op want_sc=$sc want_bundle=$bundle
+		# The Go it was built with; podman, buildah and skopeo are Debian's: a different one is named below.
+		gover=$(tr ' ' '\n' <<<"$tools" | sed -n 's/^go=//p')
 		# shellcheck disable=SC2086 # the recorded default images, VAR=IMAGE@DIGEST each
-		build "$version" "$commit" $pinned
-		for pair in "$op $want_op" "$sc $want_sc" "$bundle $want_bundle"; do
-			read -r got want <<<"$pair"
-			[[ $got == "$want" ]] || die "$version rebuilt from $commit is $got, but $want was released: the build is not reproducible"
+		GOTOOLCHAIN=${gover:-local} build "$version" "$commit" "$recipe" $pinned
+		bad=0
+		for pair in "operator $op $want_op" "scorecard $sc $want_sc" "bundle $bundle $want_bundle"; do
+			read -r name got want <<<"$pair"
+			[[ $got != "$want" ]] || continue
+			bad=1
+			echo "release: $version's $name rebuilt from $commit is $got, but $want was released:" >&2
+			explain "$version" "$name" "$got" >&2
 		done
+		((bad == 0)) || die "$version: the rebuild is not reproducible"
 	done 4< <(cat "$RELEASES" 2>/dev/null || true)
 	[[ $# -eq 0 ]] || "$@" >&3
 	;;
