@@ -12,8 +12,11 @@ BUNDLE_CHANNELS := --channels=$(CHANNELS)
 BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
 BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
 
-# IMAGE_TAG_BASE names every image: <base>:<version>, <base>-bundle:v<version>, <base>-catalog:v<version>.
-IMAGE_TAG_BASE ?= localhost:5000/operator101/operator101
+# IMAGE_TAG_BASE names every image: <base>:<version>, <base>-bundle:v<version>, <base>-catalog:v<version>. The
+# default is the name the project publishes its releases under; this machine reaches no registry, so its lab
+# holds them in the local registry, under the same path, as a disconnected cluster's mirror does
+# (hack/registry.sh, MIRRORED). Publish your own build with IMAGE_TAG_BASE=<your registry>/<path>/operator101.
+IMAGE_TAG_BASE ?= quay.io/operator101/operator101
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)

@@ -49,7 +49,7 @@ registry_on_this_machine() {
 
 # registry_uses_ca REF: REGISTRY_CERT_DIR is given and signs REF's registry (the one IMAGE_TAG_BASE names).
 registry_uses_ca() {
-	local base=${IMAGE_TAG_BASE:-localhost:5000/operator101/operator101}
+	local base=${IMAGE_TAG_BASE:-quay.io/operator101/operator101}
 	[[ -n ${REGISTRY_CERT_DIR:-} && ${1%%/*} == "${base%%/*}" ]]
 }
 

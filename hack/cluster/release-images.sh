@@ -3,13 +3,15 @@
 # IMAGE_TAG_BASE (default localhost:5000/operator101/operator101, the local cluster's registry) names them:
 #   - every release (config/catalog/releases) by digest: hack/release.sh ensure rebuilds any the local registry
 #     (or the release cache) lacks from its commit, and fails if the rebuild is not byte-identical. Releases
-#     carry the name they were released under (localhost:5000/operator101/...); for another registry they are
-#     copied to the same paths there, by digest, and the cluster must mirror localhost:5000 to it (docs/olm.md);
+#     carry the name they were published under (quay.io/operator101/...), which the local cluster's containerd
+#     pulls from its registry, the same path there; for another registry they are copied to the same paths
+#     there, by digest, and the cluster must mirror quay.io/operator101 to it (docs/olm.md);
 #   - this tree as the next version (VERSION of bundle/, not released):
 #       BASE:vV            the manager (make docker-build)
 #       BASE-scorecard:vV  the project's own scorecard test
 #       BASE-bundle:vV     bundle/ (make bundle-build), its images renamed to BASE
 #       BASE-catalog:vV    the releases plus this bundle (hack/catalog.sh), on the local opm image
+#     and BASE-catalog:released, the committed catalog/ (the releases only, what users subscribe to);
 #     and BASE's folder/opm:v1.64.0, the index image of operator-sdk run bundle;
 #   - with TIGHTENED=1 (the e2e), a next version whose MyWeb CRD is tighter than objects may be:
 #       BASE-catalog:tightened  the above plus that version
@@ -68,12 +70,13 @@ for what in operator scorecard; do
 	quiet hack/images.sh "$what" "$img"
 	push "$img"
 done
-# bundle/ names its images localhost:5000/operator101/operator101 (make bundle's default IMAGE_TAG_BASE): a copy
-# with BASE instead, as make bundle IMAGE_TAG_BASE=BASE would write it.
+# bundle/ names its images after make bundle's default IMAGE_TAG_BASE: a copy with BASE instead, as make bundle
+# IMAGE_TAG_BASE=BASE would write it.
 src=$work/src
 mkdir -p "$src"
 cp -a bundle bundle.Dockerfile "$src/"
-grep -rlF localhost:5000/operator101/operator101 "$src/bundle" | xargs -r sed -i "s|localhost:5000/operator101/operator101|$BASE|g"
+published=$(sed -n 's/^IMAGE_TAG_BASE ?= //p' Makefile)
+grep -rlF "$published" "$src/bundle" | xargs -r sed -i "s|$published|$BASE|g"
 # And the images the controllers start by default by digest, as a release gives them (hack/release.sh pin): read
 # from the local registry, which serves docker.io to the local cluster (containerd's mirror); on a cluster of
 # your own from docker.io, or DOCKER_IO_MIRROR.
@@ -85,6 +88,9 @@ grep -qF "${pinned#*=}" "$src/bundle/manifests/operator101.clusterserviceversion
 quiet env SRC="$src" hack/images.sh bundle "$BASE-bundle:v$version"
 push "$BASE-bundle:v$version"
 digest=$(digest_of "$BASE-bundle:v$version")
+# The committed catalog (make catalog-build): the releases only, as users get it.
+quiet hack/images.sh catalog "$BASE-catalog:released" catalog
+push "$BASE-catalog:released"
 quiet hack/catalog.sh "$work/dev" "$BASE-bundle@$digest"
 quiet hack/images.sh catalog "$BASE-catalog:v$version" "$work/dev"
 push "$BASE-catalog:v$version"

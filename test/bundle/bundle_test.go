@@ -29,6 +29,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blang/semver/v4"
 	apimanifests "github.com/operator-framework/api/pkg/manifests"
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"github.com/operator-framework/api/pkg/validation"
@@ -442,7 +443,43 @@ func TestCatalogHoldsTheReleases(t *testing.T) {
 		}
 	}
 
+	// The head of every channel (the entry no other one replaces) is not deprecated, nor its channel or package:
+	// a user who subscribes gets a version the catalog does not warn against.
+	for ch, entries := range channels {
+		replaced := map[string]bool{}
+		for _, e := range entries {
+			replaced[e.Replaces] = true
+		}
+		var heads []string
+		for _, e := range entries {
+			if !replaced[e.Name] {
+				heads = append(heads, e.Name)
+			}
+		}
+		if len(heads) != 1 {
+			t.Errorf("channel %s has heads %v, want one", ch, heads)
+			continue
+		}
+		for _, d := range deprecated.Entries {
+			if (d.Reference.Schema == "olm.bundle" && d.Reference.Name == heads[0]) || d.Reference.Schema == "olm.package" ||
+				(d.Reference.Schema == "olm.channel" && d.Reference.Name == ch) {
+				t.Errorf("channel %s: its head %s is deprecated (%s %q): release a version users may stay on", ch, heads[0],
+					d.Reference.Schema, d.Reference.Name)
+			}
+		}
+	}
+
 	csv := loadBundle(t).CSV
+	for _, r := range released {
+		v, err := semver.Parse(strings.TrimPrefix(r, "operator101.v"))
+		if err != nil {
+			t.Fatalf("release %s: %v", r, err)
+		}
+		if !csv.Spec.Version.GT(v) {
+			t.Errorf("bundle/ is %s, not newer than the release %s: bundle/ is the next version (make bundle VERSION=...)",
+				csv.Spec.Version, v)
+		}
+	}
 	next, oldest := "operator101.v"+csv.Spec.Version.String(), strings.TrimPrefix(released[0], "operator101.v")
 	skip := fmt.Sprintf(">=%s <%s", oldest, csv.Spec.Version.String())
 	if _, ok := bundles[next]; ok {

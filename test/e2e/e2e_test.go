@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,8 @@ type facts struct {
 	kubectl     string // bin/kubectl
 	operatorSDK string // bin/operator-sdk
 	nodeIP      string // a node's address, from the Node objects (or NODE_ADDRESS): NodePorts
-	catalogImg  string // the catalog image nodes pull (IMAGE_TAG_BASE-catalog)
+	catalogImg  string // the catalog image nodes pull (IMAGE_TAG_BASE-catalog): the releases and this tree
+	releasedImg string // the committed catalog's image: the releases only, as users subscribe to them
 	tightImg    string // the same catalog with a next version that tightens a CRD (hack/cluster/release-images.sh)
 	bundleImgs  string // the bundle image name without tag, as pods and this machine name it (for run bundle)
 	opmImg      string // the opm image, named so (run bundle's index image)
@@ -74,6 +76,8 @@ var (
 	c client.Client
 	// newVersion is the version of this tree (bundle/), which the e2e installs after the releases; newCSV its CSV.
 	newVersion, newCSV string
+	// The newest release (config/catalog/releases): the head of the committed catalog's channel.
+	headVersion, headCSV string
 )
 
 func TestMain(m *testing.M) {
@@ -83,6 +87,7 @@ func TestMain(m *testing.M) {
 		operatorSDK:         os.Getenv("E2E_OPERATOR_SDK"),
 		nodeIP:              os.Getenv("E2E_NODE_IP"),
 		catalogImg:          os.Getenv("E2E_CATALOG_IMAGE"),
+		releasedImg:         os.Getenv("E2E_RELEASED_CATALOG_IMAGE"),
 		tightImg:            os.Getenv("E2E_TIGHTENED_CATALOG_IMAGE"),
 		bundleImgs:          os.Getenv("E2E_BUNDLE_REPO"),
 		opmImg:              os.Getenv("E2E_OPM_IMAGE"),
@@ -93,7 +98,7 @@ func TestMain(m *testing.M) {
 		root:                os.Getenv("E2E_ROOT"),
 	}
 	for k, v := range map[string]string{"KUBECONFIG": f.kubeconfig, "E2E_KUBECTL": f.kubectl,
-		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg, "E2E_TIGHTENED_CATALOG_IMAGE": f.tightImg,
+		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg, "E2E_RELEASED_CATALOG_IMAGE": f.releasedImg, "E2E_TIGHTENED_CATALOG_IMAGE": f.tightImg,
 		"E2E_BUNDLE_REPO": f.bundleImgs, "E2E_OPM_IMAGE": f.opmImg, "E2E_HELPER_IMAGE": f.helperImg,
 		"E2E_MARIADB_ENV": f.mariadbEnv, "E2E_ROOT": f.root} {
 		if v == "" {
@@ -120,6 +125,10 @@ func TestMain(m *testing.M) {
 		newVersion, err = bundleVersion(f.root)
 		newCSV = "operator101.v" + newVersion
 	}
+	if err == nil {
+		headVersion, err = newestRelease(f.root)
+		headCSV = "operator101.v" + headVersion
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(2)
@@ -128,6 +137,24 @@ func TestMain(m *testing.M) {
 }
 
 // bundleVersion is the version of the CSV in root's bundle/.
+// newestRelease is the version of config/catalog/releases' last record.
+func newestRelease(root string) (string, error) {
+	raw, err := os.ReadFile(filepath.Join(root, "config", "catalog", "releases"))
+	if err != nil {
+		return "", err
+	}
+	newest := ""
+	for _, line := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			newest = f[0]
+		}
+	}
+	if newest == "" {
+		return "", fmt.Errorf("config/catalog/releases records no release")
+	}
+	return newest, nil
+}
+
 func bundleVersion(root string) (string, error) {
 	csv, err := olmrbac.CSV(root)
 	if err != nil {

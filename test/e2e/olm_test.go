@@ -65,7 +65,8 @@ const (
 	scoreNS   = "operator101-e2e-scorecard"
 	sdkNS     = "operator101-e2e-sdk" // operator-sdk run bundle
 	// 0.1.0 is the first release, built from its own commit (config/catalog/releases): the e2e upgrades from it
-	// to this tree's version (newVersion), across the migration 0.1.0 needs.
+	// to the newest release (headVersion, the head of the committed catalog), across the migration 0.1.0 needs,
+	// then to this tree's version (newVersion) when the catalog adds it.
 	oldVersion = "0.1.0"
 	oldCSV     = "operator101.v" + oldVersion
 	// 0.1.0 read its database targets from this variable (name=Secret), set in the Subscription's config.
@@ -74,10 +75,11 @@ const (
 	identity      = "operator101-controller-manager" // the ServiceAccount OLM creates from the CSV
 )
 
-// TestOLM is the life of operator101 installed from its catalog, in the order a platform team lives it: install
-// the release 0.1.0 and create every kind it serves, upgrade to this tree's version (held while an At runs; the
-// documented DatabaseUser migration after it), the samples on it, scorecard against the installed operator,
-// uninstall. Each step needs the previous one, so they are subtests of one test and the first failure stops it.
+// TestOLM is the life of operator101 installed from its catalog, in the order a platform team lives it: from the
+// committed catalog (the releases only), install the release 0.1.0 and create every kind it serves, upgrade to
+// the newest release (held while an At runs; the documented DatabaseUser migration after it); then the catalog
+// adds this tree's version and the operator upgrades to it; the samples on it, scorecard against the installed
+// operator, uninstall. Each step needs the previous one, so they are subtests of one test and the first failure stops it.
 func TestOLM(t *testing.T) {
 	// Cleanups run last-registered first: the samples go while the operator runs (a DatabaseUser's finalizer
 	// needs it), then the uninstall, before the namespaces go (OLM's own advice: a namespace deleted under an
@@ -97,6 +99,7 @@ func TestOLM(t *testing.T) {
 		{"EveryKindOnTheRelease", releasedKinds},
 		{"UpgradeHeldWhileAtRuns", upgrade},
 		{"MigrateDatabaseTargets", migrateDatabaseTargets},
+		{"UpgradeToThisTree", upgradeToThisTree},
 		{"CurrentVersion", currentVersion},
 		{"Samples", samples},
 		{"Scorecard", scorecard},
@@ -113,7 +116,7 @@ func TestOLM(t *testing.T) {
 func installFromCatalog(t *testing.T) {
 	create(t, targetSecret(opNS))
 	// Manual approval: the test decides when the upgrade to this tree's version may start. No target namespaces: AllNamespaces.
-	subscribe(t, opNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
+	subscribeFrom(t, f.releasedImg, opNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
 	approve(t, opNS, oldCSV)
 	waitCSV(t, opNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
 
@@ -178,7 +181,7 @@ func releasedKinds(t *testing.T) {
 // 4. After the upgrade, the migration docs/databases.md gives from 0.1.0's DATABASE_TARGETS, step by step.
 func migrateDatabaseTargets(t *testing.T) {
 	// Before it: the DatabaseUser says its target is unknown, its account keeps working, the manager says why.
-	eventually(t, 2*time.Minute, "DatabaseUser UnknownTarget on "+newVersion, func() (bool, string) {
+	eventually(t, 2*time.Minute, "DatabaseUser UnknownTarget on "+headVersion, func() (bool, string) {
 		var u mygroupv1alpha1.DatabaseUser
 		if err := get(&u, samplesNS, "cnhandsomeguy"); err != nil {
 			return false, err.Error()
@@ -190,7 +193,7 @@ func migrateDatabaseTargets(t *testing.T) {
 	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
 		t.Errorf("before the migration, logged in as %q", who)
 	}
-	pod := operatorPod(t, opNS, newVersion)
+	pod := operatorPod(t, opNS, headVersion)
 	if logs := kubectl(t, "logs", "-n", opNS, pod.Name); !strings.Contains(logs, "DATABASE_TARGETS is set but no longer read") {
 		t.Errorf("the manager does not point at the migration while DATABASE_TARGETS is set:\n%s", logs)
 	}
@@ -229,6 +232,50 @@ func migrateDatabaseTargets(t *testing.T) {
 			fmt.Sprintf("replicas %d updated %d available %d", dep.Status.Replicas, dep.Status.UpdatedReplicas, dep.Status.AvailableReplicas)
 	})
 	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+}
+
+// 4b. The committed catalog's head is what a user who subscribes gets: not deprecated, nothing to upgrade to.
+// Then the catalog adds this tree's version (the CatalogSource's image moves on, as a user's does when the
+// project releases) and the operator upgrades to it; every object is kept and converges.
+func upgradeToThisTree(t *testing.T) {
+	eventually(t, 2*time.Minute, "the Subscription on "+headCSV+" says nothing is deprecated", func() (bool, string) {
+		for _, typ := range []operatorsv1alpha1.SubscriptionConditionType{operatorsv1alpha1.SubscriptionBundleDeprecated,
+			operatorsv1alpha1.SubscriptionChannelDeprecated, operatorsv1alpha1.SubscriptionPackageDeprecated,
+			operatorsv1alpha1.SubscriptionDeprecated} {
+			if c, ok := subscriptionCondition(t, opNS, typ); ok && c.Status == corev1.ConditionTrue {
+				return false, fmt.Sprintf("%s: %s", typ, c.Message)
+			}
+		}
+		return true, ""
+	})
+	var sub operatorsv1alpha1.Subscription
+	if err := get(&sub, opNS, "operator101"); err != nil {
+		t.Fatal(err)
+	}
+	if sub.Status.InstalledCSV != headCSV {
+		t.Errorf("the Subscription installed %q, want the committed catalog's head %s", sub.Status.InstalledCSV, headCSV)
+	}
+	uids := sampleUIDs(t)
+	kubectl(t, "patch", "-n", opNS, "catalogsource", "operator101-catalog", "--type", "merge", "-p",
+		fmt.Sprintf(`{"spec":{"image":%q}}`, f.catalogImg))
+	approve(t, opNS, newCSV)
+	waitCSV(t, opNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
+	eventually(t, 2*time.Minute, headCSV+"'s CSV replaced", func() (bool, string) {
+		err := get(&operatorsv1alpha1.ClusterServiceVersion{}, opNS, headCSV)
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	operatorPod(t, opNS, newVersion)
+	if after := sampleUIDs(t); !maps.Equal(uids, after) {
+		t.Errorf("objects changed identity across the upgrade: before %v, after %v", uids, after)
+	}
+	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
+	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
+	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+	waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
+	waitAtPhase(t, samplesNS, "example-at", cnatv1alpha1.PhaseDone, time.Minute)
+	kubectl(t, "patch", "-n", "default", "myweb/myweb", "--type", "merge", "-p",
+		`{"spec":{"pageContentHtml":"<h1>served by this tree</h1>\n"}}`)
+	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "served by this tree")
 }
 
 // 5. This tree's version, as installed by the upgrade: OLM owns every CRD the project generates, and the
@@ -514,7 +561,7 @@ func samples(t *testing.T) {
 	}
 }
 
-// 3. The upgrade to this tree's version through the channel, held while an At runs.
+// 3. The upgrade to the newest release through the channel, held while an At runs.
 func upgrade(t *testing.T) {
 	uids := sampleUIDs(t)
 	create(t, &cnatv1alpha1.At{
@@ -534,10 +581,10 @@ func upgrade(t *testing.T) {
 		return cond != nil && cond.Status == metav1.ConditionFalse, fmt.Sprintf("%+v", cond)
 	})
 
-	approve(t, opNS, newCSV)
-	eventually(t, 3*time.Minute, newVersion+" held back: OperatorConditionNotUpgradeable", func() (bool, string) {
+	approve(t, opNS, headCSV)
+	eventually(t, 3*time.Minute, headVersion+" held back: OperatorConditionNotUpgradeable", func() (bool, string) {
 		var csv operatorsv1alpha1.ClusterServiceVersion
-		if err := get(&csv, opNS, newCSV); err != nil {
+		if err := get(&csv, opNS, headCSV); err != nil {
 			return false, err.Error()
 		}
 		held := slices.ContainsFunc(csv.Status.Conditions, func(c operatorsv1alpha1.ClusterServiceVersionCondition) bool {
@@ -554,12 +601,12 @@ func upgrade(t *testing.T) {
 	}
 
 	waitAtPhase(t, samplesNS, "holds-the-upgrade", cnatv1alpha1.PhaseDone, 3*time.Minute)
-	waitCSV(t, opNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
+	waitCSV(t, opNS, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
 	eventually(t, 2*time.Minute, "0.1.0's CSV replaced", func() (bool, string) {
 		err := get(&operatorsv1alpha1.ClusterServiceVersion{}, opNS, oldCSV)
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
-	operatorPod(t, opNS, newVersion)
+	operatorPod(t, opNS, headVersion)
 
 	// The CRs were kept (same objects), and the new operator keeps them converged: a change is served.
 	if after := sampleUIDs(t); !maps.Equal(uids, after) {
