@@ -3,7 +3,7 @@
 # release, verify-generated); the proving ground (cluster, fault injection, benchmarks) is in hack/lab.mk.
 
 # VERSION is the bundle and operator version; a release pipeline sets it: make bundle VERSION=0.2.0
-VERSION ?= 0.2.0
+VERSION ?= 0.3.0
 # CHANNELS / DEFAULT_CHANNEL go into the bundle's annotations. The catalog (config/catalog) also has an alpha channel;
 # bundle annotations name only conventional channels (stable/fast/candidate), else the validators warn.
 CHANNELS ?= stable
