@@ -26,6 +26,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -45,7 +46,7 @@ import (
 // IMAGE_TAG_BASE naming a registry that serves TLS with a CA of its own (run here on 127.0.0.1, with a
 // certificate made here, given as REGISTRY_CERT_DIR), then `make catalog`: one catalog with the published
 // releases, read from the lab's mirror over plain HTTP, and the new one, read over TLS verified against that
-// CA. The earlier releases' entries stay byte for byte as the committed catalog has them, and the new one is
+// CA (and refused against another CA). The earlier releases' entries stay byte for byte as the committed catalog has them, and the new one is
 // the head of the channel, by digest, under the user's name.
 func TestReleaseToATLSRegistry(t *testing.T) {
 	if testing.Short() {
@@ -75,6 +76,14 @@ func TestReleaseToATLSRegistry(t *testing.T) {
 		`sed -n 's/^  version: //p' bundle/manifests/operator101.clusterserviceversion.yaml`))
 	vars := []string{"IMAGE_TAG_BASE=" + base, "REGISTRY_CERT_DIR=" + certDir}
 	runIn(t, clone, "make", append([]string{"release", "VERSION=" + version, "UNPINNED_DEFAULTS=1"}, vars...)...)
+	// TLS is verified, not skipped: with another CA in REGISTRY_CERT_DIR, the registry's certificate is refused.
+	otherCA := filepath.Join(dir, "other-ca")
+	tlsRegistry(t, filepath.Join(dir, "other"), otherCA)
+	refused := exec.Command("make", "catalog", "IMAGE_TAG_BASE="+base, "REGISTRY_CERT_DIR="+otherCA)
+	refused.Dir = clone
+	if out, err := refused.CombinedOutput(); err == nil || !strings.Contains(string(out), "certificate") {
+		t.Errorf("make catalog with a CA that did not sign %s: %v, want a refused certificate:\n%s", addr, err, out)
+	}
 	runIn(t, clone, "make", append([]string{"catalog"}, vars...)...)
 
 	committed := bundles(t, filepath.Join(root, "catalog", "operator101", "index.yaml"))
@@ -88,7 +97,7 @@ func TestReleaseToATLSRegistry(t *testing.T) {
 	if !ok || len(rendered) != len(committed)+1 {
 		t.Fatalf("the catalog holds %d bundles after the release of %s, want the %d released and it", len(rendered), version, len(committed))
 	}
-	if !strings.Contains(doc, "\nimage: "+base+"-bundle@sha256:") {
+	if !strings.Contains("\n"+doc, "\nimage: "+base+"-bundle@sha256:") {
 		t.Errorf("%s's bundle in the catalog is not %s-bundle by digest:\n%.400s", version, base, doc)
 	}
 	index := runIn(t, clone, "cat", "catalog/operator101/index.yaml")
@@ -171,7 +180,7 @@ func tlsRegistry(t *testing.T, dir, certDir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(certDir, 0o755); err != nil {
+	if err := errors.Join(os.MkdirAll(dir, 0o755), os.MkdirAll(certDir, 0o755)); err != nil {
 		t.Fatal(err)
 	}
 	for path, block := range map[string]*pem.Block{
