@@ -75,7 +75,6 @@ e2e_test() {
 		E2E_OPERATOR_SDK=$BIN/operator-sdk \
 		E2E_NODE_IP=$node \
 		E2E_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:v$(bundle_version) \
-		E2E_RELEASED_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:released \
 		E2E_TIGHTENED_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:tightened \
 		E2E_BUNDLE_REPO=$POD_IMAGE_TAG_BASE-bundle \
 		E2E_OPM_IMAGE=${POD_IMAGE_TAG_BASE%/*}/opm:v1.64.0 \

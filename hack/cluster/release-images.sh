@@ -11,7 +11,6 @@
 #       BASE-scorecard:vV  the project's own scorecard test
 #       BASE-bundle:vV     bundle/ (make bundle-build), its images renamed to BASE
 #       BASE-catalog:vV    the releases plus this bundle (hack/catalog.sh), on the local opm image
-#     and BASE-catalog:released, the committed catalog/ (the releases only, what users subscribe to);
 #     and BASE's folder/opm:v1.64.0, the index image of operator-sdk run bundle;
 #   - with TIGHTENED=1 (the e2e), a next version whose MyWeb CRD is tighter than objects may be:
 #       BASE-catalog:tightened  the above plus that version
@@ -88,9 +87,6 @@ grep -qF "${pinned#*=}" "$src/bundle/manifests/operator101.clusterserviceversion
 quiet env SRC="$src" hack/images.sh bundle "$BASE-bundle:v$version"
 push "$BASE-bundle:v$version"
 digest=$(digest_of "$BASE-bundle:v$version")
-# The committed catalog (make catalog-build): the releases only, as users get it.
-quiet hack/images.sh catalog "$BASE-catalog:released" catalog
-push "$BASE-catalog:released"
 quiet hack/catalog.sh "$work/dev" "$BASE-bundle@$digest"
 quiet hack/images.sh catalog "$BASE-catalog:v$version" "$work/dev"
 push "$BASE-catalog:v$version"

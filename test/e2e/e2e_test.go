@@ -59,7 +59,6 @@ type facts struct {
 	operatorSDK string // bin/operator-sdk
 	nodeIP      string // a node's address, from the Node objects (or NODE_ADDRESS): NodePorts
 	catalogImg  string // the catalog image nodes pull (IMAGE_TAG_BASE-catalog): the releases and this tree
-	releasedImg string // the committed catalog's image: the releases only, as users subscribe to them
 	tightImg    string // the same catalog with a next version that tightens a CRD (hack/cluster/release-images.sh)
 	bundleImgs  string // the bundle image name without tag, as pods and this machine name it (for run bundle)
 	opmImg      string // the opm image, named so (run bundle's index image)
@@ -87,7 +86,6 @@ func TestMain(m *testing.M) {
 		operatorSDK:         os.Getenv("E2E_OPERATOR_SDK"),
 		nodeIP:              os.Getenv("E2E_NODE_IP"),
 		catalogImg:          os.Getenv("E2E_CATALOG_IMAGE"),
-		releasedImg:         os.Getenv("E2E_RELEASED_CATALOG_IMAGE"),
 		tightImg:            os.Getenv("E2E_TIGHTENED_CATALOG_IMAGE"),
 		bundleImgs:          os.Getenv("E2E_BUNDLE_REPO"),
 		opmImg:              os.Getenv("E2E_OPM_IMAGE"),
@@ -98,7 +96,7 @@ func TestMain(m *testing.M) {
 		root:                os.Getenv("E2E_ROOT"),
 	}
 	for k, v := range map[string]string{"KUBECONFIG": f.kubeconfig, "E2E_KUBECTL": f.kubectl,
-		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg, "E2E_RELEASED_CATALOG_IMAGE": f.releasedImg, "E2E_TIGHTENED_CATALOG_IMAGE": f.tightImg,
+		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg, "E2E_TIGHTENED_CATALOG_IMAGE": f.tightImg,
 		"E2E_BUNDLE_REPO": f.bundleImgs, "E2E_OPM_IMAGE": f.opmImg, "E2E_HELPER_IMAGE": f.helperImg,
 		"E2E_MARIADB_ENV": f.mariadbEnv, "E2E_ROOT": f.root} {
 		if v == "" {

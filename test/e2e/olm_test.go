@@ -116,7 +116,7 @@ func TestOLM(t *testing.T) {
 func installFromCatalog(t *testing.T) {
 	create(t, targetSecret(opNS))
 	// Manual approval: the test decides when the upgrade to this tree's version may start. No target namespaces: AllNamespaces.
-	subscribeFrom(t, f.releasedImg, opNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
+	subscribeFrom(t, publishCommittedCatalog(t), opNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
 	approve(t, opNS, oldCSV)
 	waitCSV(t, opNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
 
@@ -145,6 +145,27 @@ func installFromCatalog(t *testing.T) {
 		return ok && c.Status == corev1.ConditionTrue && strings.Contains(c.Message, "0.1.0 lets a DatabaseUser alter"),
 			fmt.Sprintf("%+v", c)
 	})
+}
+
+// publishCommittedCatalog follows the README's path for users: build the committed catalog (the releases
+// only) with make catalog-build and push it with make catalog-push to the registry the cluster pulls from, over
+// TLS verified against that registry's CA (the local cluster's TLS listener and its CA, or IMAGE_TAG_BASE's and
+// REGISTRY_CERT_DIR). It returns the image, for a CatalogSource.
+func publishCommittedCatalog(t *testing.T) string {
+	t.Helper()
+	base := strings.TrimSuffix(f.bundleImgs, "-bundle")
+	img := base + "-catalog:committed"
+	run(t, nil, "make", "--no-print-directory", "catalog-build", "CATALOG_IMG="+img, "OCI_RUNTIME=runc")
+	t.Cleanup(func() { _, _ = tryRun(nil, "podman", "rmi", "--force", img) })
+	push := []string{"--no-print-directory", "catalog-push", "CATALOG_IMG=" + img, "IMAGE_TAG_BASE=" + base}
+	if f.certDir != "" {
+		push = append(push, "REGISTRY_CERT_DIR="+f.certDir)
+	}
+	out := run(t, nil, "make", push...)
+	if f.certDir != "" && !strings.Contains(out, "--tls-verify=true --cert-dir "+f.certDir) {
+		t.Errorf("make catalog-push did not verify TLS against %s:\n%s", f.certDir, out)
+	}
+	return img
 }
 
 // subscriptionCondition is the operator101 Subscription's condition of type typ in ns, if it has one.
