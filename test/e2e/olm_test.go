@@ -153,10 +153,12 @@ func installFromCatalog(t *testing.T) {
 // REGISTRY_CERT_DIR). It returns the image, for a CatalogSource.
 func publishCommittedCatalog(t *testing.T) string {
 	t.Helper()
+	if committedCatalog != "" {
+		return committedCatalog
+	}
 	base := strings.TrimSuffix(f.bundleImgs, "-bundle")
 	img := base + "-catalog:committed"
 	run(t, nil, "make", "--no-print-directory", "catalog-build", "CATALOG_IMG="+img, "OCI_RUNTIME=runc")
-	t.Cleanup(func() { _, _ = tryRun(nil, "podman", "rmi", "--force", img) })
 	push := []string{"--no-print-directory", "catalog-push", "CATALOG_IMG=" + img, "IMAGE_TAG_BASE=" + base}
 	if f.certDir != "" {
 		push = append(push, "REGISTRY_CERT_DIR="+f.certDir)
@@ -165,7 +167,32 @@ func publishCommittedCatalog(t *testing.T) string {
 	if f.certDir != "" && !strings.Contains(out, "--tls-verify=true --cert-dir "+f.certDir) {
 		t.Errorf("make catalog-push did not verify TLS against %s:\n%s", f.certDir, out)
 	}
+	committedCatalog = img
 	return img
+}
+
+// committedCatalog is the committed catalog's image once publishCommittedCatalog pushed it.
+var committedCatalog string
+
+// TestNewUserGetsTheHead: a user who subscribes to the committed catalog, as the README says, without naming a
+// version, gets the head of stable (the newest release), which the catalog does not deprecate.
+func TestNewUserGetsTheHead(t *testing.T) {
+	const ns = "operator101-e2e-newuser"
+	clearInstalls(t)
+	freshNamespace(t, ns)
+	t.Cleanup(func() { uninstall(t, ns) })
+	subscribeFrom(t, publishCommittedCatalog(t), ns, []string{ns}, "", false)
+	waitCSV(t, ns, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
+	operatorPod(t, ns, headVersion)
+	var sub operatorsv1alpha1.Subscription
+	if err := get(&sub, ns, "operator101"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range sub.Status.Conditions {
+		if strings.Contains(string(c.Type), "Deprecated") && c.Status == corev1.ConditionTrue {
+			t.Errorf("the Subscription to the committed catalog's head says %s: %s", c.Type, c.Message)
+		}
+	}
 }
 
 // subscriptionCondition is the operator101 Subscription's condition of type typ in ns, if it has one.
