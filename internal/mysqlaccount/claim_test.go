@@ -17,6 +17,7 @@ limitations under the License.
 package mysqlaccount
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -107,9 +108,10 @@ func TestTLSConfig(t *testing.T) {
 	if err != nil || !req.InsecureSkipVerify || req.VerifyConnection != nil {
 		t.Errorf("Required: %+v, %v", req, err)
 	}
+	// VerifyCA needs a CA (TestVerifyCANeedsCA); with one, it verifies the chain itself.
 	ca, err := TLSConfig(TLSVerifyCA, "db", nil, nil, nil)
-	if err != nil || ca.VerifyConnection == nil {
-		t.Errorf("VerifyCA: %+v, %v", ca, err)
+	if ca != nil || !errors.Is(err, ErrVerifyCANeedsCA) {
+		t.Errorf("VerifyCA without a CA: a configuration to connect with: %t, error %v", ca != nil, err)
 	}
 	full, err := TLSConfig(TLSVerifyFull, "db.example", nil, nil, nil)
 	if err != nil || full.InsecureSkipVerify || full.ServerName != "db.example" {

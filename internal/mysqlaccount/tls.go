@@ -31,14 +31,21 @@ const (
 	TLSDisabled TLSMode = "Disabled"
 	// TLSRequired: TLS, without checking the server's certificate.
 	TLSRequired TLSMode = "Required"
-	// TLSVerifyCA: TLS, the server's chain checked against the CA; not its name.
+	// TLSVerifyCA: TLS, the server's chain checked against the CA given (required); not its name.
 	TLSVerifyCA TLSMode = "VerifyCA"
 	// TLSVerifyFull: TLS, the chain and that the certificate names serverName.
 	TLSVerifyFull TLSMode = "VerifyFull"
 )
 
-// TLSConfig builds the configuration of mode from PEM: caPEM (empty: the system's roots), and a client
-// certificate (certPEM and keyPEM, both or neither). Disabled gives nil. Errors carry no key material.
+// ErrVerifyCANeedsCA: VerifyCA was asked for without a CA. It checks no name, so with the system's roots any
+// publicly trusted certificate, issued for any name, would pass for the server's.
+var ErrVerifyCANeedsCA = errors.New("tls.mode VerifyCA needs ca.crt, the CA that signed the server's certificate: " +
+	"without it any publicly trusted certificate, for any name, would pass; add ca.crt to the admin Secret, " +
+	"or use tls.mode VerifyFull, which also checks the server's name")
+
+// TLSConfig builds the configuration of mode from PEM: caPEM, and a client certificate (certPEM and keyPEM,
+// both or neither). VerifyFull without caPEM uses the system's roots; VerifyCA requires caPEM
+// (ErrVerifyCANeedsCA). Disabled gives nil. Errors carry no key material.
 // With a non-nil configuration Open never falls back to plaintext: no credential crosses an unencrypted
 // connection.
 func TLSConfig(mode TLSMode, serverName string, caPEM, certPEM, keyPEM []byte) (*tls.Config, error) {
@@ -67,6 +74,9 @@ func TLSConfig(mode TLSMode, serverName string, caPEM, certPEM, keyPEM []byte) (
 	case TLSRequired:
 		cfg.InsecureSkipVerify = true //nolint:gosec // Required means encrypt without verifying; the target chose it.
 	case TLSVerifyCA:
+		if roots == nil {
+			return nil, ErrVerifyCANeedsCA
+		}
 		// crypto/tls checks the chain and the name together; VerifyCA checks the chain only.
 		cfg.InsecureSkipVerify = true //nolint:gosec // the chain is verified below, the name on purpose not.
 		cfg.VerifyConnection = func(cs tls.ConnectionState) error {

@@ -21,13 +21,16 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,4 +189,93 @@ func TestTLS(t *testing.T) {
 	if _, err := cipher(wrong); err == nil {
 		t.Error("a client certificate from another CA was accepted")
 	}
+}
+
+// TestVerifyCANeedsCA: VerifyCA checks no name, so without the server's CA (ca.crt) it would accept any
+// publicly trusted certificate issued for any name: TLSConfig refuses it, with an error that names ca.crt and
+// the way out, and gives no configuration to connect with. With ca.crt, VerifyCA still verifies the chain (a
+// handshake over loopback: the CA's server certificate passes, another CA's does not), and VerifyFull without
+// one still uses the system's roots and checks the name.
+func TestVerifyCANeedsCA(t *testing.T) {
+	ca, otherCA := newCA(t, "operator101 test CA"), newCA(t, "someone else's CA")
+	clientCert, clientKey := ca.issue(t, "client", false)
+	for name, args := range map[string][2][]byte{
+		"no ca.crt":                             {nil, nil},
+		"an empty ca.crt":                       {{}, nil},
+		"no ca.crt, a client certificate":       {nil, clientCert},
+		"an empty ca.crt, a client certificate": {{}, clientCert},
+	} {
+		var key []byte
+		if args[1] != nil {
+			key = clientKey
+		}
+		cfg, err := mysqlaccount.TLSConfig(mysqlaccount.TLSVerifyCA, "db.example", args[0], args[1], key)
+		if cfg != nil || err == nil {
+			t.Errorf("%s: VerifyCA accepted (a configuration to connect with: %t, error %v)", name, cfg != nil, err)
+			continue
+		}
+		if !errors.Is(err, mysqlaccount.ErrVerifyCANeedsCA) {
+			t.Errorf("%s: error %v, want ErrVerifyCANeedsCA", name, err)
+		}
+		for _, want := range []string{"VerifyCA", "ca.crt", "VerifyFull"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: the error does not say %q: %v", name, want, err)
+			}
+		}
+	}
+
+	cfg, err := mysqlaccount.TLSConfig(mysqlaccount.TLSVerifyCA, "db.example", ca.certPEM, nil, nil)
+	if err != nil || cfg == nil {
+		t.Fatalf("VerifyCA with ca.crt: %+v, %v", cfg, err)
+	}
+	// The certificates name 127.0.0.1, not db.example: VerifyCA does not check the name, only the chain.
+	if err := handshake(t, cfg, ca); err != nil {
+		t.Errorf("VerifyCA with ca.crt, the server's certificate from that CA: %v", err)
+	}
+	if err := handshake(t, cfg, otherCA); err == nil {
+		t.Error("VerifyCA with ca.crt accepted a server certificate from another CA")
+	}
+
+	full, err := mysqlaccount.TLSConfig(mysqlaccount.TLSVerifyFull, "db.example", nil, nil, nil)
+	if err != nil || full == nil || full.InsecureSkipVerify || full.RootCAs != nil || full.ServerName != "db.example" {
+		t.Errorf("VerifyFull without ca.crt (the system's roots, the name checked): %+v, %v", full, err)
+	}
+}
+
+// handshake runs a TLS handshake, over loopback, between a client with cfg and a server presenting a certificate
+// that issuer signed, and returns the client's error.
+func handshake(t *testing.T, cfg *tls.Config, issuer *testCA) error {
+	t.Helper()
+	certPEM, keyPEM := issuer.issue(t, "127.0.0.1", true)
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		srv := tls.Server(conn, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		_ = srv.SetDeadline(time.Now().Add(10 * time.Second))
+		_ = srv.Handshake()
+		_ = srv.Close()
+	}()
+	conn, err := net.DialTimeout("tcp", ln.Addr().String(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := tls.Client(conn, cfg.Clone())
+	_ = cli.SetDeadline(time.Now().Add(10 * time.Second))
+	err = cli.Handshake()
+	_ = cli.Close()
+	<-done
+	return err
 }

@@ -41,7 +41,9 @@ const (
 	TLSDisabled TLSMode = "Disabled"
 	// TLSRequired encrypts, without checking who the server is.
 	TLSRequired TLSMode = "Required"
-	// TLSVerifyCA encrypts and checks the server's certificate chain against the CA, not its host name.
+	// TLSVerifyCA encrypts and checks the server's certificate chain against the admin Secret's ca.crt, not
+	// its host name. It needs ca.crt: without one the target is refused (TargetSecretInvalid) and the operator
+	// does not connect, since any publicly trusted certificate, for any name, would pass.
 	TLSVerifyCA TLSMode = "VerifyCA"
 	// TLSVerifyFull encrypts and checks the chain and that the certificate names the server.
 	TLSVerifyFull TLSMode = "VerifyFull"
@@ -50,7 +52,8 @@ const (
 // DatabaseTargetTLS configures TLS to the server. The CA (ca.crt) and a client certificate (tls.crt, tls.key)
 // are read from the admin Secret.
 type DatabaseTargetTLS struct {
-	// mode: Disabled, Required (encrypt only), VerifyCA (and check the chain), VerifyFull (and the host name).
+	// mode: Disabled, Required (encrypt only), VerifyCA (and check the chain against the Secret's ca.crt, which
+	// it requires), VerifyFull (and the host name; against the system's roots when there is no ca.crt).
 	// With any mode but Disabled, no credential is sent before TLS is up; the connection never falls back.
 	// +kubebuilder:default=VerifyFull
 	// +optional
