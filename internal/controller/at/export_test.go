@@ -17,6 +17,8 @@ limitations under the License.
 package at
 
 import (
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
@@ -38,3 +40,14 @@ var UpgradeableGate = gateRequest.NamespacedName
 
 // RunningAtPodIndex is the cache index the gate lists pods by.
 const RunningAtPodIndex = runningAtPodIndex
+
+// SetupGate registers the Upgradeable gate alone, for cfg's OperatorCondition, without the At controller (and
+// with the default start deadline): a test that plays the At controller itself (NewReconciler) orders the At's
+// steps and its pod's as it needs.
+func SetupGate(mgr ctrl.Manager, o kit.Options, cfg Config) error {
+	cond, err := operatorCondition(mgr, types.NamespacedName{Namespace: cfg.OperatorNamespace, Name: cfg.OperatorConditionName})
+	if err != nil {
+		return err
+	}
+	return setupUpgradeable(mgr, o.WithDefaults(mgr), cond, DefaultStartDeadline)
+}

@@ -80,7 +80,7 @@ func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	return setupUpgradeable(mgr, r.Options, cond)
+	return setupUpgradeable(mgr, r.Options, cond, r.startDeadline)
 }
 
 // operatorCondition is the Upgradeable condition of the OperatorCondition key, read and written with an

@@ -114,10 +114,16 @@ func getPod(t *testing.T, at types.NamespacedName) (*corev1.Pod, bool) {
 // kubelet counts activeDeadlineSeconds).
 func setPodStatus(t *testing.T, key types.NamespacedName, phase corev1.PodPhase, term *corev1.ContainerStateTerminated) {
 	t.Helper()
+	setPodStatusAt(t, key, phase, term, t0)
+}
+
+// setPodStatusAt is setPodStatus for a pod that started at start.
+func setPodStatusAt(t *testing.T, key types.NamespacedName, phase corev1.PodPhase, term *corev1.ContainerStateTerminated, start time.Time) {
+	t.Helper()
 	updatePodStatus(t, key, func(pod *corev1.Pod) {
 		pod.Status.Phase = phase
-		pod.Status.StartTime = &metav1.Time{Time: t0}
-		state := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0)}}
+		pod.Status.StartTime = &metav1.Time{Time: start}
+		state := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(start)}}
 		if term != nil {
 			state = corev1.ContainerState{Terminated: term}
 		}

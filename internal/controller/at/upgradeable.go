@@ -37,6 +37,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -48,18 +49,28 @@ import (
 
 // The Upgradeable gate keeps OLM's Upgradeable condition False while an At's command actually runs, so that
 // OLM does not replace the operator in the middle of a run:
+//   - held only by the run an At's status records, never by a pod merely labelled and owned like one: the At
+//     is RUNNING (a status only the operator writes, through the status subresource), controls the pod (its
+//     UID in the pod's controller reference), the pod has the one name the operator gives the At's pod
+//     (PodName), and it was created at the time the At recorded as its run's start (status.startTime, the
+//     creation time the API server stamped on the pod the At took for its run). Any other pod of the At, or
+//     a pod of a PENDING, DONE or FAILED At, holds nothing, whoever labelled it as operator101's;
 //   - held only by a pod that runs (phase Running): a pod still Pending (its image not pulled, no node for
 //     it) holds nothing, and the start deadline ends it anyway;
 //   - never past the pod's activeDeadlineSeconds, counted from its start (status.startTime): by then the
 //     kubelet has killed the command, or the node is gone and nothing runs it any more;
+//   - never past the At's own bound (runBound): its activeDeadlineSeconds plus the start deadline after the
+//     run's start its status records, whatever the pod says of its own deadline or start;
 //   - the message names the Ats that hold it (namespace/name, the first maxHolderNames in order, then "and N
 //     more").
 //
-// It is its own controller with one work item, which every event of an At's pod (and, at start, one initial
-// event) queues: the queue folds a burst of events into one look. A look lists the running At pods through a
-// cache index (runningAtPodIndex), so it costs the number of running pods, never the number of Ats, and an
-// At's own reconcile pays nothing for it. It writes only when the condition changes: at once when its status
-// flips, at most every messageRefresh when only the message does (the names or the count of the holders).
+// It is its own controller with one work item, which every event of an At's pod, every change of an At's run
+// (its phase, recorded start or deadline) and, at start, one initial event queue: the queue folds a burst of
+// events into one look. A look lists the running At pods through a cache index (runningAtPodIndex) and reads
+// each one's At from the cache, so it costs the number of running pods, never the number of Ats, sends no
+// request to the API server, and an At's own reconcile pays nothing for it. It writes only when the condition
+// changes: at once when its status flips, at most every messageRefresh when only the message does (the names
+// or the count of the holders).
 
 // runningAtPodIndex is the cache index of pods that run an At's command: "true" for a pod controlled by an
 // At whose phase is Running; other pods are not in it.
@@ -97,6 +108,8 @@ type upgradeable struct {
 	cache client.Reader
 	cond  conditions.Condition
 	clock clock.PassiveClock
+	// startDeadline is the At controller's: how long after its creation an At's pod may take to start.
+	startDeadline time.Duration
 
 	// What the OperatorCondition is known to hold (nil after a start), and when it was last written. One
 	// worker: no lock.
@@ -104,14 +117,31 @@ type upgradeable struct {
 	lastWrite time.Time
 }
 
-// Reconcile sets the condition from the running At pods in the cache.
+// Reconcile sets the condition from the running At pods in the cache and their Ats.
 func (u *upgradeable) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
 	now := u.clock.Now()
 	pods := &corev1.PodList{}
 	if err := u.cache.List(ctx, pods, client.MatchingFields{runningAtPodIndex: "true"}, client.UnsafeDisableDeepCopy); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing the running At pods for the Upgradeable condition: %w", err)
 	}
-	names, next := holders(pods.Items, now)
+	runs := make([]run, 0, len(pods.Items))
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		ref := metav1.GetControllerOf(pod)
+		if ref == nil {
+			continue
+		}
+		at := &cnatv1alpha1.At{}
+		err := u.cache.Get(ctx, types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}, at, client.UnsafeDisableDeepCopy)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue // no At: no run (the garbage collector removes the pod)
+		case err != nil:
+			return ctrl.Result{}, fmt.Errorf("reading the At of pod %s/%s for the Upgradeable condition: %w", pod.Namespace, pod.Name, err)
+		}
+		runs = append(runs, run{pod: pod, at: at})
+	}
+	names, next := holders(runs, u.startDeadline, now)
 	want := gateCondition(names)
 	res := ctrl.Result{}
 	if !next.IsZero() {
@@ -146,28 +176,58 @@ func (u *upgradeable) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Resul
 	return res, nil
 }
 
-// holders are the Ats (namespace/name, sorted) whose pods run at now and have not reached their deadline, and
-// the earliest of those deadlines (zero without holders).
-func holders(pods []corev1.Pod, now time.Time) ([]string, time.Time) {
+// run is a running pod an At controls, with that At, as the cache holds them.
+type run struct {
+	pod *corev1.Pod
+	at  *cnatv1alpha1.At
+}
+
+// holders are the Ats (namespace/name, sorted) whose recorded runs (recordedRun) run at now and have reached
+// neither the pod's deadline nor the At's bound, and the earliest of those deadlines (zero without holders).
+// startDeadline is the At controller's.
+func holders(runs []run, startDeadline time.Duration, now time.Time) ([]string, time.Time) {
 	var names []string
 	var next time.Time
-	for i := range pods {
-		pod := &pods[i]
-		ref := metav1.GetControllerOf(pod)
-		if pod.Status.Phase != corev1.PodRunning || ref == nil {
+	for _, r := range runs {
+		if r.pod.Status.Phase != corev1.PodRunning || !recordedRun(r.at, r.pod) {
 			continue
 		}
-		deadline := runDeadline(pod)
+		deadline := runDeadline(r.pod)
+		if bound := runBound(r.at, startDeadline); bound.Before(deadline) {
+			deadline = bound
+		}
 		if !now.Before(deadline) {
 			continue
 		}
-		names = append(names, pod.Namespace+"/"+ref.Name)
+		names = append(names, r.at.Namespace+"/"+r.at.Name)
 		if next.IsZero() || deadline.Before(next) {
 			next = deadline
 		}
 	}
 	sort.Strings(names)
 	return names, next
+}
+
+// recordedRun tells whether pod is the run at's status records: the At is RUNNING, it controls the pod (by
+// UID), the pod has the name the operator gives the At's pod, and the pod was created when the At's run
+// started (status.startTime is the creation time of the pod the At took for its run, and the API server, not
+// whoever creates a pod, stamps creation times). A second pod a tenant makes for their At, under another name,
+// or under the At's pod name after the recorded pod was deleted, is not the run; nor is any pod of an At that
+// is PENDING, DONE or FAILED.
+func recordedRun(at *cnatv1alpha1.At, pod *corev1.Pod) bool {
+	return at.Status.Phase == cnatv1alpha1.PhaseRunning && at.Status.StartTime != nil &&
+		metav1.IsControlledBy(pod, at) && pod.Name == PodName(at.Name) &&
+		pod.CreationTimestamp.Equal(at.Status.StartTime)
+}
+
+// runBound is the latest moment at's run may hold the gate: its activeDeadlineSeconds (which the API server
+// defaults to DefaultActiveDeadlineSeconds and caps at MaxActiveDeadlineSeconds; capped here too, for an At
+// stored before the schema did) plus the start deadline, after the run's start its status records. The
+// kubelet counts the pod's activeDeadlineSeconds from when it accepted the pod, which is within the start
+// deadline of the pod's creation, or the At controller deletes the pod. at.Status.StartTime must be set.
+func runBound(at *cnatv1alpha1.At, startDeadline time.Duration) time.Time {
+	secs := min(activeDeadlineSeconds(at), cnatv1alpha1.MaxActiveDeadlineSeconds)
+	return at.Status.StartTime.Add(time.Duration(secs)*time.Second + startDeadline)
 }
 
 // runDeadline is when the kubelet ends a pod that still runs: its activeDeadlineSeconds (the default for a
@@ -216,18 +276,42 @@ func conditionMissing(err error) bool {
 	return err != nil && !errors.As(err, &status) && strings.Contains(err.Error(), "not found")
 }
 
-// atPodEvents lets through the events of pods an At controls, the only ones that change the gate.
+// atPodEvents lets through the events of pods an At controls, the only pods that change the gate.
 func atPodEvents() predicate.Predicate {
 	return predicate.NewPredicateFuncs(isAtPod)
 }
 
+// atRunEvents lets through the events of Ats that change the gate: an At that is RUNNING appearing or going,
+// and a change of an At's run (its phase, recorded start or deadline) to or from RUNNING. The pod's own
+// events do not tell when its At's RUNNING reaches the cache, nor when the At goes.
+func atRunEvents() predicate.Predicate {
+	running := func(obj client.Object) bool {
+		at, ok := obj.(*cnatv1alpha1.At)
+		return ok && at.Status.Phase == cnatv1alpha1.PhaseRunning
+	}
+	return predicate.Funcs{
+		CreateFunc:  func(e event.CreateEvent) bool { return running(e.Object) },
+		DeleteFunc:  func(e event.DeleteEvent) bool { return running(e.Object) },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, ok1 := e.ObjectOld.(*cnatv1alpha1.At)
+			cur, ok2 := e.ObjectNew.(*cnatv1alpha1.At)
+			if !ok1 || !ok2 || (!running(old) && !running(cur)) {
+				return false
+			}
+			return old.Status.Phase != cur.Status.Phase || !old.Status.StartTime.Equal(cur.Status.StartTime) ||
+				activeDeadlineSeconds(old) != activeDeadlineSeconds(cur)
+		},
+	}
+}
+
 // setupUpgradeable registers the gate with the manager: the pod index, and its controller, triggered by every
-// event of an At's pod and once at start.
-func setupUpgradeable(mgr ctrl.Manager, o kit.Options, cond conditions.Condition) error {
+// event of an At's pod, every change of an At's run and once at start. startDeadline is the At controller's.
+func setupUpgradeable(mgr ctrl.Manager, o kit.Options, cond conditions.Condition, startDeadline time.Duration) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, runningAtPodIndex, indexRunningAtPod); err != nil {
 		return fmt.Errorf("indexing running At pods: %w", err)
 	}
-	u := &upgradeable{cache: mgr.GetClient(), cond: cond, clock: o.Clock}
+	u := &upgradeable{cache: mgr.GetClient(), cond: cond, clock: o.Clock, startDeadline: startDeadline}
 	toGate := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []ctrl.Request { return []ctrl.Request{gateRequest} })
 	atStart := source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[ctrl.Request]) error {
 		q.Add(gateRequest)
@@ -237,6 +321,7 @@ func setupUpgradeable(mgr ctrl.Manager, o kit.Options, cond conditions.Condition
 	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("at-upgradeable").
 		Watches(&corev1.Pod{}, toGate, builder.WithPredicates(atPodEvents())).
+		Watches(&cnatv1alpha1.At{}, toGate, builder.WithPredicates(atRunEvents())).
 		WatchesRawSource(atStart), o, u)
 }
 

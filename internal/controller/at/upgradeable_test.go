@@ -26,20 +26,32 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 )
 
-// runningPod is the pod of At ns/name in phase, started at start, with activeDeadlineSeconds deadline.
-func runningPod(ns, name string, phase corev1.PodPhase, start time.Time, deadline int64) corev1.Pod {
+// atRun is At ns/name, RUNNING since created (its status.startTime), with activeDeadlineSeconds deadline, and
+// its pod, created then, in phase, started at start (the kubelet's status.startTime).
+func atRun(ns, name string, phase corev1.PodPhase, created, start time.Time, deadline int64) run {
 	at := newAt(name, "sleep 1", "")
 	at.Namespace = ns
+	at.UID = types.UID("uid-" + ns + "-" + name)
 	at.Spec.ActiveDeadlineSeconds = ptr.To(deadline)
+	at.Status.Phase = cnatv1alpha1.PhaseRunning
+	at.Status.StartTime = &metav1.Time{Time: created}
 	pod := Pod(at, PodDefaults{})
+	pod.CreationTimestamp = metav1.NewTime(created)
 	pod.Status.Phase = phase
 	pod.Status.StartTime = &metav1.Time{Time: start}
-	return *pod
+	return run{pod: pod, at: at}
+}
+
+// runningPod is the pod of At ns/name in phase, created and started at start, with activeDeadlineSeconds
+// deadline.
+func runningPod(ns, name string, phase corev1.PodPhase, start time.Time, deadline int64) corev1.Pod {
+	return *atRun(ns, name, phase, start, start, deadline).pod
 }
 
 func TestIndexRunningAtPod(t *testing.T) {
@@ -74,21 +86,21 @@ func TestIndexRunningAtPod(t *testing.T) {
 
 func TestHoldersAndTheirDeadlines(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	pods := []corev1.Pod{
-		runningPod("b", "late", corev1.PodRunning, start, 3600),
-		runningPod("a", "soon", corev1.PodRunning, start, 60),
-		runningPod("a", "starting", corev1.PodPending, start, 60),
-		runningPod("c", "over", corev1.PodRunning, start.Add(-time.Hour), 3600), // its deadline is start
+	runs := []run{
+		atRun("b", "late", corev1.PodRunning, start, start, 3600),
+		atRun("a", "soon", corev1.PodRunning, start, start, 60),
+		atRun("a", "starting", corev1.PodPending, start, start, 60),
+		atRun("c", "over", corev1.PodRunning, start.Add(-time.Hour), start.Add(-time.Hour), 3600), // its deadline is start
 	}
-	names, next := holders(pods, start)
+	names, next := holders(runs, DefaultStartDeadline, start)
 	if strings.Join(names, " ") != "a/soon b/late" || !next.Equal(start.Add(time.Minute)) {
 		t.Errorf("holders at the start: %v, next %v", names, next)
 	}
-	names, next = holders(pods, start.Add(time.Minute)) // a/soon reached its deadline
+	names, next = holders(runs, DefaultStartDeadline, start.Add(time.Minute)) // a/soon reached its deadline
 	if strings.Join(names, " ") != "b/late" || !next.Equal(start.Add(time.Hour)) {
 		t.Errorf("holders a minute later: %v, next %v", names, next)
 	}
-	names, next = holders(pods, start.Add(time.Hour))
+	names, next = holders(runs, DefaultStartDeadline, start.Add(time.Hour))
 	if len(names) != 0 || !next.IsZero() {
 		t.Errorf("holders past every deadline: %v, next %v", names, next)
 	}
@@ -101,6 +113,75 @@ func TestHoldersAndTheirDeadlines(t *testing.T) {
 	old.CreationTimestamp = metav1.NewTime(start)
 	if got := runDeadline(&old); !got.Equal(start.Add(cnatv1alpha1.DefaultActiveDeadlineSeconds * time.Second)) {
 		t.Errorf("runDeadline = %v", got)
+	}
+}
+
+// Only the run an At's status records holds the gate: the At RUNNING, controlling the pod by UID, the pod
+// under the At's pod name and created at the start the At recorded. Labels play no part: every pod here has
+// operator101's.
+func TestHoldersOnlyTheRecordedRun(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		mutate func(r run)
+		held   bool
+	}{
+		{"the recorded run", func(run) {}, true},
+		{"At PENDING", func(r run) { r.at.Status.Phase = cnatv1alpha1.PhasePending }, false},
+		{"At without a phase", func(r run) { r.at.Status.Phase = "" }, false},
+		{"At DONE", func(r run) { r.at.Status.Phase = cnatv1alpha1.PhaseDone }, false},
+		{"At FAILED", func(r run) { r.at.Status.Phase = cnatv1alpha1.PhaseFailed }, false},
+		{"no start recorded", func(r run) { r.at.Status.StartTime = nil }, false},
+		{"another pod name", func(r run) { r.pod.Name = r.at.Name + "-hold" }, false},
+		{"created after the recorded start", func(r run) { r.pod.CreationTimestamp = metav1.NewTime(start.Add(time.Second)) }, false},
+		{"created before the recorded start", func(r run) { r.pod.CreationTimestamp = metav1.NewTime(start.Add(-time.Second)) }, false},
+		{"controlled by an earlier At of that name", func(r run) { r.pod.OwnerReferences[0].UID = "uid-earlier" }, false},
+		{"owned, not controlled", func(r run) { r.pod.OwnerReferences[0].Controller = nil }, false},
+	} {
+		r := atRun("ns", "x", corev1.PodRunning, start, start, 60)
+		if len(r.pod.Labels) == 0 {
+			t.Fatal("the pod lacks operator101's labels")
+		}
+		tc.mutate(r)
+		names, _ := holders([]run{r}, DefaultStartDeadline, start)
+		if got := len(names) == 1; got != tc.held {
+			t.Errorf("%s: held %v, want %v (holders %v)", tc.name, got, tc.held, names)
+		}
+	}
+}
+
+// A run holds the gate until the earlier of the pod's own deadline and its At's bound: the At's
+// activeDeadlineSeconds (at most the maximum) plus the start deadline, after the start its status records.
+func TestHoldersBoundedByTheAt(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const startDeadline = 5 * time.Minute
+	for _, tc := range []struct {
+		name   string
+		mutate func(r run)
+		until  time.Time
+	}{
+		{"started at once: the pod's deadline", func(run) {}, created.Add(time.Minute)},
+		{"started late, by a node's clock: the At's bound", func(r run) { r.pod.Status.StartTime = &metav1.Time{Time: created.Add(time.Hour)} },
+			created.Add(time.Minute + startDeadline)},
+		{"a pod asking for 68 years: the At's bound", func(r run) { r.pod.Spec.ActiveDeadlineSeconds = ptr.To[int64](1<<31 - 1) },
+			created.Add(time.Minute + startDeadline)},
+		{"an At asking for more than the maximum (stored before the schema)", func(r run) {
+			r.at.Spec.ActiveDeadlineSeconds = ptr.To[int64](10 * cnatv1alpha1.MaxActiveDeadlineSeconds)
+			r.pod.Spec.ActiveDeadlineSeconds = r.at.Spec.ActiveDeadlineSeconds
+		}, created.Add(cnatv1alpha1.MaxActiveDeadlineSeconds*time.Second + startDeadline)},
+	} {
+		r := atRun("ns", "x", corev1.PodRunning, created, created, 60)
+		tc.mutate(r)
+		names, next := holders([]run{r}, startDeadline, created)
+		if len(names) != 1 || !next.Equal(tc.until) {
+			t.Errorf("%s: holders %v until %v, want until %v", tc.name, names, next, tc.until)
+		}
+		if names, _ := holders([]run{r}, startDeadline, tc.until.Add(-time.Second)); len(names) != 1 {
+			t.Errorf("%s: released before %v", tc.name, tc.until)
+		}
+		if names, _ := holders([]run{r}, startDeadline, tc.until); len(names) != 0 {
+			t.Errorf("%s: still held at %v", tc.name, tc.until)
+		}
 	}
 }
 
