@@ -89,6 +89,8 @@ const (
 	KindReserved
 	// KindUnsupportedServer: a flavour or version operator101 does not manage accounts on.
 	KindUnsupportedServer
+	// KindPasswordTooLong: the password is longer than the server accepts (Server.MaxPasswordLength).
+	KindPasswordTooLong
 )
 
 // Error is an operation that failed, with its kind.
@@ -393,8 +395,9 @@ func (c *Client) record(ctx context.Context, a Account) error {
 }
 
 // Ensure makes the account match a and returns how many statements that write it ran (0 when it already
-// matched). Nothing is executed for a reserved account, a grant on a system schema, or an account a.Claimant
-// does not own (KindReserved, KindInvalidGrant, KindNotClaimed).
+// matched). Nothing is executed for a reserved account, a grant on a system schema, a password longer than
+// the server accepts (nothing read or hashed either), or an account a.Claimant does not own (KindReserved,
+// KindInvalidGrant, KindPasswordTooLong, KindNotClaimed).
 func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err := checkAccount(a.User, a.Host); err != nil {
 		return 0, err
@@ -407,6 +410,9 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 		if systemSchema(db) {
 			return 0, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
 		}
+	}
+	if err := checkPassword(a.Password, c.server); err != nil {
+		return 0, err
 	}
 	o, err := c.Observe(ctx, a.User, a.Host)
 	if err != nil {

@@ -105,21 +105,51 @@ func plan(a Account, o *Observed, s Server, salt string) ([]string, bool, error)
 }
 
 // password is the IDENTIFIED clause that sets a's password on s, and whether the existing account's
-// password differs from it.
+// password differs from it. A password longer than s takes is refused before anything is hashed. On MySQL the
+// clause (a SHA-crypt) is computed only when the password is to be set: a new account, or drift. A converged
+// account costs the claim's digest only (passwordDigest: PBKDF2, whose 4096 iterations do not depend on the
+// password's length).
 func password(a Account, o *Observed, s Server, salt string) (string, bool, error) {
+	if err := checkPassword(a.Password, s); err != nil {
+		return "", false, err
+	}
 	if s.nativePasswords() {
 		hash := NativePasswordHash(a.Password)
 		return fmt.Sprintf("IDENTIFIED BY PASSWORD '%s'", hash),
 			o.AuthString != hash || o.Plugin != "mysql_native_password", nil
 	}
+	r := o.Claim
+	drift := o.Plugin != "caching_sha2_password" || r == nil || r.AuthString != o.AuthString ||
+		r.PasswordDigest != passwordDigest(a.Password, a.Claimant, a.User, a.Host)
+	if o.Exists && !drift {
+		return "", false, nil // nothing to set: no SHA-crypt
+	}
 	auth, err := cachingSHA2AuthString(a.Password, salt)
 	if err != nil {
 		return "", false, err
 	}
-	r := o.Claim
-	drift := o.Plugin != "caching_sha2_password" || r == nil || r.AuthString != o.AuthString ||
-		r.PasswordDigest != passwordDigest(a.Password, a.Claimant, a.User, a.Host)
 	return fmt.Sprintf("IDENTIFIED WITH caching_sha2_password AS '%s'", auth), drift, nil
+}
+
+// checkPassword refuses a password longer than s accepts, whatever its content, before it is hashed: MySQL's
+// caching_sha2_password takes at most MaxCachingSHA2PasswordLength bytes. MariaDB's mysql_native_password
+// has no limit of its own (its hash, SHA-1 of SHA-1, costs time in proportion to the length), so none is
+// set there; the API server's limit on a Secret (1 MiB) bounds it.
+func checkPassword(password string, s Server) error {
+	if limit := s.MaxPasswordLength(); limit > 0 && len(password) > limit {
+		return passwordTooLong(len(password), limit, s.String())
+	}
+	return nil
+}
+
+// passwordTooLong is the error for a password of n bytes where at most limit are accepted. It carries the
+// lengths only, never the password.
+func passwordTooLong(n, limit int, server string) error {
+	if server == "" {
+		server = "MySQL"
+	}
+	return &Error{Kind: KindPasswordTooLong, Op: "password", Err: fmt.Errorf(
+		"%d bytes long, more than the %d bytes %s accepts (caching_sha2_password)", n, limit, server)}
 }
 
 // expand validates privilege names and replaces ALL PRIVILEGES with the server's database-level privileges.

@@ -17,9 +17,14 @@ limitations under the License.
 package mysqlaccount
 
 import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -199,3 +204,144 @@ func TestPlanRejects(t *testing.T) {
 		t.Errorf("user with NUL: got %v", err)
 	}
 }
+
+// TestPasswordLength: on MySQL (caching_sha2_password), a password of MaxCachingSHA2PasswordLength bytes is
+// planned and one byte more is refused with KindPasswordTooLong before any SHA-crypt runs, whether the account
+// is new or its password is set again; the length is counted in bytes, as MySQL counts it. The error carries
+// the lengths, not the password. MariaDB (mysql_native_password) has no such limit. Ensure refuses before it
+// asks its connection pool for a connection.
+func TestPasswordLength(t *testing.T) {
+	owner := Claimant{UID: "uid-1", Namespace: "team", Name: "app"}
+	atLimit := strings.Repeat("p", MaxCachingSHA2PasswordLength)
+	over := atLimit + "q"
+	wide := strings.Repeat("用", 85) + "x" // 256 bytes, 86 characters
+	wideOver := strings.Repeat("用", 86)   // 258 bytes, 86 characters
+	if MaxCachingSHA2PasswordLength != 256 || len(wide) != 256 || len(wideOver) != 258 {
+		t.Fatalf("limit %d, test passwords of %d and %d bytes", MaxCachingSHA2PasswordLength, len(wide), len(wideOver))
+	}
+	observed := map[string]func() *Observed{
+		"new account": func() *Observed { return &Observed{Claim: &claim{Claimant: owner}} },
+		"rotation": func() *Observed {
+			return &Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$stored",
+				Claim: &claim{Claimant: owner, PasswordDigest: passwordDigest("old", owner, "app", "%"), AuthString: "$A$005$stored"}}
+		},
+	}
+	for _, s := range []Server{mysql80, mysql84, mysql91} {
+		if got := s.MaxPasswordLength(); got != MaxCachingSHA2PasswordLength {
+			t.Errorf("%s: MaxPasswordLength %d", s, got)
+		}
+		for what, o := range observed {
+			for _, pw := range []string{atLimit, wide} {
+				before := sha2CryptRuns.Load()
+				stmts, sets, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, o(), s, salt)
+				if err != nil || !sets || len(stmts) != 1 || !strings.Contains(stmts[0], "caching_sha2_password AS '$A$005$"+salt) {
+					t.Errorf("%s, %s, %d bytes: %q, sets %v, %v", s, what, len(pw), stmts, sets, err)
+				}
+				if n := sha2CryptRuns.Load() - before; n != 1 {
+					t.Errorf("%s, %s, %d bytes: %d SHA-crypts, want 1", s, what, len(pw), n)
+				}
+			}
+			for _, pw := range []string{over, wideOver} {
+				before := sha2CryptRuns.Load()
+				stmts, _, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, o(), s, salt)
+				if KindOf(err) != KindPasswordTooLong || stmts != nil {
+					t.Errorf("%s, %s, %d bytes: %q, %v; want KindPasswordTooLong", s, what, len(pw), stmts, err)
+					continue
+				}
+				if n := sha2CryptRuns.Load() - before; n != 0 {
+					t.Errorf("%s, %s, %d bytes: %d SHA-crypts before the refusal", s, what, len(pw), n)
+				}
+				msg := err.Error()
+				for _, want := range []string{fmt.Sprint(len(pw)), "256", s.String(), "caching_sha2_password"} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("%s: the error does not say %q: %s", s, want, msg)
+					}
+				}
+				if strings.Contains(msg, strings.Repeat("p", 8)) || strings.Contains(msg, "用") {
+					t.Errorf("the error carries the password: %s", msg)
+				}
+			}
+		}
+
+		// Ensure refuses before it reads or runs anything: its pool counts the connections asked of it.
+		pool := &countingConnector{}
+		c := &Client{db: sql.OpenDB(pool), server: s, admin: "operator101admin"}
+		before := sha2CryptRuns.Load()
+		if n, err := c.Ensure(context.Background(), Account{User: "app", Host: "%", Password: over, Claimant: owner}); n != 0 ||
+			KindOf(err) != KindPasswordTooLong {
+			t.Errorf("%s: Ensure with %d bytes: %d statements, %v", s, len(over), n, err)
+		}
+		if n := sha2CryptRuns.Load() - before; n != 0 {
+			t.Errorf("%s: Ensure ran %d SHA-crypts", s, n)
+		}
+		if n := pool.conns.Load(); n != 0 {
+			t.Errorf("%s: Ensure asked for %d connections for a password it cannot set", s, n)
+		}
+		_ = c.Close()
+	}
+	if _, err := cachingSHA2AuthString(over, salt); KindOf(err) != KindPasswordTooLong {
+		t.Errorf("cachingSHA2AuthString of %d bytes: %v", len(over), err)
+	}
+
+	// MariaDB: mysql_native_password has no limit; the hash costs time in proportion to the length.
+	long := strings.Repeat("p", 1<<20)
+	for _, s := range []Server{mariadb106, mariadb1011, mariadb118} {
+		if got := s.MaxPasswordLength(); got != 0 {
+			t.Errorf("%s: MaxPasswordLength %d, want 0 (none)", s, got)
+		}
+		for _, pw := range []string{over, long} {
+			stmts, _, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, &Observed{}, s, salt)
+			if err != nil || len(stmts) != 1 || !strings.Contains(stmts[0], NativePasswordHash(pw)) {
+				t.Errorf("%s, %d bytes: %v", s, len(pw), err)
+			}
+		}
+	}
+}
+
+// TestConvergedAccountRunsNoSHA2Crypt: a converged MySQL account is checked every resync; its check compares
+// the claim's digest and the server's string and computes no SHA-crypt. The SHA-crypt runs once when the
+// password is set again (the Secret changed, or the password was changed by hand).
+func TestConvergedAccountRunsNoSHA2Crypt(t *testing.T) {
+	owner := Claimant{UID: "uid-1", Namespace: "team", Name: "app"}
+	pw := strings.Repeat("p", MaxCachingSHA2PasswordLength)
+	a := Account{User: "app", Host: "%", Password: pw, Claimant: owner}
+	converged := func(digest, stored string) *Observed {
+		return &Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$stored",
+			Claim: &claim{Claimant: owner, PasswordDigest: digest, AuthString: stored}}
+	}
+	digest := passwordDigest(pw, owner, "app", "%")
+	before := sha2CryptRuns.Load()
+	for range 3 { // three resyncs
+		stmts, sets, err := plan(a, converged(digest, "$A$005$stored"), mysql84, salt)
+		if err != nil || sets || len(stmts) != 0 {
+			t.Fatalf("converged: %q, sets %v, %v", stmts, sets, err)
+		}
+	}
+	if n := sha2CryptRuns.Load() - before; n != 0 {
+		t.Errorf("%d SHA-crypts over 3 checks of a converged account, want 0", n)
+	}
+	for what, o := range map[string]*Observed{
+		"the Secret changed":     converged(passwordDigest("old", owner, "app", "%"), "$A$005$stored"),
+		"the password was reset": converged(digest, "$A$005$other"),
+	} {
+		before := sha2CryptRuns.Load()
+		if stmts, sets, err := plan(a, o, mysql84, salt); err != nil || !sets || len(stmts) != 1 {
+			t.Errorf("%s: %q, sets %v, %v", what, stmts, sets, err)
+		}
+		if n := sha2CryptRuns.Load() - before; n != 1 {
+			t.Errorf("%s: %d SHA-crypts, want 1", what, n)
+		}
+	}
+}
+
+// countingConnector is a connection pool's connector that counts the connections asked of it and makes none.
+type countingConnector struct{ conns atomic.Int64 }
+
+func (c *countingConnector) Connect(context.Context) (driver.Conn, error) {
+	c.conns.Add(1)
+	return nil, errors.New("no server here")
+}
+
+func (c *countingConnector) Driver() driver.Driver { return c }
+
+func (c *countingConnector) Open(string) (driver.Conn, error) { return c.Connect(context.Background()) }

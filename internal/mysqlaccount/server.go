@@ -52,6 +52,16 @@ func (s Server) atLeast(major, minor int) bool {
 // drift check compares them directly). operator101 uses caching_sha2_password on every MySQL it supports.
 func (s Server) nativePasswords() bool { return s.Flavor == MariaDB }
 
+// MaxPasswordLength is the longest password, in bytes, operator101 sets on s, or 0 for no limit: MySQL's
+// caching_sha2_password takes at most MaxCachingSHA2PasswordLength; MariaDB's mysql_native_password has no
+// limit.
+func (s Server) MaxPasswordLength() int {
+	if s.nativePasswords() {
+		return 0
+	}
+	return MaxCachingSHA2PasswordLength
+}
+
 // supported says why operator101 does not manage accounts on s, or "" when it does: MariaDB 10.6 or later,
 // MySQL 8.0 or later (docs/databases.md says which were tested for real).
 func (s Server) supported() string {

@@ -17,6 +17,7 @@ limitations under the License.
 package mysqlaccount
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -69,5 +70,54 @@ func TestCachingSHA2AuthString(t *testing.T) {
 	}
 	if _, err := cachingSHA2AuthString("secret", "short"); err == nil {
 		t.Error("a short salt was accepted")
+	}
+}
+
+// BenchmarkSHA2Crypt is the SHA-crypt behind caching_sha2_password (5000 rounds, a 20-byte salt) by the
+// password's length: up to the longest MySQL takes (256 bytes, the bound), and beyond it, where the cost grows
+// with the square of the length (the digest behind the P sequence hashes the password once per byte of it).
+func BenchmarkSHA2Crypt(b *testing.B) {
+	for _, n := range []int{16, 64, 256, 1024, 4096, 16384} {
+		key := []byte(strings.Repeat("k", n))
+		b.Run(fmt.Sprintf("bytes=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				sha256Crypt(key, []byte(salt), 5000)
+			}
+		})
+	}
+}
+
+// BenchmarkSHA2Resync is the password part of one check of an account (plan): on MySQL with a password as
+// long as MySQL takes, converged (the claim's digest and the server's string match: what every resync costs)
+// and changed (the Secret changed: the SHA-crypt runs and the password is set again); for comparison, on
+// MariaDB (mysql_native_password, no limit) with a password as large as a Secret can be (1 MiB).
+func BenchmarkSHA2Resync(b *testing.B) {
+	owner := Claimant{UID: "uid-1", Namespace: "team", Name: "app"}
+	mysqlPw := strings.Repeat("p", MaxCachingSHA2PasswordLength)
+	mariadbPw := strings.Repeat("p", 1<<20)
+	mysqlObserved := func(digest string) *Observed {
+		return &Observed{Exists: true, Plugin: "caching_sha2_password", AuthString: "$A$005$stored",
+			serverPrivileges: serverPrivileges(mysql84),
+			Claim:            &claim{Claimant: owner, PasswordDigest: digest, AuthString: "$A$005$stored"}}
+	}
+	for _, tc := range []struct {
+		name string
+		pw   string
+		o    *Observed
+		s    Server
+	}{
+		{"mysql-256B-converged", mysqlPw, mysqlObserved(passwordDigest(mysqlPw, owner, "app", "%")), mysql84},
+		{"mysql-256B-changed", mysqlPw, mysqlObserved(passwordDigest("old", owner, "app", "%")), mysql84},
+		{"mariadb-1MiB-converged", mariadbPw, &Observed{Exists: true, Plugin: "mysql_native_password",
+			AuthString: NativePasswordHash(mariadbPw), serverPrivileges: serverPrivileges(mariadb1011)}, mariadb1011},
+	} {
+		a := Account{User: "app", Host: "%", Password: tc.pw, Claimant: owner}
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := plan(a, tc.o, tc.s, salt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -56,6 +56,9 @@ const (
 	ReasonAccountNotOwned = "AccountNotOwned"
 	// ReasonAccountReserved: root, the target's admin, mysql.*, mariadb.sys, PUBLIC or the anonymous user.
 	ReasonAccountReserved = "AccountReserved"
+	// ReasonPasswordTooLong: the Secret's password is longer than the target's server accepts (MySQL's
+	// caching_sha2_password: 256 bytes); refused before it is hashed, the account left as it is.
+	ReasonPasswordTooLong = "PasswordTooLong"
 )
 
 // CleanupPolicy says what happens to the account when its DatabaseUser is deleted.

@@ -128,12 +128,13 @@ func TestFailureRedactsAndClassifies(t *testing.T) {
 		t.Errorf("%+v", out)
 	}
 	for kind, reason := range map[mysqlaccount.Kind]string{
-		mysqlaccount.KindUnreachable:    mygroupv1alpha1.ReasonDatabaseUnreachable,
-		mysqlaccount.KindInvalidAccount: mygroupv1alpha1.ReasonInvalidUser,
-		mysqlaccount.KindInvalidGrant:   mygroupv1alpha1.ReasonInvalidGrant,
-		mysqlaccount.KindOther:          mygroupv1alpha1.ReasonDatabaseError,
-		mysqlaccount.KindNotClaimed:     mygroupv1alpha1.ReasonAccountNotOwned,
-		mysqlaccount.KindReserved:       mygroupv1alpha1.ReasonAccountReserved,
+		mysqlaccount.KindUnreachable:     mygroupv1alpha1.ReasonDatabaseUnreachable,
+		mysqlaccount.KindInvalidAccount:  mygroupv1alpha1.ReasonInvalidUser,
+		mysqlaccount.KindInvalidGrant:    mygroupv1alpha1.ReasonInvalidGrant,
+		mysqlaccount.KindOther:           mygroupv1alpha1.ReasonDatabaseError,
+		mysqlaccount.KindNotClaimed:      mygroupv1alpha1.ReasonAccountNotOwned,
+		mysqlaccount.KindReserved:        mygroupv1alpha1.ReasonAccountReserved,
+		mysqlaccount.KindPasswordTooLong: mygroupv1alpha1.ReasonPasswordTooLong,
 	} {
 		if got := failure(&mysqlaccount.Error{Kind: kind, Op: "x", Err: errors.New("y")}, ""); got.reason != reason {
 			t.Errorf("kind %d: %s, want %s", kind, got.reason, reason)

@@ -154,7 +154,11 @@ func (r *Reconciler) sync(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser
 	account := desiredClaimedAccount(dbu, target, string(password))
 	n, err := db.Ensure(ctx, account)
 	if err != nil {
-		return failure(err, "", string(password), admin)
+		prefix := ""
+		if mysqlaccount.KindOf(err) == mysqlaccount.KindPasswordTooLong {
+			prefix = fmt.Sprintf("Secret %q, key %q: ", ref.Name, ref.Key)
+		}
+		return failure(err, prefix, string(password), admin)
 	}
 	if n > 0 {
 		log.FromContext(ctx).Info("account changed to match the spec", "statements", n, "server", db.Server().String())
@@ -182,6 +186,10 @@ func failure(err error, prefix string, secrets ...string) outcome {
 		return outcome{reason: mygroupv1alpha1.ReasonAccountNotOwned, message: msg, recheck: true}
 	case mysqlaccount.KindUnsupportedServer:
 		return outcome{reason: mygroupv1alpha1.ReasonUnsupportedServer, message: msg, recheck: true}
+	case mysqlaccount.KindPasswordTooLong:
+		// The lengths only, never the password. No Secret watch: the next resync reads the Secret again.
+		return outcome{reason: mygroupv1alpha1.ReasonPasswordTooLong,
+			message: msg + ". Shorten it: until then the account is left as it is", recheck: true}
 	default:
 		return outcome{reason: mygroupv1alpha1.ReasonDatabaseError, message: msg, retry: true}
 	}
