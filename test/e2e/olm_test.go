@@ -755,8 +755,10 @@ func uninstallKeepsWorkloads(t *testing.T) {
 	})
 }
 
-// TestOperatorSDKRunBundle is the operator developer's path (4.): run bundle at 0.1.0 from the local
-// registry, run bundle-upgrade to this tree's version, cleanup.
+// TestOperatorSDKRunBundle is the operator developer's path (4.): run bundle at the newest release (the bundle
+// this tree's replaces) from the local registry, run bundle-upgrade to this tree's version, cleanup. (run
+// bundle's index holds those two only: from an older release, this tree's replaces edge would name a bundle
+// that is not there.)
 func TestOperatorSDKRunBundle(t *testing.T) {
 	clearInstalls(t)
 	freshNamespace(t, sdkNS)
@@ -798,17 +800,17 @@ func TestOperatorSDKRunBundle(t *testing.T) {
 	t.Cleanup(func() { _, _ = tryRun(env, f.operatorSDK, "cleanup", "operator101", "-n", sdkNS, "--timeout", "3m") })
 
 	// The release by its digest, as pods and this machine name the registry.
-	_, oldBundle, ok := released(t, oldVersion)
+	_, headBundle, ok := released(t, headVersion)
 	if !ok {
-		t.Fatalf("%s is not recorded in config/catalog/releases", oldVersion)
+		t.Fatalf("%s is not recorded in config/catalog/releases", headVersion)
 	}
 	// A release keeps its path in any registry it is copied to (hack/cluster/release-images.sh).
 	registry, _, _ := strings.Cut(f.bundleImgs, "/")
-	_, path, _ := strings.Cut(oldBundle, "/")
+	_, path, _ := strings.Cut(headBundle, "/")
 	run(t, env, f.operatorSDK, append([]string{"run", "bundle", registry + "/" + path, "-n", sdkNS, "--index-image", f.opmImg,
 		"--timeout", "5m"}, caFlags...)...)
-	waitCSV(t, sdkNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
-	operatorPod(t, sdkNS, oldVersion)
+	waitCSV(t, sdkNS, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
+	operatorPod(t, sdkNS, headVersion)
 
 	run(t, env, f.operatorSDK, append([]string{"run", "bundle-upgrade", f.bundleImgs + ":v" + newVersion, "-n", sdkNS,
 		"--timeout", "5m"}, caFlags...)...)
