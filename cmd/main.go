@@ -107,7 +107,7 @@ func run() error {
 		HealthProbeBindAddress:        cfg.probeAddr,
 		PprofBindAddress:              cfg.pprofAddr,
 		LeaderElection:                cfg.leaderElect,
-		LeaderElectionID:              "operator101.operator101.io",
+		LeaderElectionID:              controller.LeaderElectionID,
 		LeaderElectionNamespace:       cfg.leaderElectNamespace,
 		LeaderElectionReleaseOnCancel: true,
 		Cache:                         cacheOpts,

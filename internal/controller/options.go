@@ -22,6 +22,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+// LeaderElectionID names the Lease through which the manager's replicas elect a leader (in the manager's
+// namespace). The leader-election Role (config/rbac/leader_election_role.yaml) grants get and update on this
+// Lease alone; test/rbac fails when the two differ.
+const LeaderElectionID = "operator101.operator101.io"
+
 // Options is what the manager's configuration gives the controllers. cmd/main.go reads it from the flags and
 // the environment, once; nothing below it reads the environment. A zero field takes the default of the package
 // that uses it (kit.DefaultWorkers, at.DefaultWorkers, databaseuser.DefaultTarget, ...), and only that package

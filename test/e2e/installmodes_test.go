@@ -24,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,7 +165,7 @@ func subscribeFrom(t *testing.T, catalogImg, ns string, targets []string, starti
 }
 
 // tableVerbs are the verbs the permission table reports.
-var tableVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+var tableVerbs = olmrbac.TableVerbs
 
 // allowed asks the cluster's authorizer whether the operator's ServiceAccount, installed in ns, may do ra.
 func allowed(t *testing.T, ns string, ra authorizationv1.ResourceAttributes) bool {
@@ -181,71 +180,32 @@ func allowed(t *testing.T, ns string, ra authorizationv1.ResourceAttributes) boo
 }
 
 // checkPermissionTable reads back, with SubjectAccessReviews, what the operator installed in ns (serving target)
-// may do on every resource its CSV names, in its namespace, the target, kube-system and cluster-wide; and
-// compares that table with the one docs/security.md shows for mode.
+// may do on every resource its CSV names (and on each object a rule names: the leader-election Lease), in its
+// namespace, the target, kube-system and cluster-wide; and compares that table with the one docs/security.md
+// shows for mode. test/rbac checks the same tables on envtest, against RBAC created from the CSV as OLM does.
 func checkPermissionTable(t *testing.T, mode, ns, target string) {
 	t.Helper()
 	csv, err := olmrbac.CSV(f.root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	type gr struct{ group, resource string }
-	var rows []gr
-	s := csv.Spec.InstallStrategy.StrategySpec
-	for _, p := range append(slices.Clone(s.ClusterPermissions), s.Permissions...) {
-		for _, r := range p.Rules {
-			for _, g := range r.APIGroups {
-				for _, res := range r.Resources {
-					if !slices.Contains(rows, gr{g, res}) {
-						rows = append(rows, gr{g, res})
-					}
-				}
-			}
-		}
+	got, err := olmrbac.PermissionTable(csv, ns, target, func(ra authorizationv1.ResourceAttributes) (bool, error) {
+		return allowed(t, ns, ra), nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	slices.SortFunc(rows, func(a, b gr) int { return strings.Compare(a.group+"/"+a.resource, b.group+"/"+b.resource) })
-	var b strings.Builder
-	b.WriteString("| API group | resource | its namespace | target namespace | kube-system | cluster-wide |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
-	for _, r := range rows {
-		group := r.group
-		if group == "" {
-			group = "core"
-		}
-		fmt.Fprintf(&b, "| `%s` | `%s` |", group, r.resource)
-		for _, where := range []string{ns, target, "kube-system", ""} {
-			var verbs []string
-			for _, v := range tableVerbs {
-				res, sub, _ := strings.Cut(r.resource, "/")
-				if allowed(t, ns, authorizationv1.ResourceAttributes{Verb: v, Group: r.group, Resource: res, Subresource: sub, Namespace: where}) {
-					verbs = append(verbs, v)
-				}
-			}
-			cell := strings.Join(verbs, ", ")
-			if cell == "" {
-				cell = "—"
-			}
-			fmt.Fprintf(&b, " %s |", cell)
-		}
-		b.WriteString("\n")
-	}
-	got := b.String()
 	doc, err := os.ReadFile(filepath.Join(f.root, "docs", "security.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	begin, end := "<!-- e2e:rbac "+mode+" -->\n", "<!-- /e2e:rbac -->"
-	i := strings.Index(string(doc), begin)
-	j := -1
-	if i >= 0 {
-		j = strings.Index(string(doc)[i:], end)
-	}
-	if i < 0 || j < 0 || string(doc)[i+len(begin):i+j] != got {
-		t.Errorf("docs/security.md does not show what the cluster answers for %s; between %q and %q it should read:\n%s",
-			mode, strings.TrimSpace(begin), end, got)
+	if want, ok := olmrbac.DocTable(string(doc), mode); !ok || want != got {
+		t.Errorf("docs/security.md does not show what the cluster answers for %s; between \"<!-- e2e:rbac %s -->\" and \"<!-- /e2e:rbac -->\" it should read:\n%s",
+			mode, mode, got)
 	} else {
+		rows := len(olmrbac.Rows(csv))
 		t.Logf("%s: docs/security.md's permission table matches the cluster (%d rows, %d SubjectAccessReviews)",
-			mode, len(rows), len(rows)*4*len(tableVerbs))
+			mode, rows, rows*4*len(tableVerbs))
 	}
 }
 

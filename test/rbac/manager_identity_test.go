@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -76,8 +77,9 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // TestManagerRunsWithCSVIdentity runs every controller of the manager as the CSV's ServiceAccount (RBAC as
 // OLM creates it for an AllNamespaces install, requests impersonated), creates every alm-examples object,
 // and checks that each is reconciled (its status written for its generation) while the API server refuses
-// the manager nothing: not a single 403. With no database target configured, a DatabaseUser is reconciled
-// to Ready=False (UnknownTarget); `make scorecard` adds a MariaDB and checks Ready.
+// the manager nothing: not a single 403. The manager elects itself leader through its Lease, as cmd/main.go
+// has it do, and gives the Lease up when it stops. With no database target configured, a DatabaseUser is
+// reconciled to Ready=False (UnknownTarget); `make scorecard` adds a MariaDB and checks Ready.
 func TestManagerRunsWithCSVIdentity(t *testing.T) {
 	ctx := context.Background()
 	s := strategy(t)
@@ -96,8 +98,16 @@ func TestManagerRunsWithCSVIdentity(t *testing.T) {
 	cfg.Wrap(d.wrap)
 
 	opts := controller.Options{Workers: 2, AtWorkers: 2, OperatorNamespace: m.OperatorNS}
-	env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts) },
-		func(o *ctrl.Options) { o.Cache = controller.CacheOptions(opts) })
+	// Leader election as cmd/main.go runs it: the controllers start only once the manager holds its Lease, and
+	// it gives the Lease up when it stops.
+	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts) },
+		func(o *ctrl.Options) {
+			o.Cache = controller.CacheOptions(opts)
+			o.LeaderElection = true
+			o.LeaderElectionID = controller.LeaderElectionID
+			o.LeaderElectionNamespace = m.OperatorNS
+			o.LeaderElectionReleaseOnCancel = true
+		})
 
 	examples, err := almready.Examples(env.Root + "/bundle")
 	if err != nil {
@@ -144,6 +154,13 @@ func TestManagerRunsWithCSVIdentity(t *testing.T) {
 		} else {
 			t.Logf("%s %s reconciled: status %v", ex.GetKind(), ex.GetName(), obj.Object["status"])
 		}
+	}
+	mgr.Stop(t)
+	lease, err := admin.CoordinationV1().Leases(m.OperatorNS).Get(ctx, controller.LeaderElectionID, metav1.GetOptions{})
+	if err != nil {
+		t.Errorf("the manager's Lease: %v", err)
+	} else if h := ptr.Deref(lease.Spec.HolderIdentity, ""); h != "" {
+		t.Errorf("the manager stopped and its Lease is still held by %q", h)
 	}
 	if den := d.list(); len(den) > 0 {
 		t.Errorf("the API server refused the manager %d kinds of request:\n%s", len(den), strings.Join(den, "\n"))
