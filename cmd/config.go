@@ -59,6 +59,9 @@ type config struct {
 	// legacyDatabaseTargets is DATABASE_TARGETS, which configured database targets before the DatabaseTarget
 	// kind. It is no longer read: main says so in the log, with the way to migrate (docs/databases.md).
 	legacyDatabaseTargets string
+	// proxyStripped names the proxy variables whose URL held a user or password, passed on to workloads without
+	// them; proxyOmitted those not passed on at all (kit.ProxyEnvWithoutCredentials). main logs both, once.
+	proxyStripped, proxyOmitted []string
 }
 
 // The client's rate limit. controller-runtime gives each kind its own token bucket, so these bound the requests
@@ -134,8 +137,9 @@ func readEnvironment(cfg *config, getenv func(string) string) error {
 	c.OperatorNamespace = firstNonEmpty(getenv("OPERATOR_NAMESPACE"), getenv("POD_NAMESPACE"))
 	c.OperatorConditionName = getenv("OPERATOR_CONDITION_NAME")
 	c.AtDefaultImage = getenv(cnatv1alpha1.DefaultImageEnv)
-	// The cluster's proxy, as operator-lib reads it (from the process environment, not getenv).
-	c.ProxyEnv = proxy.ReadProxyVarsFromEnv()
+	// The cluster's proxy, as operator-lib reads it (from the process environment, not getenv), for the
+	// workloads the operator runs in tenants' namespaces: never with the user and password of a proxy URL.
+	c.ProxyEnv, cfg.proxyStripped, cfg.proxyOmitted = kit.ProxyEnvWithoutCredentials(proxy.ReadProxyVarsFromEnv())
 	cfg.legacyDatabaseTargets = getenv("DATABASE_TARGETS")
 	if c.DatabaseDefaultTarget == "" {
 		c.DatabaseDefaultTarget = getenv("DATABASE_DEFAULT_TARGET")

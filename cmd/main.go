@@ -26,6 +26,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
@@ -132,6 +133,7 @@ func run() error {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
 
+	logProxyCredentials(log, cfg)
 	if cfg.legacyDatabaseTargets != "" {
 		log.Info("DATABASE_TARGETS is set but no longer read: create a DatabaseTarget for each of its entries "+
 			"(docs/databases.md, \"Migrating from DATABASE_TARGETS\"), then remove the variable",
@@ -145,6 +147,18 @@ func run() error {
 	}
 	log.Info("manager stopped")
 	return nil
+}
+
+// logProxyCredentials says, once, which proxy variables the workloads get without the user and password their
+// URL holds, and which they do not get at all. It names the variables, never their values.
+func logProxyCredentials(log logr.Logger, cfg *config) {
+	if len(cfg.proxyStripped) == 0 && len(cfg.proxyOmitted) == 0 {
+		return
+	}
+	log.Info("the proxy URL's user and password are not passed to the pods operator101 runs for tenants: "+
+		"they get these variables with the proxy's address only (withoutCredentials), "+
+		"and not those whose credentials cannot be told from the address (leftOut)",
+		"withoutCredentials", cfg.proxyStripped, "leftOut", cfg.proxyOmitted)
 }
 
 // checkAPIServer fails fast, with one clear line, when the API server cannot be reached, instead of letting

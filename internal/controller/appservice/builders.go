@@ -103,9 +103,10 @@ func protocol(p appv1.ServicePort) corev1.Protocol {
 }
 
 // Deployment runs spec.size pods of spec.image with spec.resources and spec.envs. proxyEnv (OLM's proxy
-// settings, from proxy.ReadProxyVarsFromEnv) comes first in the environment, unless spec.envs names the same
-// variable: the spec wins. Each port's target is declared on the container. The pods get no ServiceAccount
-// token unless spec.automountServiceAccountToken asks for it.
+// settings, from proxy.ReadProxyVarsFromEnv) comes first in the environment, without the user and password a
+// proxy URL may carry (kit.ProxyEnvWithoutCredentials), unless spec.envs names the same variable: the spec
+// wins. Each port's target is declared on the container. The pods get no ServiceAccount token unless
+// spec.automountServiceAccountToken asks for it.
 func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	container := corev1ac.Container().WithName(containerName).WithImage(a.Spec.Image)
 
@@ -113,6 +114,7 @@ func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.Deploy
 	for _, e := range a.Spec.Envs {
 		own[e.Name] = true
 	}
+	proxyEnv, _, _ = kit.ProxyEnvWithoutCredentials(proxyEnv)
 	for _, e := range proxyEnv {
 		if !own[e.Name] {
 			container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))

@@ -55,7 +55,8 @@ type Options struct {
 	// Workers is the number of reconciles that run at once (default DefaultWorkers).
 	Workers int
 	// ProxyEnv is passed on to every workload the operator runs: the cluster's proxy settings, which OLM gives
-	// the operator as HTTP_PROXY, HTTPS_PROXY and NO_PROXY (none by default).
+	// the operator as HTTP_PROXY, HTTPS_PROXY and NO_PROXY (none by default), never with the user and password
+	// a proxy URL may hold (WithDefaults takes them out: ProxyEnvWithoutCredentials).
 	ProxyEnv []corev1.EnvVar
 	// Clock is the time source of conditions and schedules (default: the real clock).
 	Clock clock.PassiveClock
@@ -67,8 +68,9 @@ type Options struct {
 	NotOwnedRetry time.Duration
 }
 
-// WithDefaults fills what o leaves unset from the manager.
+// WithDefaults fills what o leaves unset from the manager, and takes the credentials out of o.ProxyEnv.
 func (o Options) WithDefaults(mgr ctrl.Manager) Options {
+	o.ProxyEnv, _, _ = ProxyEnvWithoutCredentials(o.ProxyEnv)
 	if o.Workers < 1 {
 		o.Workers = DefaultWorkers
 	}

@@ -82,8 +82,9 @@ func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
 }
 
 // Deployment runs spec.replicas web servers (1 when unset) that serve the page from the ConfigMap. proxyEnv
-// (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container. The pods get no
-// ServiceAccount token unless spec.automountServiceAccountToken asks for it.
+// (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container, without the user and
+// password a proxy URL may carry (kit.ProxyEnvWithoutCredentials). The pods get no ServiceAccount token unless
+// spec.automountServiceAccountToken asks for it.
 func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.DeploymentApplyConfiguration {
 	replicas := int32(1)
 	if w.Spec.Replicas != nil {
@@ -94,6 +95,7 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.Deploym
 		WithImage(w.Spec.Image).
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(httpPort).WithProtocol(corev1.ProtocolTCP)).
 		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true))
+	proxyEnv, _, _ = kit.ProxyEnvWithoutCredentials(proxyEnv)
 	for _, e := range proxyEnv {
 		container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 	}

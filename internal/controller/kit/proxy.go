@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kit
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// ProxyEnvWithoutCredentials returns env, the operator's proxy variables (HTTP_PROXY, HTTPS_PROXY and NO_PROXY,
+// in both spellings, as operator-lib's proxy.ReadProxyVarsFromEnv reads them), as they may be given to the
+// workloads the operator runs in tenants' namespaces. A proxy URL's user and password are the operator's, not
+// the tenants': HTTP_PROXY or HTTPS_PROXY carrying them (http://user:pass@proxy:3128) is passed on without them
+// (http://proxy:3128), scheme, host and port kept; one whose credentials cannot be told from its address (an "@"
+// left after the user and password are taken out, or a value that does not parse as a URL) is left out.
+// NO_PROXY, a list of hosts, is passed on as it is. stripped names the variables passed on without their
+// credentials, and omitted those left out; neither ever holds a value. env itself is returned, unchanged, when
+// no proxy URL in it holds an "@".
+func ProxyEnvWithoutCredentials(env []corev1.EnvVar) (out []corev1.EnvVar, stripped, omitted []string) {
+	if !slices.ContainsFunc(env, hasUserinfo) {
+		return env, nil, nil
+	}
+	out = make([]corev1.EnvVar, 0, len(env))
+	for _, e := range env {
+		if !hasUserinfo(e) {
+			out = append(out, e)
+			continue
+		}
+		v, ok := withoutUserinfo(e.Value)
+		if !ok {
+			omitted = append(omitted, e.Name)
+			continue
+		}
+		stripped = append(stripped, e.Name)
+		e.Value = v
+		out = append(out, e)
+	}
+	return out, stripped, omitted
+}
+
+// hasUserinfo tells whether e is a proxy URL variable (HTTP_PROXY or HTTPS_PROXY, either spelling) whose value
+// may hold a user and password.
+func hasUserinfo(e corev1.EnvVar) bool {
+	return (strings.EqualFold(e.Name, "HTTP_PROXY") || strings.EqualFold(e.Name, "HTTPS_PROXY")) &&
+		strings.Contains(e.Value, "@")
+}
+
+// withoutUserinfo returns the proxy URL v without its user and password; ok is false when v does not parse as
+// a URL with a host, or still holds an "@" once they are taken out (as in a password with an unescaped "#" or
+// "/", which ends the URL's authority early). Like Go's http.ProxyFromEnvironment, it reads a value without a
+// scheme as http://v, and returns it without one.
+func withoutUserinfo(v string) (string, bool) {
+	raw, scheme := v, ""
+	if !strings.Contains(v, "://") {
+		raw, scheme = "http://"+v, "http://"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	u.User = nil
+	out := strings.TrimPrefix(u.String(), scheme)
+	if strings.Contains(out, "@") {
+		return "", false
+	}
+	return out, true
+}

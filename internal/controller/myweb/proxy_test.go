@@ -1,0 +1,53 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package myweb
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/operator-framework/operator-lib/proxy"
+)
+
+// The operator's proxy reaches the web servers' pods (OLM's cluster-proxy convention), but not the user and
+// password its URL carries: those are the operator's, and the pods are the tenant's.
+func TestDeploymentDropsProxyCredentials(t *testing.T) {
+	t.Setenv("HTTP_PROXY", "http://operator:s3cret@proxy.example:3128")
+	t.Setenv("HTTPS_PROXY", "http://operator:s3cret@proxy.example:3129")
+	t.Setenv("NO_PROXY", ".svc,.cluster.local")
+	d := Deployment(newWeb("p", nil, "x", 30100), proxy.ReadProxyVarsFromEnv())
+
+	var env []string
+	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+		env = append(env, *e.Name+"="+*e.Value)
+	}
+	want := []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
+		"HTTPS_PROXY=http://proxy.example:3129", "https_proxy=http://proxy.example:3129",
+		"NO_PROXY=.svc,.cluster.local", "no_proxy=.svc,.cluster.local"}
+	if !slices.Equal(env, want) {
+		t.Errorf("env %v, want %v", env, want)
+	}
+	raw, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(raw); strings.Contains(s, "s3cret") || strings.Contains(s, "operator:") {
+		t.Errorf("the Deployment carries the proxy's credentials: %s", s)
+	}
+}
