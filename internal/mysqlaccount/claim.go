@@ -106,7 +106,8 @@ type decision int
 const (
 	// manage: the account is claimed for this DatabaseUser, or does not exist yet and may be created.
 	manage decision = iota
-	// adopt: it exists without a record and the target allows taking it over: record it, then manage.
+	// adopt: it exists without a record and the target allows taking it over: record it, then manage, once
+	// Ensure has found every privilege it holds within the target's policy (checkAdoptable).
 	adopt
 )
 
@@ -138,7 +139,7 @@ func decide(a Account, o *Observed) (decision, error) {
 		return adopt, nil
 	case o.Exists:
 		return notClaimed("it exists and was not created by operator101 for this DatabaseUser " +
-			"(the DatabaseTarget's existingAccounts: Adopt would take it over)")
+			"(the DatabaseTarget's existingAccounts: Adopt would take it over, if all its privileges fit the target's policy)")
 	}
 	return manage, nil
 }

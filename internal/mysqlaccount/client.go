@@ -70,8 +70,13 @@ type Account struct {
 	Grants map[string][]string
 	// Claimant is the DatabaseUser the account is recorded for.
 	Claimant Claimant
-	// Adopt allows taking over an existing account that has no claims (the target's policy).
+	// Adopt allows taking over an existing account that has no claim (the target's policy), when every
+	// privilege it holds fits AdoptDatabases (adopt.go); any other is refused with KindAdoptionRefused.
 	Adopt bool
+	// AdoptDatabases are the databases the target's policy allows the claimant, as patterns whose only
+	// wildcard is `*` (the DatabaseTarget's databases with ${namespace} replaced). An account is adopted only
+	// when its database-level, table, column and routine grants all lie within them; none: no grants at all.
+	AdoptDatabases []string
 }
 
 // Kind classifies an error so that the controller can say why in a condition.
@@ -91,6 +96,9 @@ const (
 	KindUnsupportedServer
 	// KindPasswordTooLong: the password is longer than the server accepts (Server.MaxPasswordLength).
 	KindPasswordTooLong
+	// KindAdoptionRefused: the account exists without a claim, adoption is allowed, but the account holds
+	// privileges beyond the target's policy (adopt.go): it is left as it is.
+	KindAdoptionRefused
 )
 
 // Error is an operation that failed, with its kind.
@@ -396,8 +404,9 @@ func (c *Client) record(ctx context.Context, a Account) error {
 
 // Ensure makes the account match a and returns how many statements that write it ran (0 when it already
 // matched). Nothing is executed for a reserved account, a grant on a system schema, a password longer than
-// the server accepts (nothing read or hashed either), or an account a.Claimant does not own (KindReserved,
-// KindInvalidGrant, KindPasswordTooLong, KindNotClaimed).
+// the server accepts (nothing read or hashed either), an account a.Claimant does not own, or an account to
+// adopt that holds privileges beyond the policy (KindReserved, KindInvalidGrant, KindPasswordTooLong,
+// KindNotClaimed, KindAdoptionRefused).
 func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err := checkAccount(a.User, a.Host); err != nil {
 		return 0, err
@@ -418,8 +427,15 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if _, err := decide(a, o); err != nil {
+	d, err := decide(a, o)
+	if err != nil {
 		return 0, err
+	}
+	if d == adopt {
+		// Before anything is recorded or set: an account holding more than the policy allows stays as it is.
+		if err := c.checkAdoptable(ctx, a); err != nil {
+			return 0, err
+		}
 	}
 	recordFirst := o.Claim == nil // a new account, or one adopted: recorded before anything is done to it
 	if recordFirst {

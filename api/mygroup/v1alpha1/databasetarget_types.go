@@ -74,7 +74,8 @@ type ExistingAccountsPolicy string
 const (
 	// ExistingAccountsRefuse leaves such an account untouched (reason AccountNotOwned).
 	ExistingAccountsRefuse ExistingAccountsPolicy = "Refuse"
-	// ExistingAccountsAdopt records it as the DatabaseUser's and manages it (for migrations).
+	// ExistingAccountsAdopt records it as the DatabaseUser's and manages it (for migrations), when every
+	// privilege it holds fits the target's policy; any other is left untouched (reason AdoptionRefused).
 	ExistingAccountsAdopt ExistingAccountsPolicy = "Adopt"
 )
 
@@ -137,7 +138,11 @@ type DatabaseTargetSpec struct {
 	UserPrefix string `json:"userPrefix,omitempty"`
 
 	// existingAccounts: Refuse (the default) leaves an account that operator101 did not create for the
-	// DatabaseUser untouched; Adopt takes it over (for a migration; set it back to Refuse afterwards).
+	// DatabaseUser untouched; Adopt takes it over (for a migration; set it back to Refuse afterwards), but only
+	// when all it holds fits this policy: no global privilege but USAGE, no GRANT OPTION, role or proxy grant,
+	// and database, table, column and routine grants only on the databases this target allows; any other
+	// account is left as it is (reason AdoptionRefused). Without a userPrefix, any allowed namespace may name
+	// such an account.
 	// +kubebuilder:default=Refuse
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Existing Accounts",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Refuse","urn:alm:descriptor:com.tectonic.ui:select:Adopt"}

@@ -59,6 +59,10 @@ const (
 	// ReasonPasswordTooLong: the Secret's password is longer than the target's server accepts (MySQL's
 	// caching_sha2_password: 256 bytes); refused before it is hashed, the account left as it is.
 	ReasonPasswordTooLong = "PasswordTooLong"
+	// ReasonAdoptionRefused: the target's existingAccounts is Adopt and the account exists without a claim,
+	// but it holds privileges beyond the target's policy (global privileges, GRANT OPTION, roles, proxy
+	// grants, or grants outside the target's databases); it is left as it is.
+	ReasonAdoptionRefused = "AdoptionRefused"
 )
 
 // CleanupPolicy says what happens to the account when its DatabaseUser is deleted.

@@ -63,11 +63,17 @@ func desiredAccount(dbu *mygroupv1alpha1.DatabaseUser, password string) mysqlacc
 	return a
 }
 
-// desiredClaimedAccount is desiredAccount, claimed in the server for dbu, adopted only when the target says so.
+// desiredClaimedAccount is desiredAccount, claimed in the server for dbu, adopted only when the target says so
+// and only when all the account holds lies within the databases the target allows dbu's namespace.
 func desiredClaimedAccount(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1alpha1.DatabaseTarget, password string) mysqlaccount.Account {
 	a := desiredAccount(dbu, password)
 	a.Claimant = claimant(dbu)
 	a.Adopt = target.Spec.ExistingAccounts == mygroupv1alpha1.ExistingAccountsAdopt
+	if a.Adopt {
+		for _, p := range target.Spec.Databases {
+			a.AdoptDatabases = append(a.AdoptDatabases, expandNamespace(p, dbu.Namespace))
+		}
+	}
 	return a
 }
 

@@ -68,6 +68,28 @@ func TestDesiredAccount(t *testing.T) {
 	}
 }
 
+// TestDesiredClaimedAccount: adoption follows the target's existingAccounts, and an account to adopt carries
+// the databases the target allows the DatabaseUser's namespace, against which its privileges are checked.
+func TestDesiredClaimedAccount(t *testing.T) {
+	dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "app", UID: "uid"},
+		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "u"}}
+	target := &mygroupv1alpha1.DatabaseTarget{Spec: mygroupv1alpha1.DatabaseTargetSpec{
+		Databases: []string{"${namespace}", "${namespace}_*", "shared"}, ExistingAccounts: mygroupv1alpha1.ExistingAccountsRefuse}}
+	if a := desiredClaimedAccount(dbu, target, "pw"); a.Adopt || a.AdoptDatabases != nil ||
+		a.Claimant != (mysqlaccount.Claimant{UID: "uid", Namespace: "team-a", Name: "app"}) {
+		t.Errorf("Refuse: %+v", a)
+	}
+	target.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+	a := desiredClaimedAccount(dbu, target, "pw")
+	if want := []string{"team-a", "team-a_*", "shared"}; !a.Adopt || !reflect.DeepEqual(a.AdoptDatabases, want) {
+		t.Errorf("Adopt: %+v, want databases %q", a, want)
+	}
+	target.Spec.Databases = nil
+	if a := desiredClaimedAccount(dbu, target, "pw"); !a.Adopt || len(a.AdoptDatabases) != 0 {
+		t.Errorf("Adopt, no databases: %+v", a)
+	}
+}
+
 func TestTargetFromSecret(t *testing.T) {
 	secret := func(kv ...string) *corev1.Secret {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "op", Name: "t"}, Data: map[string][]byte{}}

@@ -184,6 +184,9 @@ func failure(err error, prefix string, secrets ...string) outcome {
 		return outcome{reason: mygroupv1alpha1.ReasonAccountReserved, message: msg}
 	case mysqlaccount.KindNotClaimed:
 		return outcome{reason: mygroupv1alpha1.ReasonAccountNotOwned, message: msg, recheck: true}
+	case mysqlaccount.KindAdoptionRefused:
+		// The server's admin may revoke what stands in the way: looked at again at every resync.
+		return outcome{reason: mygroupv1alpha1.ReasonAdoptionRefused, message: msg, recheck: true}
 	case mysqlaccount.KindUnsupportedServer:
 		return outcome{reason: mygroupv1alpha1.ReasonUnsupportedServer, message: msg, recheck: true}
 	case mysqlaccount.KindPasswordTooLong:
