@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -37,6 +38,11 @@ const ClaimSchema = "operator101"
 // (owner_uid, owner_namespace, owner_name: the claimant), since servers already hold it.
 const claimTable = "`" + ClaimSchema + "`.`accounts`"
 
+// claimUserKey is the claim table's UNIQUE key on user: a user name belongs to one claimant, whatever its
+// host, and the server refuses a second row for it (an INSERT that fails on conflict), so that of claimants
+// racing for one user name, even from several operator installs, exactly one records it.
+const claimUserKey = "one_claim_per_user"
+
 // createClaimTable creates the schema and the table. The columns compare user names as the server does
 // (binary); hosts are stored as given (the DatabaseUser schema keeps them lower case).
 var createClaimTable = []string{
@@ -49,9 +55,14 @@ var createClaimTable = []string{
 	  owner_name      VARCHAR(253) NOT NULL,
 	  password_digest VARCHAR(64)  NOT NULL DEFAULT '',
 	  auth_string     TEXT         NOT NULL,
-	  PRIMARY KEY (user, host)
+	  PRIMARY KEY (user, host),
+	  UNIQUE KEY ` + claimUserKey + ` (user)
 	) ENGINE=InnoDB COMMENT='operator101: accounts it created, and for which DatabaseUser'`,
 }
+
+// addClaimUserKey migrates a claim table created before claimUserKey (keyed by user and host only). It runs
+// once per client, when the key is missing; it fails when the table already holds a user name twice.
+const addClaimUserKey = "ALTER TABLE " + claimTable + " ADD UNIQUE KEY " + claimUserKey + " (user)"
 
 // SystemSchemas are never granted through a DatabaseUser: the server's own, and operator101's records.
 var SystemSchemas = []string{"mysql", "sys", "information_schema", "performance_schema", ClaimSchema}
@@ -123,6 +134,13 @@ func decide(a Account, o *Observed) (decision, error) {
 		if r := o.OtherClaims[h]; r == nil || r.UID != a.Claimant.UID {
 			return notClaimed("user %q also exists with host %q, which operator101 did not create for this DatabaseUser: "+
 				"a second host would share that user name", a.User, h)
+		}
+	}
+	// A user name is claimed whatever its host: a claim with another host whose account is not created yet
+	// (or was dropped by hand) holds the name too.
+	for _, h := range slices.Sorted(maps.Keys(o.OtherClaims)) {
+		if r := o.OtherClaims[h]; r.UID != a.Claimant.UID {
+			return notClaimed("user %q is recorded with host %q as another DatabaseUser's", a.User, h)
 		}
 	}
 	switch r := o.Claim; {

@@ -60,6 +60,8 @@ func TestDecide(t *testing.T) {
 			refused: `host "10.0.0.1"`},
 		{name: "same user, other host, another's", o: Observed{OtherHosts: []string{"h"}, OtherClaims: map[string]*claim{"h": other}},
 			refused: `host "h"`},
+		{name: "same user, other host not created yet, another's", o: Observed{OtherClaims: map[string]*claim{"h": other}},
+			refused: `recorded with host "h"`},
 		{name: "same user, other host, ours", o: Observed{OtherHosts: []string{"h"}, OtherClaims: map[string]*claim{"h": mine}}, want: manage},
 	} {
 		a := Account{User: "u", Host: "%", Claimant: me, Adopt: tc.adopt}

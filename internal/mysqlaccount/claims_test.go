@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,5 +169,149 @@ func TestOnlyWhatItOwns(t *testing.T) {
 	}
 	if res, err := c.Drop(ctx, "byhand", "%", alice); err != nil || !res.Dropped {
 		t.Errorf("drop adopted: %+v, %v", res, err)
+	}
+}
+
+// TestOneClaimantPerUserName: DatabaseUsers of different namespaces, each through its own connection pool (as
+// several operator installs sharing one server), race to claim one user name, with the same host and with
+// different hosts. Each round exactly one wins; every other is refused with KindNotClaimed, and the server
+// holds one claim and one account for that user name, the winner's.
+func TestOneClaimantPerUserName(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	c := admin(t)
+	const racers, rounds = 8, 25
+	hosts := []string{"%", "%", "localhost", "10.0.0.%", "127.0.0.1"}
+	clients := make([]*mysqlaccount.Client, racers)
+	for i := range clients {
+		clients[i] = admin(t)
+	}
+	for r := range rounds {
+		user := fmt.Sprintf("contested%d", r)
+		host := func(i int) string { return hosts[(i+r)%len(hosts)] }
+		claimant := func(i int) mysqlaccount.Claimant {
+			return mysqlaccount.Claimant{UID: fmt.Sprintf("uid-%d-%d", r, i), Namespace: fmt.Sprintf("team-%d", i), Name: "app"}
+		}
+		start := make(chan struct{})
+		errs := make([]error, racers)
+		var wg sync.WaitGroup
+		for i := range racers {
+			wg.Go(func() {
+				<-start
+				_, errs[i] = clients[i].Ensure(ctx, mysqlaccount.Account{User: user, Host: host(i), Password: "pw-" + user,
+					Claimant: claimant(i)})
+			})
+		}
+		close(start)
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Errorf("round %d: %s claimed %s@%s as well as %s (%s@%s)", r, claimant(i), user, host(i),
+					claimant(winner), user, host(winner))
+			case err == nil:
+				winner = i
+			case mysqlaccount.KindOf(err) != mysqlaccount.KindNotClaimed:
+				t.Errorf("round %d: %s: %v; want KindNotClaimed", r, claimant(i), err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: nobody claimed %s: %v", r, user, errs)
+		}
+		var claims, accounts []string
+		for q, out := range map[string]*[]string{
+			"SELECT CONCAT(host, ' ', owner_uid) FROM operator101.accounts WHERE user = ?": &claims,
+			"SELECT Host FROM mysql.user WHERE User = ?":                                   &accounts,
+		} {
+			rows, err := c.DB().Query(q, user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var s string
+				if err := rows.Scan(&s); err != nil {
+					t.Fatal(err)
+				}
+				*out = append(*out, s)
+			}
+			_ = rows.Close()
+		}
+		if want := host(winner) + " " + claimant(winner).UID; len(claims) != 1 || claims[0] != want {
+			t.Errorf("round %d: claims of %s: %q; want only %q", r, user, claims, want)
+		}
+		if len(accounts) != 1 || accounts[0] != host(winner) {
+			t.Errorf("round %d: accounts of %s: %q; want only host %q", r, user, accounts, host(winner))
+		}
+		if res, err := c.Drop(ctx, user, host(winner), claimant(winner)); err != nil || !res.Dropped {
+			t.Fatalf("round %d: dropping the winner's account: %+v, %v", r, res, err)
+		}
+	}
+}
+
+// TestClaimTableMigration: a claim table created before the unique key on user gets it when the next claim is
+// recorded, again and again without harm; one that holds a user name twice is reported, not half-migrated.
+func TestClaimTableMigration(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	c := admin(t)
+	me := mysqlaccount.Claimant{UID: "uid-migrated", Namespace: "team-m", Name: "m"}
+	if _, err := c.Ensure(ctx, mysqlaccount.Account{User: "premigration", Host: "%", Password: "pw", Claimant: me}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = c.Drop(ctx, "premigration", "%", me) })
+	keyed := func() bool {
+		var n int
+		if err := c.DB().QueryRow("SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'operator101' " +
+			"AND TABLE_NAME = 'accounts' AND INDEX_NAME = 'one_claim_per_user' AND NON_UNIQUE = 0").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	if !keyed() {
+		t.Fatal("a new claim table has no unique key on user")
+	}
+	unkey := func() {
+		if _, err := c.DB().Exec("ALTER TABLE operator101.accounts DROP INDEX one_claim_per_user"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The table as former versions created it, then a client of this one records a claim: twice.
+	for i := range 2 {
+		unkey()
+		for j := range 2 {
+			user := fmt.Sprintf("migrated%d%d", i, j)
+			n := admin(t)
+			if _, err := n.Ensure(ctx, mysqlaccount.Account{User: user, Host: "%", Password: "pw", Claimant: me}); err != nil {
+				t.Fatalf("%s: %v", user, err)
+			}
+			if !keyed() {
+				t.Fatalf("%s: the claim table was not migrated", user)
+			}
+			if _, err := n.Drop(ctx, user, "%", me); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A user name recorded twice (the race of former versions): the migration refuses, and says what to do.
+	unkey()
+	if _, err := c.DB().Exec("INSERT INTO operator101.accounts (user, host, owner_uid, owner_namespace, owner_name, auth_string) " +
+		"VALUES ('twice', '%', 'a', 'team-a', 'a', ''), ('twice', 'localhost', 'b', 'team-b', 'b', '')"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := admin(t).Ensure(ctx, mysqlaccount.Account{User: "afterwards", Host: "%", Password: "pw", Claimant: me})
+	if err == nil || !strings.Contains(err.Error(), "more than once") {
+		t.Errorf("migrating a table holding a user name twice: %v; want the rows named", err)
+	}
+	if _, err := c.DB().Exec("DELETE FROM operator101.accounts WHERE user = 'twice' AND host = 'localhost'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin(t).Ensure(ctx, mysqlaccount.Account{User: "afterwards", Host: "%", Password: "pw", Claimant: me}); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.Drop(ctx, "afterwards", "%", me)
+	_, _ = c.DB().Exec("DELETE FROM operator101.accounts WHERE user = 'twice'")
+	if !keyed() {
+		t.Error("the claim table was not migrated once the admin removed the duplicate")
 	}
 }

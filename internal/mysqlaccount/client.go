@@ -168,6 +168,8 @@ type Client struct {
 	admin  string
 	// claimTableReady: the claim table is known to exist.
 	claimTableReady bool
+	// claimTableKeyed: the claim table is known to have claimUserKey (created with it, or migrated).
+	claimTableKeyed bool
 }
 
 // Open connects to t, checks that the server answers and accepts the credentials, and finds out which server
@@ -386,19 +388,62 @@ func (c *Client) observeRecords(ctx context.Context, o *Observed, user, host str
 	return wrap("reading the claims", rows.Err())
 }
 
-// record writes the claim of a (creating the table on first use).
-func (c *Client) record(ctx context.Context, a Account) error {
-	if !c.claimTableReady {
-		for _, stmt := range createClaimTable {
-			if _, err := c.db.ExecContext(ctx, stmt); err != nil {
-				return wrap("creating the claims", err)
-			}
+// ensureClaimTable creates the schema and the table, and adds claimUserKey to a table created without it.
+// Both are idempotent: several operator installs may run them at once on one server.
+func (c *Client) ensureClaimTable(ctx context.Context) error {
+	if c.claimTableKeyed {
+		return nil
+	}
+	for _, stmt := range createClaimTable {
+		if _, err := c.db.ExecContext(ctx, stmt); err != nil {
+			return wrap("creating the claims", err)
 		}
-		c.claimTableReady = true
+	}
+	c.claimTableReady = true
+	var n int
+	if err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.STATISTICS "+
+		"WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'accounts' AND INDEX_NAME = ?", ClaimSchema, claimUserKey).Scan(&n); err != nil {
+		return wrap("looking for the claims' key", err)
+	}
+	if n == 0 {
+		_, err := c.db.ExecContext(ctx, addClaimUserKey)
+		switch mysqlErrorNumber(err) {
+		case 0, 1061: // added, or added meanwhile by another client (duplicate key name)
+		case 1062:
+			return &Error{Kind: KindOther, Op: "adding a unique key on user to " + ClaimSchema + ".accounts",
+				Err: errors.New("a user name is recorded more than once (with several hosts): the server's admin keeps one " +
+					"row per user (SELECT user FROM " + ClaimSchema + ".accounts GROUP BY user HAVING COUNT(*) > 1)")}
+		default:
+			return wrap("adding a unique key on user to the claims", err)
+		}
+	}
+	c.claimTableKeyed = true
+	return nil
+}
+
+// mysqlErrorNumber is the server's error number of err, 0 when err is nil or not the server's.
+func mysqlErrorNumber(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+// record writes the claim of a (creating the table on first use). The INSERT is the claim: it fails when the
+// user name is already recorded, with any host, for anyone (claimUserKey), and then a is refused (KindNotClaimed),
+// whatever Observe read before: another claimant recorded it in between.
+func (c *Client) record(ctx context.Context, a Account) error {
+	if err := c.ensureClaimTable(ctx); err != nil {
+		return err
 	}
 	_, err := c.db.ExecContext(ctx, "INSERT INTO "+claimTable+
 		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
 		a.User, a.Host, a.Claimant.UID, a.Claimant.Namespace, a.Claimant.Name)
+	if mysqlErrorNumber(err) == 1062 { // duplicate entry
+		return &Error{Kind: KindNotClaimed, Op: "account " + a.User + "@" + a.Host,
+			Err: errors.New("its user name is recorded for another DatabaseUser, or with another host")}
+	}
 	return wrap("recording the account's claim", err)
 }
 
