@@ -123,12 +123,13 @@ const (
 )
 
 // decide is the claim rule, a pure function of the desired account and what the server holds. It
-// returns an error of KindNotClaimed when the account (or its user name) belongs to someone else; the message,
-// which ends up in the DatabaseUser's status, never names another DatabaseUser.
+// returns an error of KindNotClaimed when the account (or its user name) belongs to someone else. Its message,
+// which ends up in the DatabaseUser's status, is the same in every such case (notOwned): it names no other
+// DatabaseUser, no other host, and does not tell whether the account exists; what the server holds is in the
+// error's Why, for the operator's log.
 func decide(a Account, o *Observed) (decision, error) {
-	acct := a.User + "@" + a.Host
 	notClaimed := func(format string, args ...any) (decision, error) {
-		return 0, &Error{Kind: KindNotClaimed, Op: "account " + acct, Err: fmt.Errorf(format, args...)}
+		return 0, notOwned(a.User, a.Host, fmt.Sprintf(format, args...))
 	}
 	for _, h := range o.OtherHosts {
 		if r := o.OtherClaims[h]; r == nil || r.UID != a.Claimant.UID {
@@ -140,19 +141,18 @@ func decide(a Account, o *Observed) (decision, error) {
 	// (or was dropped by hand) holds the name too.
 	for _, h := range slices.Sorted(maps.Keys(o.OtherClaims)) {
 		if r := o.OtherClaims[h]; r.UID != a.Claimant.UID {
-			return notClaimed("user %q is recorded with host %q as another DatabaseUser's", a.User, h)
+			return notClaimed("user %q is recorded with host %q as %s's", a.User, h, r.Claimant)
 		}
 	}
 	switch r := o.Claim; {
 	case r != nil && r.UID == a.Claimant.UID:
 		return manage, nil
 	case r != nil:
-		// Which DatabaseUser owns it is not said: it may be another tenant's. The server's admin can read it.
 		if o.Exists {
-			return notClaimed("it is recorded as another DatabaseUser's")
+			return notClaimed("it is recorded as %s's (UID %s)", r.Claimant, r.UID)
 		}
-		return notClaimed("it does not exist, but is recorded as another DatabaseUser's; if that DatabaseUser is "+
-			"gone, the server's admin can delete its row from %s.accounts", ClaimSchema)
+		return notClaimed("it does not exist, but is recorded as %s's (UID %s); if that DatabaseUser is gone, the "+
+			"server's admin can delete its row from %s.accounts", r.Claimant, r.UID, ClaimSchema)
 	case o.Exists && a.Adopt:
 		return adopt, nil
 	case o.Exists:
@@ -160,4 +160,13 @@ func decide(a Account, o *Observed) (decision, error) {
 			"(the DatabaseTarget's existingAccounts: Adopt would take it over, if all its privileges fit the target's policy)")
 	}
 	return manage, nil
+}
+
+// notOwned is the error of KindNotClaimed for user@host: the tenant-facing text is the same whatever the
+// server holds, so that a DatabaseUser cannot learn from it whether an account it does not own exists, or
+// with which hosts. why, what the server holds, is for the operator's log only (Error.Why).
+func notOwned(user, host, why string) error {
+	return &Error{Kind: KindNotClaimed, Op: "account " + user + "@" + host, Why: why,
+		Err: fmt.Errorf("user name %q is not this DatabaseUser's to manage: operator101 holds no claim on it for this "+
+			"DatabaseUser (the server's admin can tell why, and free the name)", user)}
 }

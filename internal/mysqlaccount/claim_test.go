@@ -34,45 +34,53 @@ func TestReserved(t *testing.T) {
 	}
 }
 
-// TestDecide is the claim rule, case by case.
+// TestDecide is the claim rule, case by case. Every refusal says the same to the tenant, whatever the server
+// holds: no other host, no other DatabaseUser, and not whether the account exists; the operator's log (Detail)
+// says which case it is.
 func TestDecide(t *testing.T) {
 	me := Claimant{UID: "me", Namespace: "team-a", Name: "app"}
 	other := &claim{Claimant: Claimant{UID: "other", Namespace: "team-b", Name: "theirs"}}
 	mine := &claim{Claimant: me}
+	const want = `account u@%: user name "u" is not this DatabaseUser's to manage: operator101 holds no claim on it ` +
+		`for this DatabaseUser (the server's admin can tell why, and free the name)`
 	for _, tc := range []struct {
-		name    string
-		adopt   bool
-		o       Observed
-		want    decision
-		refused string // part of the KindNotClaimed message, "" when allowed
+		name   string
+		adopt  bool
+		o      Observed
+		want   decision
+		detail string // part of the KindNotClaimed error's Detail, "" when allowed
 	}{
 		{name: "new account", o: Observed{}, want: manage},
 		{name: "our account", o: Observed{Exists: true, Claim: mine}, want: manage},
 		{name: "our account, dropped by hand", o: Observed{Claim: mine}, want: manage},
-		{name: "made by hand", o: Observed{Exists: true}, refused: "was not created by operator101"},
+		{name: "made by hand", o: Observed{Exists: true}, detail: "was not created by operator101"},
 		{name: "made by hand, target adopts", adopt: true, o: Observed{Exists: true}, want: adopt},
-		{name: "another DatabaseUser's", o: Observed{Exists: true, Claim: other}, refused: "another DatabaseUser's"},
+		{name: "another DatabaseUser's", o: Observed{Exists: true, Claim: other}, detail: "recorded as team-b/theirs's"},
 		{name: "another DatabaseUser's, even when adopting", adopt: true, o: Observed{Exists: true, Claim: other},
-			refused: "another DatabaseUser's"},
-		{name: "stale record of another", o: Observed{Claim: other}, refused: "delete its row"},
-		{name: "same user, other host, by hand", o: Observed{OtherHosts: []string{"10.0.0.1"}}, refused: `host "10.0.0.1"`},
+			detail: "recorded as team-b/theirs's"},
+		{name: "stale record of another", o: Observed{Claim: other}, detail: "delete its row"},
+		{name: "same user, other host, by hand", o: Observed{OtherHosts: []string{"10.0.0.1"}}, detail: `host "10.0.0.1"`},
 		{name: "same user, other host, by hand, adopting", adopt: true, o: Observed{OtherHosts: []string{"10.0.0.1"}},
-			refused: `host "10.0.0.1"`},
+			detail: `host "10.0.0.1"`},
 		{name: "same user, other host, another's", o: Observed{OtherHosts: []string{"h"}, OtherClaims: map[string]*claim{"h": other}},
-			refused: `host "h"`},
+			detail: `host "h"`},
 		{name: "same user, other host not created yet, another's", o: Observed{OtherClaims: map[string]*claim{"h": other}},
-			refused: `recorded with host "h"`},
+			detail: `recorded with host "h"`},
 		{name: "same user, other host, ours", o: Observed{OtherHosts: []string{"h"}, OtherClaims: map[string]*claim{"h": mine}}, want: manage},
 	} {
 		a := Account{User: "u", Host: "%", Claimant: me, Adopt: tc.adopt}
 		got, err := decide(a, &tc.o)
 		switch {
-		case tc.refused == "" && (err != nil || got != tc.want):
+		case tc.detail == "" && (err != nil || got != tc.want):
 			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
-		case tc.refused != "" && (KindOf(err) != KindNotClaimed || !strings.Contains(err.Error(), tc.refused)):
-			t.Errorf("%s: %v; want NotClaimed saying %q", tc.name, err, tc.refused)
-		case err != nil && (strings.Contains(err.Error(), "team-b") || strings.Contains(err.Error(), "theirs")):
-			t.Errorf("%s: the message names another tenant's DatabaseUser: %v", tc.name, err)
+		case tc.detail == "":
+		case KindOf(err) != KindNotClaimed:
+			t.Errorf("%s: %v; want NotClaimed", tc.name, err)
+		case err.Error() != want:
+			// The same text whether the account exists, exists with another host, or is only recorded.
+			t.Errorf("%s: the tenant reads %q; want %q", tc.name, err, want)
+		case !strings.Contains(Detail(err), tc.detail):
+			t.Errorf("%s: the log reads %q; want it to say %q", tc.name, Detail(err), tc.detail)
 		}
 	}
 }

@@ -110,10 +110,16 @@ func TestOnlyWhatItOwns(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "tenant-pw") {
 			t.Errorf("%s: the error carries the password", tc.name)
 		}
+		// What the tenant reads says nothing of what the server holds: not the other host, not that it exists.
+		if tc.kind == mysqlaccount.KindNotClaimed && (strings.Contains(err.Error(), "10.1.2.3") || strings.Contains(err.Error(), "exist")) {
+			t.Errorf("%s: the error tells what the server holds: %v", tc.name, err)
+		}
 	}
 	for _, tc := range []struct {
 		name, user, host string
-	}{{"made by hand", "byhand", "%"}, {"another owner's", "bobs", "%"}, {"a host made by hand", "pinned", "10.1.2.3"}} {
+	}{{"made by hand", "byhand", "%"}, {"another owner's", "bobs", "%"}, {"a host made by hand", "pinned", "10.1.2.3"},
+		// Not there at all: the same answer, so that a tenant's drop tells nothing of what exists.
+		{"never created", "nobody-made-this", "%"}} {
 		res, err := c.Drop(ctx, tc.user, tc.host, alice)
 		if err != nil || res.Dropped || !res.NotClaimed {
 			t.Errorf("Drop %s: %+v, %v; want NotClaimed", tc.name, res, err)

@@ -106,10 +106,23 @@ type Error struct {
 	Kind Kind
 	Op   string
 	Err  error
+	// Why, when set, is what the server holds behind the error (another host, whose claim it is), which a
+	// DatabaseUser's status must not tell: for the operator's log only (Detail), never in Error().
+	Why string
 }
 
 func (e *Error) Error() string { return e.Op + ": " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
+
+// Detail is err's message for the operator's log (which only the cluster admin reads): Error() and, when set,
+// the Why of the *Error it wraps.
+func Detail(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Why != "" {
+		return err.Error() + " (" + e.Why + ")"
+	}
+	return err.Error()
+}
 
 // KindOf returns the Kind of err (KindOther when it is not an *Error).
 func KindOf(err error) Kind {
@@ -441,8 +454,7 @@ func (c *Client) record(ctx context.Context, a Account) error {
 		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
 		a.User, a.Host, a.Claimant.UID, a.Claimant.Namespace, a.Claimant.Name)
 	if mysqlErrorNumber(err) == 1062 { // duplicate entry
-		return &Error{Kind: KindNotClaimed, Op: "account " + a.User + "@" + a.Host,
-			Err: errors.New("its user name is recorded for another DatabaseUser, or with another host")}
+		return notOwned(a.User, a.Host, "its user name was recorded meanwhile for another DatabaseUser, or with another host")
 	}
 	return wrap("recording the account's claim", err)
 }
@@ -586,7 +598,8 @@ func (c *Client) Release(ctx context.Context, user, host string, claimant Claima
 type DropResult struct {
 	// Dropped: the claimant's account existed and was dropped.
 	Dropped bool
-	// NotClaimed: the account exists and is not the claimant's; it was left untouched.
+	// NotClaimed: the account is not recorded as the claimant's, whether or not it exists (which the claimant
+	// must not learn from it); nothing was done.
 	NotClaimed bool
 }
 
@@ -605,7 +618,7 @@ func (c *Client) Drop(ctx context.Context, user, host string, claimant Claimant)
 		return DropResult{}, err
 	}
 	if o.Claim == nil || o.Claim.UID != claimant.UID {
-		return DropResult{NotClaimed: o.Exists}, nil
+		return DropResult{NotClaimed: true}, nil
 	}
 	acct, err := accountName(user, host)
 	if err != nil {

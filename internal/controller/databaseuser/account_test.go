@@ -17,17 +17,24 @@ limitations under the License.
 package databaseuser
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
+	"net"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/tools/events"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 )
 
@@ -188,5 +195,110 @@ func TestComputeStatus(t *testing.T) {
 	if c := s4.Conditions[0]; c.Status != metav1.ConditionFalse || c.Reason != mygroupv1alpha1.ReasonDatabaseUnreachable ||
 		!s4.LastCheckedTime.Equal(&t2) {
 		t.Errorf("failure: %+v", s4)
+	}
+}
+
+// errorServer is a listener on 127.0.0.1 that answers every connection with one MySQL error packet, as a server
+// refusing a client does before or during its handshake: what mysqlaccount.Open gets back is the driver's own
+// *mysql.MySQLError.
+func errorServer(t *testing.T, number uint16, message string) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p := binary.LittleEndian.AppendUint16([]byte{0xff}, number)
+			p = append(append(p, "#28000"...), message...)
+			_, _ = c.Write(append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...))
+			_ = c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestFailureTellsTenantsOnlyTheirs: what a DatabaseUser's condition and Events say of a failure to connect
+// names no admin account, no server address or port, and not the operator's IP, which MySQL's access-denied
+// errors carry ('user'@'client-host'); the full error stays in the detail, for the operator's log and the
+// DatabaseTarget's status. The errors are real: Open against a listener answering 1045 or 1130, and against an
+// address nothing answers (192.0.2.1, TEST-NET-1).
+func TestFailureTellsTenantsOnlyTheirs(t *testing.T) {
+	const adminUser, operatorIP, adminPw = "dbadmin", "10.1.2.3", "s3cret-admin-pw"
+	denied := errorServer(t, 1045, "Access denied for user '"+adminUser+"'@'"+operatorIP+"' (using password: YES)")
+	blocked := errorServer(t, 1130, "Host '"+operatorIP+"' is not allowed to connect to this MariaDB server")
+	for _, tc := range []struct {
+		name   string
+		host   string
+		port   int
+		reason string
+		says   string
+	}{
+		{"access denied", "127.0.0.1", denied, mygroupv1alpha1.ReasonAccessDenied, "denied access to the operator's admin account (error 1045)"},
+		{"host not allowed", "127.0.0.1", blocked, mygroupv1alpha1.ReasonDatabaseError, "answered with an error (error 1130)"},
+		{"unreachable", "192.0.2.1", 3306, mygroupv1alpha1.ReasonDatabaseUnreachable, "cannot reach the database server"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := mysqlaccount.Open(ctx, mysqlaccount.Target{Host: tc.host, Port: tc.port, User: adminUser, Password: adminPw},
+			300*time.Millisecond)
+		cancel()
+		if err == nil {
+			t.Fatalf("%s: connected", tc.name)
+		}
+		out := failure(err, `DatabaseTarget "shared": `, adminPw)
+		t.Logf("%s: tenant: %s | log: %s", tc.name, out.message, out.logged())
+		if out.reason != tc.reason || !strings.Contains(out.message, tc.says) || !strings.HasPrefix(out.message, `DatabaseTarget "shared": `) {
+			t.Errorf("%s: %s %q; want %s saying %q", tc.name, out.reason, out.message, tc.reason, tc.says)
+		}
+		port := strconv.Itoa(tc.port)
+		for _, secret := range []string{adminUser, tc.host, port, operatorIP, adminPw, "Access denied", "MariaDB server"} {
+			if strings.Contains(out.message, secret) {
+				t.Errorf("%s: the tenant reads %q: %s", tc.name, secret, out.message)
+			}
+		}
+		// The cluster admin keeps all of it (but the password).
+		if !strings.Contains(out.logged(), tc.host+":"+port) || !strings.Contains(out.logged(), adminUser) ||
+			strings.Contains(out.logged(), adminPw) {
+			t.Errorf("%s: the log reads %q", tc.name, out.logged())
+		}
+		if tc.port != 3306 && !strings.Contains(out.logged(), operatorIP) {
+			t.Errorf("%s: the log lost the server's error: %q", tc.name, out.logged())
+		}
+		// Wrapped as deletion and target moves wrap it: the same holds.
+		for _, wrapped := range []outcome{out.within("deletion is held until the account is dropped: ", "."),
+			out.within(`cannot drop the account from previous target "old" yet: `, "")} {
+			if strings.Contains(wrapped.message, adminUser) || strings.Contains(wrapped.message, port) ||
+				!strings.Contains(wrapped.logged(), adminUser) {
+				t.Errorf("%s: wrapped: %q / %q", tc.name, wrapped.message, wrapped.logged())
+			}
+		}
+	}
+
+	// The errors mysqlaccount makes of the tenant's own request are given as they are, and an account not
+	// theirs reads the same, whatever the server holds behind it.
+	notOwned := &mysqlaccount.Error{Kind: mysqlaccount.KindNotClaimed, Op: "account u@%",
+		Err: errors.New("user name \"u\" is not this DatabaseUser's to manage"), Why: `user "u" also exists with host "10.0.0.9"`}
+	if out := failure(notOwned, ""); out.message != notOwned.Error() || out.reason != mygroupv1alpha1.ReasonAccountNotOwned ||
+		!strings.Contains(out.logged(), "10.0.0.9") {
+		t.Errorf("not owned: %+v", out)
+	}
+}
+
+// TestNotDroppedEventSaysOnlyNotOwned: the Event of a drop that found the account not this DatabaseUser's says
+// that, and nothing of whether such an account exists (Drop answers NotClaimed either way).
+func TestNotDroppedEventSaysOnlyNotOwned(t *testing.T) {
+	rec := events.NewFakeRecorder(1)
+	r := &Reconciler{Base: kit.Base{Recorder: rec}}
+	dbu := &mygroupv1alpha1.DatabaseUser{Spec: mygroupv1alpha1.DatabaseUserSpec{User: "u"}}
+	r.droppedEvent(context.Background(), dbu, "shared", mysqlaccount.DropResult{NotClaimed: true}, "AccountDropped", "dropped")
+	got := <-rec.Events
+	if !strings.Contains(got, "AccountNotDropped") || !strings.Contains(got, "not this DatabaseUser's") ||
+		strings.Contains(got, "created") || strings.Contains(got, "exist") {
+		t.Errorf("Event %q", got)
 	}
 }

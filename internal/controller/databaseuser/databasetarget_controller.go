@@ -59,7 +59,10 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		out.message = "the operator logs in to " + server + " as the admin account"
 		_ = db.Close()
 	} else {
+		// The target is the cluster admin's: its status says all (the server's address, the admin account,
+		// the server's error), which a DatabaseUser's does not.
 		out = failed
+		out.message, out.detail = failed.logged(), ""
 	}
 	before := t.DeepCopy()
 	t.Status = computeTargetStatus(t.Status, t.Generation, server, out, metav1.NewTime(r.Clock.Now()))

@@ -20,8 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -71,14 +73,35 @@ type Reconciler struct {
 
 // outcome is the result of one check: the Ready condition's reason and message, and how to go on.
 type outcome struct {
-	reason  string
+	reason string
+	// message is what the DatabaseUser's condition and Events say: only what concerns its own account.
 	message string
+	// detail, when set, is the full cause for the operator's log and the DatabaseTarget's status (both the
+	// cluster admin's): the server's address, the admin account, the server's own error text.
+	detail string
 	// retry asks for exponential backoff; otherwise a failure waits for a change of the DatabaseUser or its
 	// DatabaseTarget, or, with recheck, for the next resync (the cause is in the database server).
 	retry, recheck bool
 }
 
 func (o outcome) ready() bool { return o.reason == mygroupv1alpha1.ReasonReady }
+
+// logged is what the operator's log says of the outcome: the full cause.
+func (o outcome) logged() string {
+	if o.detail != "" {
+		return o.detail
+	}
+	return o.message
+}
+
+// within puts the outcome's message, and its detail, between before and after.
+func (o outcome) within(before, after string) outcome {
+	o.message = before + o.message + after
+	if o.detail != "" {
+		o.detail = before + o.detail + after
+	}
+	return o
+}
 
 // Reconcile checks one DatabaseUser against its database.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -111,13 +134,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case out.ready():
 		return ctrl.Result{RequeueAfter: r.cfg.ResyncPeriod}, nil
 	case out.retry:
-		// The message is redacted; returning it as an error gives exponential backoff.
-		return ctrl.Result{}, errors.New(out.reason + ": " + out.message)
-	case out.recheck:
-		return ctrl.Result{RequeueAfter: r.cfg.ResyncPeriod}, nil
-	default:
-		return ctrl.Result{}, nil
+		// The message is redacted; returning it as an error gives exponential backoff, and the full cause
+		// in the operator's log.
+		return ctrl.Result{}, errors.New(out.reason + ": " + out.logged())
 	}
+	if out.detail != "" {
+		log.FromContext(ctx).Info("not ready", "reason", out.reason, "cause", out.detail)
+	}
+	if out.recheck {
+		return ctrl.Result{RequeueAfter: r.cfg.ResyncPeriod}, nil
+	}
+	return ctrl.Result{}, nil
 }
 
 // sync makes the account match the spec, if the target's policy allows it, and says how it went.
@@ -167,35 +194,85 @@ func (r *Reconciler) sync(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser
 		account.User, account.Host, db.Server())}
 }
 
-// failure turns a SQL error into an outcome, with every secret redacted from its message. mysqlaccount puts no
-// password, hash or digest into its errors; the redaction is a second guard.
+// failure turns a SQL error into an outcome, with every secret redacted from its message and detail.
+// mysqlaccount puts no password, hash or digest into its errors; the redaction is a second guard. The message,
+// for the DatabaseUser's status and Events, is tenantMessage's; the detail, the whole error, goes to the
+// operator's log and the DatabaseTarget's status.
 func failure(err error, prefix string, secrets ...string) outcome {
-	msg := prefix + redact(err.Error(), secrets...)
+	msg := prefix + redact(tenantMessage(err), secrets...)
+	out := outcome{message: msg, detail: prefix + redact(mysqlaccount.Detail(err), secrets...)}
 	switch mysqlaccount.KindOf(err) {
 	case mysqlaccount.KindUnreachable:
-		return outcome{reason: mygroupv1alpha1.ReasonDatabaseUnreachable, message: msg, retry: true}
+		out.reason, out.retry = mygroupv1alpha1.ReasonDatabaseUnreachable, true
 	case mysqlaccount.KindAccessDenied:
-		return outcome{reason: mygroupv1alpha1.ReasonAccessDenied, message: msg, retry: true}
+		out.reason, out.retry = mygroupv1alpha1.ReasonAccessDenied, true
 	case mysqlaccount.KindInvalidAccount:
-		return outcome{reason: mygroupv1alpha1.ReasonInvalidUser, message: msg}
+		out.reason = mygroupv1alpha1.ReasonInvalidUser
 	case mysqlaccount.KindInvalidGrant:
-		return outcome{reason: mygroupv1alpha1.ReasonInvalidGrant, message: msg}
+		out.reason = mygroupv1alpha1.ReasonInvalidGrant
 	case mysqlaccount.KindReserved:
-		return outcome{reason: mygroupv1alpha1.ReasonAccountReserved, message: msg}
+		out.reason = mygroupv1alpha1.ReasonAccountReserved
 	case mysqlaccount.KindNotClaimed:
-		return outcome{reason: mygroupv1alpha1.ReasonAccountNotOwned, message: msg, recheck: true}
+		out.reason, out.recheck = mygroupv1alpha1.ReasonAccountNotOwned, true
 	case mysqlaccount.KindAdoptionRefused:
 		// The server's admin may revoke what stands in the way: looked at again at every resync.
-		return outcome{reason: mygroupv1alpha1.ReasonAdoptionRefused, message: msg, recheck: true}
+		out.reason, out.recheck = mygroupv1alpha1.ReasonAdoptionRefused, true
 	case mysqlaccount.KindUnsupportedServer:
-		return outcome{reason: mygroupv1alpha1.ReasonUnsupportedServer, message: msg, recheck: true}
+		out.reason, out.recheck = mygroupv1alpha1.ReasonUnsupportedServer, true
 	case mysqlaccount.KindPasswordTooLong:
 		// The lengths only, never the password. No Secret watch: the next resync reads the Secret again.
-		return outcome{reason: mygroupv1alpha1.ReasonPasswordTooLong,
-			message: msg + ". Shorten it: until then the account is left as it is", recheck: true}
+		const more = ". Shorten it: until then the account is left as it is"
+		out.reason, out.recheck = mygroupv1alpha1.ReasonPasswordTooLong, true
+		out.message += more
+		out.detail += more
 	default:
-		return outcome{reason: mygroupv1alpha1.ReasonDatabaseError, message: msg, retry: true}
+		out.reason, out.retry = mygroupv1alpha1.ReasonDatabaseError, true
 	}
+	if out.detail == out.message {
+		out.detail = ""
+	}
+	return out
+}
+
+// adminsPart ends the tenant-facing message of a failure whose cause is the cluster admin's to see.
+const adminsPart = "; the cluster admin finds the cause in the DatabaseTarget's status and the operator's log"
+
+// tenantMessage is what a DatabaseUser's status and Events say of err: only what concerns the tenant's own
+// account. The server's address, the admin account's name, the operator's IP (MySQL's access-denied errors
+// name 'user'@'client-host') and any other text of the server's stay out: they are the cluster admin's. The
+// server's error number stays (it names nothing). The errors mysqlaccount makes of the tenant's own request
+// (a reserved or invalid name, a grant, an account not theirs, adoption refused, the password's length, the
+// server's version) are given as they are, unless they wrap an error of the server's or the network.
+func tenantMessage(err error) string {
+	code := ""
+	var me *mysql.MySQLError
+	fromServer := errors.As(err, &me)
+	if fromServer {
+		code = fmt.Sprintf(" (error %d)", me.Number)
+	}
+	var ne net.Error
+	foreign := fromServer || errors.As(err, &ne)
+	var e *mysqlaccount.Error
+	if !errors.As(err, &e) {
+		return "the operator failed to manage the account" + code + adminsPart
+	}
+	switch e.Kind {
+	case mysqlaccount.KindUnreachable:
+		return "the operator cannot reach the database server" + code + adminsPart
+	case mysqlaccount.KindAccessDenied:
+		return "the database server denied access to the operator's admin account" + code + adminsPart
+	case mysqlaccount.KindUnsupportedServer:
+		if foreign {
+			return "the operator cannot tell which database server this is" + code + adminsPart
+		}
+		return e.Err.Error() // what the server reported of its version, and why it is not supported
+	case mysqlaccount.KindOther:
+		return "the database server answered with an error" + code + adminsPart
+	}
+	if foreign { // not even e.Op: a connection's names the server and the admin account
+		return "the database server refused what the operator asked of it for this account" + code + adminsPart
+	}
+	return err.Error()
 }
 
 // leavePreviousTarget drops the account from the target it lived in before the `target` label changed
@@ -231,14 +308,16 @@ func (r *Reconciler) leavePreviousTarget(ctx context.Context, dbu *mygroupv1alph
 			out = failure(err, "", admin)
 		}
 	}
-	out.message = fmt.Sprintf("cannot drop the account from previous target %q yet: %s", prevName, out.message)
+	out = out.within(fmt.Sprintf("cannot drop the account from previous target %q yet: ", prevName), "")
 	if err := r.report(ctx, dbu, prevName, out); err != nil {
 		return err
 	}
-	return errors.New(out.reason + ": " + out.message)
+	return errors.New(out.reason + ": " + out.logged())
 }
 
-// droppedEvent tells what a drop did: dropped the account, or left one that is not this DatabaseUser's.
+// droppedEvent tells what a drop did: dropped the account, or left one that is not this DatabaseUser's. The
+// latter says only that: the same words whether or not such an account exists, which is not the tenant's to
+// know.
 func (r *Reconciler) droppedEvent(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string, res mysqlaccount.DropResult,
 	reason, what string) {
 	acct := dbu.Spec.User + "@" + accountHost(dbu)
@@ -248,7 +327,7 @@ func (r *Reconciler) droppedEvent(ctx context.Context, dbu *mygroupv1alpha1.Data
 		r.Recorder.Eventf(dbu, nil, corev1.EventTypeNormal, reason, "Delete", "account %s %s %q", acct, what, target)
 	case res.NotClaimed:
 		r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
-			"account %s in target %q was not created by operator101 for this DatabaseUser: left untouched", acct, target)
+			"account %s in target %q is not this DatabaseUser's to manage: nothing was dropped", acct, target)
 	}
 }
 
@@ -325,12 +404,12 @@ func (r *Reconciler) release(ctx context.Context, dbu *mygroupv1alpha1.DatabaseU
 
 // retryFinalize keeps the finalizer, says why in the Ready condition, and retries with backoff.
 func (r *Reconciler) retryFinalize(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string, out outcome) (ctrl.Result, error) {
-	out.message = "deletion is held until the account is dropped: " + out.message +
-		". To delete the DatabaseUser and keep the account, set spec.cleanupPolicy to Skip (docs/databases.md)"
+	out = out.within("deletion is held until the account is dropped: ",
+		". To delete the DatabaseUser and keep the account, set spec.cleanupPolicy to Skip (docs/databases.md)")
 	if err := r.report(ctx, dbu, target, out); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, errors.New(out.reason + ": " + out.message)
+	return ctrl.Result{}, errors.New(out.reason + ": " + out.logged())
 }
 
 // report writes the status when it changed, with an Event when the Ready reason changed.

@@ -215,7 +215,7 @@ func TestNotReadyReasons(t *testing.T) {
 		retries                       bool
 	}{
 		{"unknown", "nowhere", mygroupv1alpha1.ReasonUnknownTarget, `DatabaseTarget "nowhere" does not exist`, false},
-		{"badpw", "badpw", mygroupv1alpha1.ReasonAccessDenied, "Access denied", true},
+		{"badpw", "badpw", mygroupv1alpha1.ReasonAccessDenied, "denied access to the operator's admin account (error 1045)", true},
 		{"nosecret", "nosecret", mygroupv1alpha1.ReasonTargetSecretInvalid, "not found", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
