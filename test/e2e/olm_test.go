@@ -755,10 +755,8 @@ func uninstallKeepsWorkloads(t *testing.T) {
 	})
 }
 
-// TestOperatorSDKRunBundle is the operator developer's path (4.): run bundle at the newest release (the bundle
-// this tree's replaces) from the local registry, run bundle-upgrade to this tree's version, cleanup. (run
-// bundle's index holds those two only: from an older release, this tree's replaces edge would name a bundle
-// that is not there.)
+// TestOperatorSDKRunBundle is the operator developer's path (4.): run bundle at the first release from the local
+// registry, run bundle-upgrade through every later release, then to this tree's version, cleanup.
 func TestOperatorSDKRunBundle(t *testing.T) {
 	clearInstalls(t)
 	freshNamespace(t, sdkNS)
@@ -799,18 +797,20 @@ func TestOperatorSDKRunBundle(t *testing.T) {
 	env := []string{"SSL_CERT_FILE=" + bundleCA}
 	t.Cleanup(func() { _, _ = tryRun(env, f.operatorSDK, "cleanup", "operator101", "-n", sdkNS, "--timeout", "3m") })
 
-	// The release by its digest, as pods and this machine name the registry.
-	_, headBundle, ok := released(t, headVersion)
-	if !ok {
-		t.Fatalf("%s is not recorded in config/catalog/releases", headVersion)
-	}
-	// A release keeps its path in any registry it is copied to (hack/cluster/release-images.sh).
+	// Every release by its digest, as pods and this machine name the registry, oldest first: run bundle builds an
+	// index of the bundles it is given, so each one's replaces edge must name one already there. A release keeps
+	// its path in any registry it is copied to (hack/cluster/release-images.sh).
 	registry, _, _ := strings.Cut(f.bundleImgs, "/")
-	_, path, _ := strings.Cut(headBundle, "/")
-	run(t, env, f.operatorSDK, append([]string{"run", "bundle", registry + "/" + path, "-n", sdkNS, "--index-image", f.opmImg,
-		"--timeout", "5m"}, caFlags...)...)
-	waitCSV(t, sdkNS, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
-	operatorPod(t, sdkNS, headVersion)
+	for i, r := range releases(t) {
+		_, path, _ := strings.Cut(r.bundle, "/")
+		verb := []string{"run", "bundle", registry + "/" + path, "-n", sdkNS, "--index-image", f.opmImg}
+		if i > 0 {
+			verb = []string{"run", "bundle-upgrade", registry + "/" + path, "-n", sdkNS}
+		}
+		run(t, env, f.operatorSDK, append(append(verb, "--timeout", "5m"), caFlags...)...)
+		waitCSV(t, sdkNS, "operator101.v"+r.version, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
+		operatorPod(t, sdkNS, r.version)
+	}
 
 	run(t, env, f.operatorSDK, append([]string{"run", "bundle-upgrade", f.bundleImgs + ":v" + newVersion, "-n", sdkNS,
 		"--timeout", "5m"}, caFlags...)...)
@@ -995,15 +995,33 @@ func operatorImage(t *testing.T, version string) func(string) bool {
 }
 
 // released is the operator and bundle images (by digest) that config/catalog/releases records for version.
-func released(t *testing.T, version string) (operator, bundle string, ok bool) {
+// release is one record of config/catalog/releases.
+type release struct{ version, operator, bundle string }
+
+// releases reads config/catalog/releases, oldest first.
+func releases(t *testing.T) []release {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(f.root, "config", "catalog", "releases"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []release
 	for _, line := range strings.Split(string(raw), "\n") {
-		if fields := strings.Fields(line); len(fields) >= 5 && fields[0] == version {
-			return fields[2], fields[4], true
+		if fields := strings.Fields(line); len(fields) >= 5 && !strings.HasPrefix(fields[0], "#") {
+			out = append(out, release{fields[0], fields[2], fields[4]})
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("config/catalog/releases records no release")
+	}
+	return out
+}
+
+func released(t *testing.T, version string) (operator, bundle string, ok bool) {
+	t.Helper()
+	for _, r := range releases(t) {
+		if r.version == version {
+			return r.operator, r.bundle, true
 		}
 	}
 	return "", "", false
