@@ -66,18 +66,7 @@ func accountState(t *testing.T, c *mysqlaccount.Client, user string) string {
 			}
 			t.Fatalf("%s: %v", q, err)
 		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&b, "%s\n", vals)
-		}
-		_ = rows.Close()
+		writeRows(t, &b, rows)
 	}
 	return b.String()
 }

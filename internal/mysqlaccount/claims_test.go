@@ -18,6 +18,7 @@ package mysqlaccount_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"sync"
@@ -41,20 +42,32 @@ func privileges(t *testing.T, c *mysqlaccount.Client) string {
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&b, "%s\n", vals)
-		}
-		_ = rows.Close()
+		writeRows(t, &b, rows)
 	}
 	return b.String()
+}
+
+// writeRows writes each of rows' rows to b as a line of text, every column whatever its type, and closes rows.
+func writeRows(t *testing.T, b *strings.Builder, rows *sql.Rows) {
+	t.Helper()
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		vals, ptrs := make([]any, len(cols)), make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(b, "%s\n", vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestOnlyWhatItOwns: what Ensure and Drop refuse, with the privilege tables read back before and after; and
