@@ -46,7 +46,7 @@ if [[ $out == render-bundles ]]; then
 	for img in "$@"; do
 		from=$(registry_ref "$img")
 		flags=()
-		! { registry_on_this_machine "$from" && ! registry_uses_ca "$from"; } || flags=(--use-http)
+		! registry_skips_tls "$from" || flags=(--use-http)
 		HOME=$home REGISTRY_AUTH_FILE=$auth "$OPM" render "$img" -o yaml "${flags[@]}" >>"$file" || { rm -rf "$home"; exit 1; }
 	done
 	rm -rf "$home"

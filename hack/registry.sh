@@ -53,12 +53,16 @@ registry_uses_ca() {
 	[[ -n ${REGISTRY_CERT_DIR:-} && ${1%%/*} == "${base%%/*}" ]]
 }
 
+# registry_skips_tls REF: the one rule: TLS is not verified (plain HTTP or self-signed allowed) only for a
+# registry on this machine that is given no CA.
+registry_skips_tls() { registry_on_this_machine "$1" && ! registry_uses_ca "$1"; }
+
 # tls_flags SIDE REF: skopeo's TLS flags for REF; SIDE is src or dest (copy) or empty (inspect).
 tls_flags() {
 	local p=${1:+$1-}
 	if registry_uses_ca "$2"; then
 		echo "--${p}tls-verify=true --${p}cert-dir $REGISTRY_CERT_DIR"
-	elif registry_on_this_machine "$2"; then
+	elif registry_skips_tls "$2"; then
 		echo "--${p}tls-verify=false"
 	else
 		echo "--${p}tls-verify=true"
