@@ -135,22 +135,34 @@ func TestMain(m *testing.M) {
 }
 
 // bundleVersion is the version of the CSV in root's bundle/.
+// release is one record of config/catalog/releases.
+type release struct{ version, operator, bundle string }
+
+// readReleases reads config/catalog/releases, oldest first.
+func readReleases(root string) ([]release, error) {
+	raw, err := os.ReadFile(filepath.Join(root, "config", "catalog", "releases"))
+	if err != nil {
+		return nil, err
+	}
+	var out []release
+	for _, line := range strings.Split(string(raw), "\n") {
+		if fields := strings.Fields(line); len(fields) >= 5 && !strings.HasPrefix(fields[0], "#") {
+			out = append(out, release{fields[0], fields[2], fields[4]})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("config/catalog/releases records no release")
+	}
+	return out, nil
+}
+
 // newestRelease is the version of config/catalog/releases' last record.
 func newestRelease(root string) (string, error) {
-	raw, err := os.ReadFile(filepath.Join(root, "config", "catalog", "releases"))
+	rs, err := readReleases(root)
 	if err != nil {
 		return "", err
 	}
-	newest := ""
-	for _, line := range strings.Split(string(raw), "\n") {
-		if f := strings.Fields(line); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
-			newest = f[0]
-		}
-	}
-	if newest == "" {
-		return "", fmt.Errorf("config/catalog/releases records no release")
-	}
-	return newest, nil
+	return rs[len(rs)-1].version, nil
 }
 
 func bundleVersion(root string) (string, error) {

@@ -995,26 +995,14 @@ func operatorImage(t *testing.T, version string) func(string) bool {
 }
 
 // released is the operator and bundle images (by digest) that config/catalog/releases records for version.
-// release is one record of config/catalog/releases.
-type release struct{ version, operator, bundle string }
-
 // releases reads config/catalog/releases, oldest first.
 func releases(t *testing.T) []release {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(f.root, "config", "catalog", "releases"))
+	rs, err := readReleases(f.root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []release
-	for _, line := range strings.Split(string(raw), "\n") {
-		if fields := strings.Fields(line); len(fields) >= 5 && !strings.HasPrefix(fields[0], "#") {
-			out = append(out, release{fields[0], fields[2], fields[4]})
-		}
-	}
-	if len(out) == 0 {
-		t.Fatal("config/catalog/releases records no release")
-	}
-	return out
+	return rs
 }
 
 func released(t *testing.T, version string) (operator, bundle string, ok bool) {
