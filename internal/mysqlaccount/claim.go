@@ -87,12 +87,14 @@ type claim struct {
 	AuthString string
 }
 
-// Reserved says whether user is an account no DatabaseUser may have: root, the target's admin, the server's
-// own accounts (mysql.sys, mysql.session, mysql.infoschema, mariadb.sys), PUBLIC (MariaDB's role of every
-// user) and the anonymous user.
-func Reserved(user, adminUser string) bool {
+// Reserved says whether user is an account no DatabaseUser may have, by a name every server has: root, the
+// server's own accounts (mysql.sys, mysql.session, mysql.infoschema, mariadb.sys), PUBLIC (MariaDB's role of
+// every user) and the anonymous user. The target's admin account is never managed either, but a tenant is told
+// of it what it is told of any account it does not own (notOwned): a refusal that said "reserved" would confirm
+// a guess at the admin's name.
+func Reserved(user string) bool {
 	switch {
-	case user == "", user == adminUser, strings.EqualFold(user, "root"), strings.EqualFold(user, "PUBLIC"),
+	case user == "", strings.EqualFold(user, "root"), strings.EqualFold(user, "PUBLIC"),
 		strings.EqualFold(user, "mariadb.sys"), strings.HasPrefix(strings.ToLower(user), "mysql."):
 		return true
 	}

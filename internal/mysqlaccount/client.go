@@ -90,7 +90,8 @@ const (
 	KindInvalidGrant
 	// KindNotClaimed: the account (or its user name) exists and was not created for this claimant.
 	KindNotClaimed
-	// KindReserved: root, the admin, the server's own accounts: never managed.
+	// KindReserved: root and the server's own accounts: never managed. (The target's admin account is never
+	// managed either; it gets KindNotClaimed, the words any account not the claimant's gets.)
 	KindReserved
 	// KindUnsupportedServer: a flavour or version operator101 does not manage accounts on.
 	KindUnsupportedServer
@@ -461,16 +462,20 @@ func (c *Client) record(ctx context.Context, a Account) error {
 
 // Ensure makes the account match a and returns how many statements that write it ran (0 when it already
 // matched). Nothing is executed for a reserved account, a grant on a system schema, a password longer than
-// the server accepts (nothing read or hashed either), an account a.Claimant does not own, or an account to
+// the server accepts (nothing read or hashed either), an account a.Claimant does not own (the target's admin
+// among them), or an account to
 // adopt that holds privileges beyond the policy (KindReserved, KindInvalidGrant, KindPasswordTooLong,
 // KindNotClaimed, KindAdoptionRefused).
 func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err := checkAccount(a.User, a.Host); err != nil {
 		return 0, err
 	}
-	if Reserved(a.User, c.admin) {
+	if Reserved(a.User) {
 		return 0, &Error{Kind: KindReserved, Op: "account " + a.User + "@" + a.Host,
-			Err: errors.New("it is reserved (root, the target's admin, the server's own accounts): never managed by operator101")}
+			Err: errors.New("it is reserved (root, the server's own accounts): never managed by operator101")}
+	}
+	if a.User == c.admin {
+		return 0, notOwned(a.User, a.Host, "it is the target's admin account: never managed")
 	}
 	for db := range a.Grants {
 		if systemSchema(db) {
@@ -609,9 +614,12 @@ func (c *Client) Drop(ctx context.Context, user, host string, claimant Claimant)
 	if err := checkAccount(user, host); err != nil {
 		return DropResult{}, err
 	}
-	if Reserved(user, c.admin) {
+	if Reserved(user) {
 		return DropResult{}, &Error{Kind: KindReserved, Op: "account " + user + "@" + host,
 			Err: errors.New("it is reserved: never dropped by operator101")}
+	}
+	if user == c.admin { // what any account not the claimant's gives: nothing tells it is the admin's
+		return DropResult{NotClaimed: true}, nil
 	}
 	o, err := c.Observe(ctx, user, host)
 	if err != nil {

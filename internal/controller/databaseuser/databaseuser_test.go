@@ -216,7 +216,7 @@ func TestNotReadyReasons(t *testing.T) {
 	}{
 		{"unknown", "nowhere", mygroupv1alpha1.ReasonUnknownTarget, `DatabaseTarget "nowhere" does not exist`, false},
 		{"badpw", "badpw", mygroupv1alpha1.ReasonAccessDenied, "denied access to the operator's admin account (error 1045)", true},
-		{"nosecret", "nosecret", mygroupv1alpha1.ReasonTargetSecretInvalid, "not found", true},
+		{"nosecret", "nosecret", mygroupv1alpha1.ReasonTargetSecretInvalid, `the admin Secret of DatabaseTarget "nosecret" cannot be used`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mkSecret(t, ns, "s-"+tc.name, map[string]string{"pw": userPw})
@@ -227,6 +227,10 @@ func TestNotReadyReasons(t *testing.T) {
 			c := got.Status.Conditions[0]
 			if !strings.Contains(c.Message, tc.message) {
 				t.Errorf("message %q does not say %q", c.Message, tc.message)
+			}
+			// The admin Secret's namespace and name are the cluster admin's (the target's status has them).
+			if strings.Contains(c.Message, o.ns) || strings.Contains(c.Message, "mariadb-") {
+				t.Errorf("the tenant's message names the admin Secret: %s", c.Message)
 			}
 			// No hot loop: count the attempts over a fixed window, from the end of the reconcile that wrote the
 			// condition (the hook counts a reconcile when it returns, just after its status write).

@@ -127,13 +127,14 @@ func TestTenantsCannotTouchWhatIsNotTheirs(t *testing.T) {
 
 	type refusal struct{ ns, reason string }
 	refused := map[string]refusal{}
+	messages := map[string]string{} // each refusal's message, with its user name taken out
 	for _, tc := range []struct {
 		name, user, reason string
 		grants             []string
 		ns                 string
 	}{
 		{name: "root", user: "root", reason: mygroupv1alpha1.ReasonAccountReserved},
-		{name: "admin", user: server.Admin.User, reason: mygroupv1alpha1.ReasonAccountReserved},
+		{name: "admin", user: server.Admin.User, reason: mygroupv1alpha1.ReasonAccountNotOwned},
 		{name: "mysql-sys", user: "mysql.sys", reason: mygroupv1alpha1.ReasonAccountReserved},
 		{name: "mariadb-sys", user: "mariadb.sys", reason: mygroupv1alpha1.ReasonAccountReserved},
 		{name: "handmade", user: handmade, reason: mygroupv1alpha1.ReasonAccountNotOwned},
@@ -156,9 +157,15 @@ func TestTenantsCannotTouchWhatIsNotTheirs(t *testing.T) {
 		}
 		msg := meta.FindStatusCondition(d.Status.Conditions, mygroupv1alpha1.ConditionReady).Message
 		t.Logf("%s: %s: %s", tc.name, tc.reason, msg)
+		messages[tc.name] = strings.ReplaceAll(msg, tc.user, "USER")
 		if tc.name == "other-tenant" && strings.Contains(msg, nsB) {
 			t.Errorf("%s: the condition tells about the other tenant's DatabaseUser: %s", tc.name, msg)
 		}
+	}
+	// A guess at the admin account's name is not confirmed: the tenant reads what any account not theirs gives.
+	if messages["admin"] != messages["handmade"] || messages["admin"] != messages["other-tenant"] {
+		t.Errorf("the admin's name is told apart from other accounts not owned:\nadmin:    %s\nhandmade: %s\nother:    %s",
+			messages["admin"], messages["handmade"], messages["other-tenant"])
 	}
 	// A few resyncs later (2s each): still refused, still one Event each, still nothing changed.
 	time.Sleep(2 * resync) // a window for the rechecks to run, not a wait for a condition
@@ -273,7 +280,12 @@ func TestTargets(t *testing.T) {
 		})
 	}
 	ns := env.NewNamespace(t, "targets")
-	refusedUser(t, ns, "elsewhere", uniqueUser("e"), "elsewhere", mygroupv1alpha1.ReasonTargetNotServed)
+	elsewhere := refusedUser(t, ns, "elsewhere", uniqueUser("e"), "elsewhere", mygroupv1alpha1.ReasonTargetNotServed)
+	// Where the target's Secret lives and where the operator runs are the cluster admin's.
+	if msg := meta.FindStatusCondition(mustGet(t, elsewhere.Namespace, elsewhere.Name).Status.Conditions,
+		mygroupv1alpha1.ConditionReady).Message; strings.Contains(msg, "some-other-namespace") || strings.Contains(msg, o.ns) {
+		t.Errorf("the tenant's message names the namespaces of the Secret or the operator: %s", msg)
+	}
 	if got := mustGetTarget(t, "elsewhere"); len(got.Status.Conditions) != 0 {
 		t.Errorf("another installation's target got a status: %+v", got.Status)
 	}

@@ -50,9 +50,12 @@ func getTarget(ctx context.Context, c client.Reader, operatorNamespace, name str
 			"namespace (POD_NAMESPACE or OPERATOR_NAMESPACE is unset), so it serves no DatabaseTarget"}
 	}
 	if !servedHere(t, operatorNamespace) {
+		// Where the admin Secret lives and where the operator runs are the cluster admin's: the detail.
 		return nil, &outcome{reason: mygroupv1alpha1.ReasonTargetNotServed, message: fmt.Sprintf(
-			"DatabaseTarget %q keeps its admin Secret in namespace %q; the operator watching this namespace runs in %q "+
-				"and reads Secrets only there", name, t.Spec.AdminSecretRef.Namespace, operatorNamespace)}
+			"DatabaseTarget %q is served by another installation of operator101, not by the one watching this "+
+				"namespace%s", name, adminsPart),
+			detail: fmt.Sprintf("DatabaseTarget %q keeps its admin Secret in namespace %q; the operator watching this "+
+				"namespace runs in %q and reads Secrets only there", name, t.Spec.AdminSecretRef.Namespace, operatorNamespace)}
 	}
 	return t, nil
 }
@@ -67,14 +70,16 @@ func servedHere(t *mygroupv1alpha1.DatabaseTarget, operatorNamespace string) boo
 func connect(ctx context.Context, secrets client.Reader, cfg *Config, t *mygroupv1alpha1.DatabaseTarget) (*mysqlaccount.Client, outcome, string) {
 	ref := t.Spec.AdminSecretRef
 	s := &corev1.Secret{}
+	// The Secret's name, and what is wrong with it, are the cluster admin's: the detail.
+	unusable := fmt.Sprintf("the admin Secret of DatabaseTarget %q cannot be used%s", t.Name, adminsPart)
 	if err := secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, s); err != nil {
-		return nil, outcome{reason: mygroupv1alpha1.ReasonTargetSecretInvalid, message: fmt.Sprintf(
+		return nil, outcome{reason: mygroupv1alpha1.ReasonTargetSecretInvalid, message: unusable, detail: fmt.Sprintf(
 			"reading the admin Secret of DatabaseTarget %q: %v", t.Name, err), retry: true}, ""
 	}
 	target, err := targetFromSecret(&t.Spec, s)
 	if err != nil {
-		return nil, outcome{reason: mygroupv1alpha1.ReasonTargetSecretInvalid,
-			message: redact(fmt.Sprintf("DatabaseTarget %q: %v", t.Name, err), target.Password), retry: true}, target.Password
+		return nil, outcome{reason: mygroupv1alpha1.ReasonTargetSecretInvalid, message: unusable,
+			detail: redact(fmt.Sprintf("DatabaseTarget %q: %v", t.Name, err), target.Password), retry: true}, target.Password
 	}
 	db, err := mysqlaccount.Open(ctx, target, cfg.ConnectTimeout)
 	if err != nil {
