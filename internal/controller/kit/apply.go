@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,10 +106,18 @@ func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Conte
 	if observed.GetUID() != "" && !metav1.IsControlledBy(observed, owner) {
 		return NotOwned(kind, observed)
 	}
-	if _, err := IfChanged(ctx, c, Found(observed), desired, extract); err != nil {
-		return err
+	_, err := IfChanged(ctx, c, Found(observed), desired, extract)
+	if observed.GetUID() == "" && apierrors.IsConflict(err) {
+		// Created by someone since the lookup (IfChanged's first write applies only to an absent object): look
+		// again, and leave it if it is not owner's.
+		if err := readPast(ctx, live, kind, observed, desired); err != nil {
+			return err
+		}
+		if observed.GetUID() != "" && !metav1.IsControlledBy(observed, owner) {
+			return NotOwned(kind, observed)
+		}
 	}
-	return nil
+	return err
 }
 
 // readPast reads the object of desired's name from the API server into observed, which stays empty when there
@@ -117,11 +126,8 @@ func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Conte
 // Why past the cache: the cache holds only objects labelled ManagedByLabel, so someone else's unlabelled object
 // of the child's name is not in it, and a forced apply would take it over. The check is one GET, made only for a
 // child the cache lacks (its first write, a reconcile that runs before the cache has seen the create, or while
-// its name is taken), never for a converged one. The race left open: an object someone else creates between
-// this GET and the apply is still taken over. The window is one round trip at the child's first write, and only
-// someone allowed to create objects in the owner's namespace can hit it, who may as well create, change or
-// delete the owner there. Server-side apply has no create-only precondition to close it (a uid in the body is
-// refused when the object does not exist).
+// its name is taken), never for a converged one. An object someone else creates between this GET and the first
+// apply is not taken over either: that apply names createOnly.
 func readPast[O client.Object](ctx context.Context, live client.Reader, kind string, observed O, desired runtime.ApplyConfiguration) error {
 	body, err := toMap(desired)
 	if err != nil {
@@ -136,8 +142,17 @@ func readPast[O client.Object](ctx context.Context, live client.Reader, kind str
 	return nil
 }
 
+// createOnly is the resourceVersion a first apply names (IfChanged with a nil observed). The API server ignores
+// a resourceVersion in an apply that creates, and refuses with a Conflict one that names a resourceVersion the
+// existing object does not have; no object has this one (resourceVersions are etcd revisions, int64). So the
+// apply creates the object and never changes one made by someone else in the meantime: server-side apply has
+// no create-only option of its own, and a create would record the fields as an Update, defaults included
+// (TestFirstWriteHasNoCreateOnlyForm), costing a second write to own them as an applier.
+const createOnly = "18446744073709551615"
+
 // IfChanged applies desired unless observed already carries exactly desired under FieldManager (their Digests
-// are the same). Pass a nil observed when the object does not exist. It reports whether it wrote.
+// are the same). Pass a nil observed when the object does not exist: the apply then only creates (createOnly),
+// and is refused with a Conflict if the object exists by then. It reports whether it wrote.
 func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, observed O,
 	desired A, extract Extractor[O, A]) (bool, error) {
 	if !isNil(observed) {
@@ -160,10 +175,29 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 		return false, err
 	}
 	u := &unstructured.Unstructured{Object: body}
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	if isNil(observed) {
+		u.SetResourceVersion(createOnly)
+	}
+	err = c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
+	if err != nil && u.GetResourceVersion() != "" && createOnlyRefused(err) {
+		// A server that will not create with a resourceVersion named: the first write as before, with the
+		// gap of one round trip since the lookup left open there (docs/security.md).
+		u.SetResourceVersion("")
+		err = c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
+	}
+	if err != nil {
 		return false, fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	return true, nil
+}
+
+// createOnlyRefused tells whether err is a server's refusal of the createOnly apply of an absent object itself
+// rather than of the object: the storage layer's "resourceVersion should not be set on objects to be created"
+// (some servers' create paths, for some kinds), or NotFound (a server that reads the resourceVersion as a
+// precondition on an object that does not exist). A Conflict is the answer createOnly asks for: the object
+// exists by now.
+func createOnlyRefused(err error) bool {
+	return apierrors.IsNotFound(err) || strings.Contains(err.Error(), "resourceVersion should not be set on objects to be created")
 }
 
 func toMap(v any) (map[string]any, error) {
