@@ -148,7 +148,7 @@ func TestFirstApplyOnlyCreates(t *testing.T) {
 			entry = &f
 		}
 	}
-	if entry == nil || entry.Operation != metav1.ManagedFieldsOperationUpdate || !strings.Contains(string(entry.FieldsV1.Raw), `"f:strategy"`) {
+	if entry == nil || entry.Operation != metav1.ManagedFieldsOperationUpdate || !strings.Contains(entry.FieldsV1.GetRawString(), `"f:strategy"`) {
 		t.Errorf("a create's managedFields entry: %+v; the reason for the createOnly apply has gone, reconsider it", entry)
 	}
 }
@@ -168,7 +168,7 @@ type gapReader struct {
 func (g gapReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	err := g.Client.Get(ctx, key, obj, opts...)
 	if key.Name == g.theirs.Name {
-		if cerr := g.Client.Create(ctx, g.theirs.DeepCopy()); cerr != nil && !apierrors.IsAlreadyExists(cerr) {
+		if cerr := g.Create(ctx, g.theirs.DeepCopy()); cerr != nil && !apierrors.IsAlreadyExists(cerr) {
 			return cerr
 		}
 	}
