@@ -119,6 +119,20 @@ func TestParseAuditAndCount(t *testing.T) {
 	}
 }
 
+func TestPageOf(t *testing.T) {
+	p := PlanFor(3)
+	if p.PageOf(1) != Page {
+		t.Errorf("PageOf without PageBytes = %q", p.PageOf(1))
+	}
+	for _, size := range []int{64 << 10, 524288} {
+		p.PageBytes = size
+		a, b := p.PageOf(1), p.PageOf(2)
+		if len(a) != size || len(b) != size || a == b || !strings.Contains(a, MyWebName(1)) {
+			t.Errorf("PageBytes %d: pages of %d and %d bytes, equal %v", size, len(a), len(b), a == b)
+		}
+	}
+}
+
 func TestPlanFor(t *testing.T) {
 	for _, tc := range []struct {
 		n                     int

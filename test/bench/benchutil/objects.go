@@ -20,6 +20,7 @@ package benchutil
 
 import (
 	"fmt"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -52,6 +53,9 @@ type Plan struct {
 	AppServices int `json:"appservices"`
 	// AppServicesWithPort is how many of them have a port, hence a NodePort Service.
 	AppServicesWithPort int `json:"appservicesWithPort"`
+	// PageBytes is the size of each MyWeb's page: 0 for Page, else a page of exactly that many bytes
+	// (at most the schema's 524288, what a tenant may give) that differs from one MyWeb to the next.
+	PageBytes int `json:"pageBytes,omitempty"`
 }
 
 // PlanFor is the plan of size n.
@@ -72,6 +76,17 @@ func AtName(i int) string         { return fmt.Sprintf("at-%05d", i) }
 // Page is the page every bench MyWeb serves (a small one: the bench measures the operator, not etcd).
 const Page = "<html><body><h1>operator101 bench</h1></body></html>\n"
 
+// PageOf is the page of the i-th MyWeb: Page, or PageBytes bytes of HTML that begin with the MyWeb's name.
+func (p Plan) PageOf(i int) string {
+	if p.PageBytes <= 0 {
+		return Page
+	}
+	head := "<html><body><h1>" + MyWebName(i) + "</h1><p>"
+	tail := "</p></body></html>\n"
+	fill := max(p.PageBytes-len(head)-len(tail), 0)
+	return (head + strings.Repeat("operator101 ", fill/12+1))[:len(head)+fill] + tail
+}
+
 // Image of the bench's web servers and applications (never pulled: no kubelet runs).
 const Image = "nginx:1.27"
 
@@ -80,7 +95,7 @@ func (p Plan) MyWeb(ns string, i int) *operatorv1.MyWeb {
 	return &operatorv1.MyWeb{
 		ObjectMeta: metav1.ObjectMeta{Name: MyWebName(i), Namespace: ns},
 		Spec: operatorv1.MyWebSpec{Image: Image, NodePortNumber: int32(FirstNodePort + i),
-			PageContentHtml: Page, Replicas: ptr.To[int32](1)},
+			PageContentHtml: p.PageOf(i), Replicas: ptr.To[int32](1)},
 	}
 }
 

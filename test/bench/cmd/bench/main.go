@@ -59,6 +59,7 @@ type options struct {
 	pidfile        string
 	skipLower      bool
 	noGate         bool
+	pageBytes      int
 }
 
 func main() {
@@ -106,6 +107,8 @@ func run() error {
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "limit of each phase")
 	flag.StringVar(&o.pidfile, "pidfile", "", "file to list the pids of started processes in (for hack/bench.sh)")
 	flag.BoolVar(&o.skipLower, "skip-lowerbound", false, "do not run the lower bound")
+	flag.IntVar(&o.pageBytes, "page-bytes", 0,
+		"size of every MyWeb's page in bytes (0: a small page; 524288: the largest the schema allows)")
 	flag.BoolVar(&o.noGate, "no-upgradeable-gate", false,
 		"no OperatorCondition: the At controller's Upgradeable gate stays off, as outside OLM (to compare with the default)")
 	flag.Parse()

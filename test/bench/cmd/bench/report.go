@@ -156,9 +156,12 @@ type SizeResult struct {
 	AfterAt          procStats `json:"managerAfterAt"`
 	AfterRestart     procStats `json:"managerAfterRestart"`
 	// LiveHeapMiB is the Go heap at rest after a forced collection: what the caches really hold.
-	LiveHeapMiB    float64 `json:"liveHeapMiB"`
-	HeapProfileTop string  `json:"heapProfileTop,omitempty"`
-	CPUProfileTop  string  `json:"cpuProfileTop,omitempty"`
+	LiveHeapMiB float64 `json:"liveHeapMiB"`
+	// LiveHeapAfterRestartMiB is the same of the manager after the last restart, whose peak RSS
+	// (AfterRestart.PeakRSSMiB) is that of a start-up with every object present: the initial lists.
+	LiveHeapAfterRestartMiB float64 `json:"liveHeapAfterRestartMiB"`
+	HeapProfileTop          string  `json:"heapProfileTop,omitempty"`
+	CPUProfileTop           string  `json:"cpuProfileTop,omitempty"`
 	// LoadAverage is /proc/loadavg's 1-minute figure at the start and at the end of the size: the machine
 	// is shared, and the numbers are only as good as it was quiet.
 	LoadAverage [2]float64 `json:"loadAverage"`

@@ -197,6 +197,7 @@ func available(conds []metav1.Condition, gen, observed int64) bool {
 
 func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, error) {
 	plan := benchutil.PlanFor(n)
+	plan.PageBytes = o.pageBytes
 	res := &SizeResult{Plan: plan}
 	logf("N=%d: %d MyWebs, %d AppServices (%d with a Service); starting etcd and kube-apiserver in %s",
 		n, plan.MyWebs, plan.AppServices, plan.AppServicesWithPort, dir)
@@ -543,6 +544,12 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if res.AfterRestart, err = mgr.stats(); err != nil {
 		return res, err
 	}
+	if b, err := httpGet("http://"+mgr.pprof+"/debug/pprof/heap?gc=1&debug=1", time.Minute); err == nil {
+		res.LiveHeapAfterRestartMiB = benchutil.MemStats(string(b))["HeapAlloc"]
+	}
+	logf("N=%d: after the last restart: peak RSS %.1f MiB (start-up, the initial lists included), RSS %.1f MiB, "+
+		"live heap after a forced GC %.1f MiB", n, res.AfterRestart.PeakRSSMiB, res.AfterRestart.RSSMiB,
+		res.LiveHeapAfterRestartMiB)
 	mgr.stop()
 
 	// The API server's view.
