@@ -43,14 +43,18 @@ func Watched(c cache.Options) ([]client.Object, error) {
 		return nil, err
 	}
 	var out []client.Object
+	seen := map[reflect.Type]bool{}
 	for _, t := range scheme.AllKnownTypes() {
 		obj, ok := reflect.New(t).Interface().(client.Object)
 		if ok && !meta.IsListType(obj) {
 			out = append(out, obj)
+			seen[reflect.TypeOf(obj)] = true
 		}
 	}
 	for obj := range c.ByObject {
-		out = append(out, obj)
+		if !seen[reflect.TypeOf(obj)] { // the cache may shape operator101's own kinds too
+			out = append(out, obj)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return fmt.Sprintf("%T", out[i]) < fmt.Sprintf("%T", out[j]) })
 	return out, nil

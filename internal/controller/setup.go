@@ -25,6 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
@@ -56,12 +57,17 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 
 // CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
 // controllers create it holds only operator101's own objects, in the shape the code that reads them declares
-// (kit.AppliedChildren for MyWeb's and AppService's children, at.PodCache for At's pods); of everything else,
-// operator101's managedFields entries (kit.TrimForCache). Lookups of anything else (a pod that took an At's pod
-// name) go to the API server directly.
+// (kit.AppliedChildren for MyWeb's and AppService's children, at.PodCache for At's pods); MyWebs and
+// AppServices without the fields only their builders read, whose size the tenant chooses (myweb.ForCache,
+// appservice.ForCache); of everything else, operator101's managedFields entries (kit.TrimForCache). Lookups of
+// anything else (a pod that took an At's pod name) go to the API server directly.
 func CacheOptions(o Options) cache.Options {
 	opts := cache.Options{DefaultTransform: kit.TrimForCache, ByObject: kit.AppliedChildren()}
 	opts.ByObject[&corev1.Pod{}] = at.PodCache()
+	opts.ByObject[&operatorv1.MyWeb{}] = myweb.ForCache(o.ProxyEnv)
+	for obj, by := range appservice.ForCache(o.ProxyEnv) {
+		opts.ByObject[obj] = by
+	}
 	if len(o.WatchNamespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.WatchNamespaces {

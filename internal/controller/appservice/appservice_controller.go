@@ -104,6 +104,26 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	if err := kit.ReadChildren(ctx, r.Client, "AppService", a, dep, svc); err != nil {
 		return ctrl.Result{}, err
 	}
+	// The cache's copy of the object has no environment (ForCache); it tells whether the children are already
+	// what the builders would make of the whole object. Only when they are not is it read whole.
+	var errs []error
+	if !kit.CachedConverged(a, map[string]client.Object{"Deployment": dep, "Service": svc}) {
+		whole := r.api.new()
+		if found, err := kit.ReadWhole(ctx, r.Reader, obj, whole); err != nil || !found || whole.GetDeletionTimestamp() != nil {
+			return ctrl.Result{}, err
+		}
+		errs = r.apply(ctx, r.api.view(whole), dep, svc)
+	}
+	applyErr := errors.Join(errs...)
+
+	before := obj.DeepCopyObject().(T)
+	*r.api.status(obj) = Status(a, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
+	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
+}
+
+// apply applies a's children unless they already match (dep and svc are what the cache holds), and deletes the
+// Service when a has no ports.
+func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service) []error {
 	var errs []error
 	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
 		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
@@ -119,11 +139,7 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 			errs = append(errs, fmt.Errorf("deleting Service %s/%s, which has no ports left: %w", a.Namespace, a.Name, err))
 		}
 	}
-	applyErr := errors.Join(errs...)
-
-	before := obj.DeepCopyObject().(T)
-	*r.api.status(obj) = Status(a, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
-	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
+	return errs
 }
 
 // Status is the status an AppService gets from its Deployment (nil when it does not exist yet) and the

@@ -17,8 +17,11 @@ limitations under the License.
 package appservice_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -452,12 +455,63 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	}
 }
 
-// expectNoChildLookups fails the test when the operator looked a child up past the cache: it does so only for
-// a child the cache lacks, never for a converged AppService.
+// expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the
+// AppService whole: it does so only for a child the cache lacks or that differs from what it would apply, never
+// for a converged AppService.
 func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
 	t.Helper()
 	gets := counter.Gets()
-	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"]; n != 0 {
-		t.Errorf("%s: %d uncached lookups of children: %v", what, n, gets)
+	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET appservices"]; n != 0 {
+		t.Errorf("%s: %d uncached lookups: %v", what, n, gets)
 	}
+}
+
+// TestAppServiceCacheHoldsNoEnvironment: the manager's cache holds an AppService without its environment (up
+// to 100 values of 32 KiB) and without the labels and annotations a tenant gave it; a changed value still
+// reaches the Deployment, and a converged AppService costs no write and no read past the cache.
+func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := startOperator(t, cfg)
+	ns := env.NewNamespace(t, "appservice")
+	a := newApp(ns, "large", 30235)
+	for i := range 20 {
+		a.Spec.Envs = append(a.Spec.Envs, appv1.EnvVar{Name: fmt.Sprintf("V%d", i), Value: strings.Repeat("v", 32768)})
+	}
+	a.Annotations = map[string]string{"tenant.example/blob": strings.Repeat("b", 200<<10)}
+	key := testenv.Create(t, env.Client, a)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
+	waitQuiet(t, rec, key, counter)
+
+	cached := &appv1.AppService{}
+	if err := mgr.GetClient().Get(ctx, key, cached); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the cache's copy of an AppService with 640 KiB of environment and 200 KiB of annotations: %d bytes", len(b))
+	if len(cached.Spec.Envs) != 0 || len(b) > 4096 {
+		t.Errorf("the cache holds %d bytes of the AppService (%d environment variables), want none and at most 4 KiB",
+			len(b), len(cached.Spec.Envs))
+	}
+
+	counter.Reset()
+	patchApp(t, key, func(a *appv1.AppService) { a.Spec.Envs[3].Value = "changed" })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		env := getDeployment(g, key).Spec.Template.Spec.Containers[0].Env
+		g.Expect(env).To(gomega.ContainElement(corev1.EnvVar{Name: "V3", Value: "changed"}))
+	})
+	if counter.Gets()["GET appservices"] == 0 {
+		t.Errorf("the change reached the Deployment without a read of the whole AppService: %v", counter.Gets())
+	}
+
+	waitQuiet(t, rec, key, counter)
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, timeout, func() { testenv.Poke(t, env.Client, key, &appv1.AppService{}) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a converged AppService with a large environment caused %d writes: %s", n, counter)
+	}
+	expectNoChildLookups(t, counter, "a converged AppService with a large environment")
 }

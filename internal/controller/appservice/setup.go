@@ -20,10 +20,14 @@ package appservice
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/kit"
 )
 
@@ -45,4 +49,35 @@ func register[T client.Object](mgr ctrl.Manager, o kit.Options, name string, api
 		For(api.new(), builder.WithPredicates(kit.ChangedByOthers())).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}), r.Options, r)
+}
+
+// Children is what the reconcile applies for a, by kind: its builders' output (a nil Service: none may exist).
+func Children(a *appv1.AppService, proxyEnv []corev1.EnvVar) (map[string]runtime.ApplyConfiguration, error) {
+	dep, err := Deployment(a, proxyEnv)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]runtime.ApplyConfiguration{"Deployment": dep, "Service": Service(a)}, nil
+}
+
+// ForCache is how the manager's cache holds the AppServices of both APIs: without their environment (up to
+// 100 values of 32 KiB each) and resources, with the digests of the children the reconcile would apply
+// (kit.OwnerForCache). proxyEnv is the reconcile's (kit.Options).
+func ForCache(proxyEnv []corev1.EnvVar) map[client.Object]ctrlcache.ByObject {
+	return map[client.Object]ctrlcache.ByObject{
+		v1API.new():    forCache(v1API, proxyEnv, func(a *appv1.AppService) { a.Spec.Application = stripped(a.Spec.Application) }),
+		batchAPI.new(): forCache(batchAPI, proxyEnv, func(b *batchv1alpha1.AppService) { b.Spec.Application = stripped(b.Spec.Application) }),
+	}
+}
+
+func forCache[T client.Object](api apiOf[T], proxyEnv []corev1.EnvVar, strip func(T)) ctrlcache.ByObject {
+	return ctrlcache.ByObject{Transform: kit.OwnerForCache(func(obj T) (map[string]runtime.ApplyConfiguration, error) {
+		return Children(api.view(obj), proxyEnv)
+	}, strip)}
+}
+
+// stripped is app without what only the Deployment's builder reads; Status reads the ports.
+func stripped(app appv1.Application) appv1.Application {
+	app.Envs, app.Resources = nil, corev1.ResourceRequirements{}
+	return app
 }

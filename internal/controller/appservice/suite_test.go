@@ -53,9 +53,10 @@ func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.R
 func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
 	o.Workers = 2
+	proxyEnv := o.ProxyEnv
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		return appservice.Setup(mgr, o, appservice.Config{})
-	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}) })
+	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}) })
 	return mgr, mgr.Reconciles
 }
 

@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -372,3 +373,103 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 		t.Errorf("the created child's owner references: %+v", mine.OwnerReferences)
 	}
 }
+
+// TestOwnerForCache: the cache's copy of an owner keeps no large field, none of the tenant's labels and
+// annotations (a digest of them instead), and the digests of the children it would get; CachedConverged
+// compares those with the children's; the transform is idempotent, and annotations of its names written by
+// anyone else are recomputed, never trusted.
+func TestOwnerForCache(t *testing.T) {
+	// A Secret stands for a custom resource: its data is the large field, a ConfigMap its one child.
+	desired := func(s *corev1.Secret) (map[string]runtime.ApplyConfiguration, error) {
+		if _, bad := s.Data["bad"]; bad {
+			return nil, errors.New("cannot render")
+		}
+		children := map[string]runtime.ApplyConfiguration{"ConfigMap": corev1ac.ConfigMap(s.Name, s.Namespace).
+			WithData(map[string]string{"page": string(s.Data["page"])}), "Service": nil}
+		return children, nil
+	}
+	transform := OwnerForCache(desired, func(s *corev1.Secret) { s.Data = nil })
+	owner := func() *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "u1", ResourceVersion: "7",
+			Labels: map[string]string{"tenant": "x"}, Annotations: map[string]string{"blob": strings.Repeat("b", 1<<16)},
+			Finalizers: []string{"f"}, OwnerReferences: []metav1.OwnerReference{{Name: "o"}},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
+			Data: map[string][]byte{"page": []byte(strings.Repeat("p", 1<<16))}}
+	}
+	out, err := transform(owner())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := out.(*corev1.Secret)
+	if cached.Data != nil || cached.Labels != nil || cached.Finalizers != nil || cached.OwnerReferences != nil ||
+		cached.ManagedFields != nil || len(cached.Annotations) != 3 || cached.Name != "web" || cached.UID != "u1" {
+		t.Errorf("cached copy keeps more than its identity and the digests: %+v", cached.ObjectMeta)
+	}
+
+	// A child the cache holds, controlled by the owner, with the digest of what desired builds.
+	children, _ := desired(owner())
+	want, _ := Digest(children["ConfigMap"])
+	child := func(digest string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "c1",
+			Annotations:     map[string]string{digestAnnotation: digest},
+			OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr(true)}}}}
+	}
+	none := &corev1.Service{}
+	for _, tc := range []struct {
+		what     string
+		children map[string]client.Object
+		want     bool
+	}{
+		{"converged", map[string]client.Object{"ConfigMap": child(want), "Service": none}, true},
+		{"child differs", map[string]client.Object{"ConfigMap": child("other"), "Service": none}, false},
+		{"child missing", map[string]client.Object{"ConfigMap": &corev1.ConfigMap{}, "Service": none}, false},
+		{"child not controlled", map[string]client.Object{"ConfigMap": func() *corev1.ConfigMap {
+			c := child(want)
+			c.OwnerReferences = nil
+			return c
+		}(), "Service": none}, false},
+		{"a child that must not exist does", map[string]client.Object{"ConfigMap": child(want), "Service": &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{UID: "s1", OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr(true)}}}}}, false},
+		{"a kind not recorded", map[string]client.Object{"ConfigMap": child(want), "Deployment": none}, false},
+	} {
+		if got := CachedConverged(cached, tc.children); got != tc.want {
+			t.Errorf("%s: CachedConverged = %v, want %v", tc.what, got, tc.want)
+		}
+	}
+
+	// Idempotent: its own output comes through unchanged.
+	again, err := transform(cached.DeepCopy())
+	if err != nil || !equality.Semantic.DeepEqual(again, cached) {
+		t.Errorf("transformed twice: %+v, %v; want %+v", again, err, cached)
+	}
+
+	// Anyone may write annotations of these names on the object: without the key, their values are recomputed.
+	forged := owner()
+	forged.Annotations = map[string]string{desiredAnnotation: `{"ConfigMap":"x","Service":"absent"}`,
+		metadataAnnotation: "m", sealAnnotation: "s"}
+	out, err = transform(forged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := out.(*corev1.Secret); f.Data != nil || !CachedConverged(f, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
+		t.Errorf("forged annotations were trusted: %+v", f.ObjectMeta.Annotations)
+	}
+
+	// A change of labels or annotations changes the cache's copy (ChangedByOthers lets it through).
+	relabelled := owner()
+	relabelled.Labels["tenant"] = "y"
+	out, _ = transform(relabelled)
+	if out.(*corev1.Secret).Annotations[metadataAnnotation] == cached.Annotations[metadataAnnotation] {
+		t.Error("a new label left the cache's copy as it was")
+	}
+
+	// desired fails: nothing counts as converged, so the reconcile reads the object whole and reports it.
+	bad := owner()
+	bad.Data["bad"] = nil
+	out, _ = transform(bad)
+	if b := out.(*corev1.Secret); b.Data != nil || CachedConverged(b, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
+		t.Errorf("an owner whose children cannot be built: %+v", b.ObjectMeta)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -24,6 +24,7 @@ limitations under the License.
 package kit
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -33,6 +34,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -204,4 +206,136 @@ func TrimForCache(obj any) (any, error) {
 	}
 	accessor.SetManagedFields(kept)
 	return obj, nil
+}
+
+// The cache's copy of a custom resource whose reconciler applies children (MyWeb, AppService) is as small
+// whatever its owner writes into it: OwnerForCache keeps what the reconciler reads of it without building a
+// child, and records what it would build instead.
+const (
+	// desiredAnnotation holds the Digest of each child the reconciler would apply, by the child's kind, as
+	// JSON; absent stands for a child that must not exist.
+	desiredAnnotation = "operator101.io/cache-desired-children"
+	// metadataAnnotation holds a Digest of the labels and annotations the object has, so that a change of them
+	// still shows as a change of the cache's copy (ChangedByOthers lets it through).
+	metadataAnnotation = "operator101.io/cache-metadata-digest"
+	// sealAnnotation is a keyed digest of the two above and of the object's identity: an object that carries
+	// it, with the right value, is the transform's own output (transforms must be idempotent), and anyone else
+	// who writes these annotations on an object writes a value that matches nothing.
+	sealAnnotation = "operator101.io/cache-seal"
+	absent         = "absent"
+)
+
+// mac is the HMAC-SHA256 under digestKey of parts, each length-prefixed.
+func mac(parts ...string) string {
+	m := hmac.New(sha256.New, digestKey)
+	for _, p := range parts {
+		_, _ = fmt.Fprintf(m, "%d:%s", len(p), p)
+	}
+	return base64.RawStdEncoding.EncodeToString(m.Sum(nil))
+}
+
+func seal(o metav1.Object, desired, metadata string) string {
+	return mac(string(o.GetUID()), o.GetResourceVersion(), desired, metadata)
+}
+
+// OwnerForCache is the cache transform of a custom resource O whose reconciler applies children: desired
+// builds them (by kind; a nil configuration for a child that must not exist), as the reconciler would. It
+// records the Digest of each, so that CachedConverged can tell, without building anything, that the children
+// the cache holds are already what the reconciler would apply; then strip drops the fields only the builders
+// read (a MyWeb's page, an AppService's environment), and the labels, annotations, owner references,
+// finalizers and managedFields are dropped for a Digest of the first two. What is left is the object's identity,
+// its generation, its deletion timestamp, its status and the spec fields the status is derived from: the cache's
+// copy has a bound size, however large the object is. A reconcile that finds a child not converged reads the
+// whole object from the API server (its builders need the fields dropped here). When desired fails, no child
+// counts as converged and each reconcile reads the whole object, which reports the error.
+func OwnerForCache[O client.Object](desired func(O) (map[string]runtime.ApplyConfiguration, error), strip func(O)) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		o, ok := obj.(O)
+		if !ok {
+			return TrimForCache(obj)
+		}
+		a := o.GetAnnotations()
+		if s, done := a[sealAnnotation]; done && s == seal(o, a[desiredAnnotation], a[metadataAnnotation]) {
+			return o, nil // the transform's own output (client-go may hand an object to the transform twice)
+		}
+		var want string
+		if children, err := desired(o); err == nil {
+			digests := make(map[string]string, len(children))
+			for kind, c := range children {
+				if isNil(c) {
+					digests[kind] = absent
+					continue
+				}
+				if digests[kind], err = Digest(c); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				b, err := json.Marshal(digests)
+				if err != nil {
+					return nil, fmt.Errorf("encoding the digests of the children of %s: %w", o.GetName(), err)
+				}
+				want = string(b)
+			}
+		}
+		meta, err := json.Marshal([]map[string]string{o.GetLabels(), a})
+		if err != nil {
+			return nil, fmt.Errorf("encoding the metadata of %s: %w", o.GetName(), err)
+		}
+		metadata := mac(string(meta))
+		strip(o)
+		o.SetLabels(nil)
+		o.SetOwnerReferences(nil)
+		o.SetFinalizers(nil)
+		o.SetManagedFields(nil)
+		o.SetGenerateName("")
+		kept := map[string]string{metadataAnnotation: metadata, sealAnnotation: seal(o, want, metadata)}
+		if want != "" {
+			kept[desiredAnnotation] = want
+		}
+		o.SetAnnotations(kept)
+		return o, nil
+	}
+}
+
+// CachedConverged tells whether the children the cache holds (children, by kind, as ReadChildren filled them)
+// are already what owner's reconciler would apply, by the digests the cache recorded (OwnerForCache for owner,
+// ChildForCache for each child): then no child needs to be built or written, and owner need not be read whole.
+// owner must come from the cache. A child that must not exist is converged when owner controls no child of
+// that name.
+func CachedConverged(owner client.Object, children map[string]client.Object) bool {
+	var want map[string]string
+	if err := json.Unmarshal([]byte(owner.GetAnnotations()[desiredAnnotation]), &want); err != nil || len(want) != len(children) {
+		return false
+	}
+	for kind, child := range children {
+		d, ok := want[kind]
+		if !ok {
+			return false
+		}
+		controlled := child.GetUID() != "" && metav1.IsControlledBy(child, owner)
+		if d == absent {
+			if controlled {
+				return false
+			}
+			continue
+		}
+		if got, ok := child.GetAnnotations()[digestAnnotation]; !ok || !controlled || got != d {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadWhole reads owner's object whole from the API server into whole: the cache's copy lacks what the
+// builders read (OwnerForCache). It reports false, and no error, when the object is gone.
+func ReadWhole(ctx context.Context, live client.Reader, owner client.Object, whole client.Object) (bool, error) {
+	key := client.ObjectKeyFromObject(owner)
+	if err := live.Get(ctx, key, whole); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reading %s whole: %w", key, err)
+	}
+	return true, nil
 }

@@ -33,7 +33,8 @@ import (
 )
 
 // The MyWeb controller reads MyWebs and their children from the manager's cache and writes children with
-// server-side apply (patch; create when the child does not exist yet). It never deletes: garbage collection
+// server-side apply (patch; create when the child does not exist yet). The cache holds a MyWeb without its
+// page (ForCache), so a MyWeb whose children are not converged is read whole from the API server first. It never deletes: garbage collection
 // removes the children of a deleted MyWeb through their owner references.
 //
 // namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
@@ -64,10 +65,19 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := kit.ReadChildren(ctx, r.Client, "MyWeb", w, cm, dep, svc); err != nil {
 		return ctrl.Result{}, err
 	}
-	applyErr := errors.Join(
-		kit.ApplyChild(ctx, r.Client, r.Reader, w, "ConfigMap", cm, ConfigMap(w), corev1ac.ExtractConfigMap),
-		kit.ApplyChild(ctx, r.Client, r.Reader, w, "Deployment", dep, Deployment(w, r.ProxyEnv), appsv1ac.ExtractDeployment),
-		kit.ApplyChild(ctx, r.Client, r.Reader, w, "Service", svc, Service(w), corev1ac.ExtractService))
+	// The cache's copy of w has no page (ForCache); it tells whether the children are already what the
+	// builders would make of the whole MyWeb. Only when they are not is the MyWeb read whole, past the cache.
+	var applyErr error
+	if !kit.CachedConverged(w, map[string]client.Object{"ConfigMap": cm, "Deployment": dep, "Service": svc}) {
+		whole := &operatorv1.MyWeb{}
+		if found, err := kit.ReadWhole(ctx, r.Reader, w, whole); err != nil || !found || whole.DeletionTimestamp != nil {
+			return ctrl.Result{}, err
+		}
+		applyErr = errors.Join(
+			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "ConfigMap", cm, ConfigMap(whole), corev1ac.ExtractConfigMap),
+			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment),
+			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Service", svc, Service(whole), corev1ac.ExtractService))
+	}
 
 	before := w.DeepCopy()
 	w.Status = Status(w, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))

@@ -17,8 +17,10 @@ limitations under the License.
 package myweb_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -424,12 +426,72 @@ func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	}
 }
 
-// expectNoChildLookups fails the test when the operator looked a child up past the cache: it does so only for
-// a child the cache lacks, never for a converged MyWeb.
+// expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the MyWeb
+// whole: it does so only for a child the cache lacks or that differs from what it would apply, never for a
+// converged MyWeb.
 func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
 	t.Helper()
 	gets := counter.Gets()
-	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"]; n != 0 {
-		t.Errorf("%s: %d uncached lookups of children: %v", what, n, gets)
+	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET mywebs"]; n != 0 {
+		t.Errorf("%s: %d uncached lookups: %v", what, n, gets)
 	}
+}
+
+// TestMyWebCacheHoldsNoPage: the manager's cache holds a MyWeb without its page and without the labels and
+// annotations a tenant gave it, so its memory does not grow with the size of what tenants write; a new page
+// still reaches the ConfigMap and the pods' template, and a converged MyWeb costs no write and no read past the
+// cache.
+func TestMyWebCacheHoldsNoPage(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := startOperator(t, cfg)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "large", 30135)
+	w.Spec.PageContentHtml = strings.Repeat("a", 524288) // the schema's maxLength
+	w.Annotations = map[string]string{"tenant.example/blob": strings.Repeat("b", 200<<10)}
+	w.Labels = map[string]string{"tenant": "x"}
+	key := testenv.Create(t, env.Client, w)
+	converged := func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		expectFollows(g, w, getChildren(g, key))
+		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+	}
+	testenv.Eventually(t, timeout, converged)
+	waitQuiet(t, rec, key, counter)
+
+	cached := &operatorv1.MyWeb{}
+	if err := mgr.GetClient().Get(ctx, key, cached); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the cache's copy of a MyWeb with a page of 512 KiB and 200 KiB of annotations: %d bytes", len(b))
+	if cached.Spec.PageContentHtml != "" || len(b) > 4096 {
+		t.Errorf("the cache holds %d bytes of the MyWeb (page of %d bytes), want no page and at most 4 KiB",
+			len(b), len(cached.Spec.PageContentHtml))
+	}
+	if cached.Spec.NodePortNumber != w.Spec.NodePortNumber || cached.Generation == 0 {
+		t.Errorf("the cache's copy lost what the status is derived from: %+v", cached.Spec)
+	}
+
+	// A new page: the MyWeb is read whole past the cache, once, and the ConfigMap and the template follow.
+	counter.Reset()
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = strings.Repeat("c", 524288) })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		converged(g)
+		g.Expect(getChildren(g, key).cm.Data["index.html"]).To(gomega.HavePrefix("ccc"))
+	})
+	if counter.Gets()["GET mywebs"] == 0 {
+		t.Errorf("the new page reached the ConfigMap without a read of the whole MyWeb: %v", counter.Gets())
+	}
+
+	// Converged: whatever triggers a reconcile, no write and no read past the cache.
+	waitQuiet(t, rec, key, counter)
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, timeout, func() { testenv.Poke(t, env.Client, key, &operatorv1.MyWeb{}) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a converged MyWeb with a large page caused %d writes: %s", n, counter)
+	}
+	expectNoChildLookups(t, counter, "a converged MyWeb with a large page")
 }

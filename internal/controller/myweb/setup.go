@@ -20,8 +20,10 @@ package myweb
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/kit"
@@ -39,4 +41,18 @@ func Setup(mgr ctrl.Manager, o kit.Options, _ Config) error {
 		Owns(&corev1.ConfigMap{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}), r.Options, r)
+}
+
+// Children is what the reconcile applies for w, by kind: its builders' output.
+func Children(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) map[string]runtime.ApplyConfiguration {
+	return map[string]runtime.ApplyConfiguration{"ConfigMap": ConfigMap(w), "Deployment": Deployment(w, proxyEnv),
+		"Service": Service(w)}
+}
+
+// ForCache is how the manager's cache holds MyWebs: without their page (up to 512 KiB each), with the digests
+// of the children the reconcile would apply (kit.OwnerForCache). proxyEnv is the reconcile's (kit.Options).
+func ForCache(proxyEnv []corev1.EnvVar) ctrlcache.ByObject {
+	return ctrlcache.ByObject{Transform: kit.OwnerForCache(func(w *operatorv1.MyWeb) (map[string]runtime.ApplyConfiguration, error) {
+		return Children(w, proxyEnv), nil
+	}, func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "" })}
 }
