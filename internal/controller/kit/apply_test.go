@@ -452,7 +452,7 @@ func TestOwnerForCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f := out.(*corev1.Secret); f.Data != nil || !CachedConverged(f, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
-		t.Errorf("forged annotations were trusted: %+v", f.ObjectMeta.Annotations)
+		t.Errorf("forged annotations were trusted: %+v", f.Annotations)
 	}
 
 	// A change of labels or annotations changes the cache's copy (ChangedByOthers lets it through).
