@@ -60,6 +60,10 @@ import (
 // the operator is installed for (docs/security.md).
 // +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats,verbs=get;list;watch,namespace=system
 // +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/status,verbs=get;patch,namespace=system
+// finalizers (update): every child's owner reference sets blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin (on by default in OpenShift) admits only from a user
+// who may update the owner's finalizers subresource. The operator sets no finalizer on an At.
+// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
