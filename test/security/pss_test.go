@@ -28,9 +28,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
+	"github.com/operator101/operator101/test/olmrbac"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -94,6 +96,35 @@ func TestManagerPodMeetsRestrictedPodSecurity(t *testing.T) {
 		t.Error("the manager's root filesystem is not read-only")
 	case sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot:
 		t.Error("the manager may run as root")
+	}
+}
+
+// TestManagerHasNoFixedUID: neither the manager's pod as config/default renders it nor the CSV's Deployment
+// (what OLM installs) sets runAsUser, on the pod or on any container, and both set runAsNonRoot. OpenShift's
+// restricted-v2 SCC refuses a UID outside the namespace's range (openshift.io/sa.scc.uid-range), and
+// assigns one when none is set; the image's numeric USER (test/images) is what runs elsewhere.
+func TestManagerHasNoFixedUID(t *testing.T) {
+	s, err := olmrbac.Strategy(env.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, spec := range map[string]corev1.PodSpec{
+		"config/default":  managerDeployment(t).Spec.Template.Spec,
+		"the bundle's CSV": s.DeploymentSpecs[0].Spec.Template.Spec,
+	} {
+		if psc := spec.SecurityContext; psc == nil || psc.RunAsUser != nil {
+			t.Errorf("%s: the pod's securityContext %+v: want one without runAsUser", what, psc)
+		}
+		nonRoot := spec.SecurityContext != nil && ptr.Deref(spec.SecurityContext.RunAsNonRoot, false)
+		for _, c := range append(spec.InitContainers, spec.Containers...) {
+			if c.SecurityContext != nil && c.SecurityContext.RunAsUser != nil {
+				t.Errorf("%s: container %s sets runAsUser %d: a fixed UID is refused by OpenShift's restricted-v2 SCC",
+					what, c.Name, *c.SecurityContext.RunAsUser)
+			}
+			if !nonRoot && (c.SecurityContext == nil || !ptr.Deref(c.SecurityContext.RunAsNonRoot, false)) {
+				t.Errorf("%s: container %s may run as root: want runAsNonRoot", what, c.Name)
+			}
+		}
 	}
 }
 
