@@ -115,7 +115,7 @@ func TestManagerHasNoFixedUID(t *testing.T) {
 		t.Fatal(err)
 	}
 	for what, spec := range map[string]corev1.PodSpec{
-		"config/default":  managerDeployment(t).Spec.Template.Spec,
+		"config/default":   managerDeployment(t).Spec.Template.Spec,
 		"the bundle's CSV": s.DeploymentSpecs[0].Spec.Template.Spec,
 	} {
 		if psc := spec.SecurityContext; psc == nil || psc.RunAsUser != nil {
