@@ -42,8 +42,8 @@ import (
 )
 
 // TestLifecycle: create → the user logs in with the Secret's password; the Secret changes → the new password
-// works and the old one fails within a resync period plus a second; grants follow the spec exactly; an account dropped by hand
-// comes back; delete → the account is dropped. No password reaches logs, Events or status.
+// works and the old one fails within a resync period plus a second; grants follow the spec exactly; an account
+// dropped by hand comes back; delete → the account is dropped. No password reaches logs, Events or status.
 func TestLifecycle(t *testing.T) {
 	mariadbtest.Require(t, server)
 	ctx := context.Background()
