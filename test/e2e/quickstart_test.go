@@ -144,6 +144,7 @@ func runBlocks(t *testing.T, what string, blocks []string, env ...string) {
 		out, err := runBlock(b, env...)
 		t.Logf("%s, block %d:\n%s\n---\n%s", what, i+1, b, out)
 		if err != nil {
+			logQuickStartState(t)
 			t.Fatalf("%s, block %d: %v", what, i+1, err)
 		}
 	}
@@ -158,6 +159,23 @@ func runBlock(block string, env ...string) (string, error) {
 	cmd.Dir = f.root
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// logQuickStartState logs what OLM and the operator did in the quick start's namespaces, for a block that failed.
+func logQuickStartState(t *testing.T) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"get", "catalogsource,subscription,installplan,csv,deployment,pod", "-n", quickNS, "-o", "wide"},
+		{"get", "csv", "-n", quickNS, "-o", "jsonpath={range .items[*]}{.metadata.name}: {.status.phase} {.status.reason}: {.status.message}{\"\\n\"}{range .status.requirementStatus[*]}  {.kind} {.name}: {.status} {.message}{\"\\n\"}{end}{end}"},
+		{"get", "subscription", "-n", quickNS, "-o", "jsonpath={range .items[*].status.conditions[*]}{.type}={.status} {.reason}: {.message}{\"\\n\"}{end}"},
+		{"describe", "pod", "-n", quickNS},
+		{"get", "events", "-n", quickNS, "--sort-by=.lastTimestamp"},
+		{"get", "myweb,appservices.app.example.com,appservices.batch.schwarzeni.github.com,at,databaseuser", "-n", quickSamples},
+		{"get", "databasetarget", "-o", "wide"},
+	} {
+		out, err := tryRun(nil, f.kubectl, args...)
+		t.Logf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
 }
 
 // copyImage copies src to dst (skopeo, with the TLS rule of hack/registry.sh) unless they name the same
