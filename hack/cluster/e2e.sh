@@ -5,8 +5,9 @@
 #      tree's (release-images.sh) in the registry the cluster pulls from;
 #   2. a MySQL/MariaDB server the operator's pod reaches: the MARIADB_* variables, else a private MariaDB
 #      started here on the node address;
-#   3. go test -tags e2e ./test/e2e (Subscription install, samples, upgrade, scorecard, uninstall; operator-sdk
-#      run bundle / bundle-upgrade / cleanup);
+#   3. go test -tags e2e ./test/e2e: first the README's quick start and docs/olm.md's upgrade and uninstall, run
+#      as written (TestQuickStartFromTheREADME; QUICKSTART=0 skips it), then the rest (Subscription install,
+#      samples, upgrade, scorecard, uninstall; operator-sdk run bundle / bundle-upgrade / cleanup);
 #   4. make demo (hack/demo.sh) on the same cluster, then TestSeedsAfterDemo: each tutorial's own steps, as its
 #      reader types them, beside the demo's samples; then the demo's uninstall (SEEDS=0 skips 4).
 # It stops what it started: the MariaDB always; the local cluster when it was not running before (KEEP_CLUSTER=1
@@ -86,9 +87,16 @@ e2e_test() {
 		go test -tags e2e ./test/e2e/ -count=1 -v "$@"
 }
 
+# The README's quick start first, as a new user meets the cluster: nothing of operator101's installed or stored
+# (its uninstall deletes every object of every kind). QUICKSTART=0 skips it.
+if [[ ${QUICKSTART:-1} == 1 ]]; then
+	say "the README's quick start, then docs/olm.md's upgrade and uninstall, as written (TestQuickStartFromTheREADME)"
+	e2e_test -timeout 30m -run '^TestQuickStartFromTheREADME$'
+fi
+
 say "go test -tags e2e ./test/e2e"
 # shellcheck disable=SC2086 # E2E_TEST_ARGS is a list of go test flags
-e2e_test -timeout 45m -skip '^TestSeedsAfterDemo$' ${E2E_TEST_ARGS:-}
+e2e_test -timeout 45m -skip '^(TestSeedsAfterDemo|TestQuickStartFromTheREADME)$' ${E2E_TEST_ARGS:-}
 
 [[ ${SEEDS:-1} == 1 ]] || exit 0
 # The e2e's MariaDB is done with; the demo starts its own, as make demo does.

@@ -38,6 +38,7 @@ import (
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/api/conditions"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/test/olmrbac"
 )
@@ -94,7 +95,16 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			}
 			checkPermissionTable(t, string(m.mode), m.ns, m.target)
 
-			// The samples, in the target namespace.
+			// The samples, in the target namespace. The DatabaseUser's: a DatabaseTarget for the target namespace
+			// whose admin Secret is in the operator's; the operator reads the tenant's password Secret there.
+			clearDatabaseTargets(t)
+			t.Cleanup(func() { clearDatabaseTargets(t) })
+			create(t, targetSecret(m.ns))
+			dt := databaseTarget("that-database")
+			dt.Spec.AdminSecretRef.Namespace = m.ns
+			dt.Spec.AllowedNamespaces = []string{m.target}
+			create(t, dt)
+			kubectl(t, "apply", "-n", m.target, "-f", "config/samples/mygroup_v1alpha1_databaseuser.yaml")
 			myweb := sampleMyWeb(t)
 			myweb.Namespace = m.target
 			create(t, myweb)
@@ -104,12 +114,20 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			waitCondition(t, &appv1.AppService{}, m.target, "nginx-app", conditions.Available)
 			waitAtPhase(t, m.target, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
 			waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "<h1>Hello, World!</h1>")
+			waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
+			waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, m.target, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+			if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
+				t.Errorf("%s: the DatabaseUser sample's account logged in as %q, want cnhandsomeguy@%%", m.mode, who)
+			}
 			if logs := kubectl(t, "logs", "-n", m.ns, pod.Name); forbiddenLine.MatchString(logs) {
 				t.Errorf("%s: the operator was refused something:\n%s", m.mode, strings.Join(forbiddenLine.FindAllString(logs, 5), "\n"))
 			}
 			// The samples go while the operator runs (before the uninstall the cleanups do).
 			kubectl(t, "delete", "-n", m.target, "--wait=true", "--timeout=120s",
-				"mywebs.operator.k8s-summit.org,appservices.app.example.com,ats.cnat.programming-kubernetes.info", "--all")
+				"databaseusers.mygroup.handsomeguy.cn,mywebs.operator.k8s-summit.org,appservices.app.example.com,ats.cnat.programming-kubernetes.info", "--all")
+			if n := accounts(t, "cnhandsomeguy"); n != 0 {
+				t.Errorf("%s: the DatabaseUser's account is still on the server (%d) after its deletion", m.mode, n)
+			}
 		})
 	}
 }

@@ -156,8 +156,14 @@ func publishCommittedCatalog(t *testing.T) string {
 	if committedCatalog != "" {
 		return committedCatalog
 	}
+	committedCatalog = publishCommittedCatalogAs(t, strings.TrimSuffix(f.bundleImgs, "-bundle")+"-catalog:committed")
+	return committedCatalog
+}
+
+// publishCommittedCatalogAs builds the committed catalog and pushes it as img, as publishCommittedCatalog says.
+func publishCommittedCatalogAs(t *testing.T, img string) string {
+	t.Helper()
 	base := strings.TrimSuffix(f.bundleImgs, "-bundle")
-	img := base + "-catalog:committed"
 	run(t, nil, "make", "--no-print-directory", "catalog-build", "CATALOG_IMG="+img, "OCI_RUNTIME=runc")
 	push := []string{"--no-print-directory", "catalog-push", "CATALOG_IMG=" + img, "IMAGE_TAG_BASE=" + base}
 	if f.certDir != "" {
@@ -167,7 +173,6 @@ func publishCommittedCatalog(t *testing.T) string {
 	if f.certDir != "" && !strings.Contains(out, "--tls-verify=true --cert-dir "+f.certDir) {
 		t.Errorf("make catalog-push did not verify TLS against %s:\n%s", f.certDir, out)
 	}
-	committedCatalog = img
 	return img
 }
 

@@ -20,6 +20,7 @@ package faults
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -231,6 +232,35 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 		t.Fatalf("the last manager exited: %v\n%s", final.err, final.log())
 	}
 
+	// Grants and connection limits, read back from the server: each account has exactly its DatabaseUser's
+	// spec as it stands after the last change (the changes patched both while managers were being killed).
+	var finalDBUs mygroupv1alpha1.DatabaseUserList
+	must(t, k.List(ctx, &finalDBUs, client.InNamespace(ns)))
+	checkedSpecs := 0
+	for _, d := range finalDBUs.Items {
+		maxConn, grants := accountOnServer(ctx, t, admin, d.Spec.User)
+		want := map[string]string{}
+		for _, g := range d.Spec.Grants {
+			var privs []string
+			for _, p := range g.Privileges {
+				privs = append(privs, string(p))
+			}
+			sort.Strings(privs)
+			want[g.Database] = strings.Join(privs, ",")
+		}
+		if wantConn := int(ptr.Deref(d.Spec.MaxUserConnections, 0)); maxConn != wantConn {
+			t.Errorf("account %s: max_user_connections %d on the server, %d in DatabaseUser %s", d.Spec.User, maxConn, wantConn, d.Name)
+		}
+		if fmt.Sprint(grants) != fmt.Sprint(want) {
+			t.Errorf("account %s: grants %v on the server, %v in DatabaseUser %s", d.Spec.User, grants, want, d.Name)
+		}
+		checkedSpecs++
+	}
+	if checkedSpecs != len(passwords) {
+		t.Errorf("grants and limits checked for %d accounts, want %d", checkedSpecs, len(passwords))
+	}
+	t.Logf("grants and max_user_connections of %d accounts read back from the server", checkedSpecs)
+
 	// Accounts: exactly those of the DatabaseUsers that exist.
 	rows, err := admin.QueryContext(ctx, "SELECT User FROM mysql.user WHERE User LIKE 'fz\\_%' AND Host = '%'")
 	must(t, err)
@@ -310,6 +340,43 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 		"kills took %s, convergence after the last one %s, total %s",
 		kills+1, kills, midWork, len(ats), created, unanswered, duplicates, dbCreated, changed, rotated, len(deleted), len(accounts), len(lost),
 		len(orphans), killed.Round(time.Second), converged.Round(100*time.Millisecond), time.Since(began).Round(time.Second))
+}
+
+// accountOnServer reads user@'%'s max_user_connections from mysql.user and its database-level privileges
+// from mysql.db: by database name (the operator escapes `_` in the pattern; unescaped here), the privileges
+// granted, sorted and joined with commas ("INSERT,SELECT").
+func accountOnServer(ctx context.Context, t *testing.T, admin *sql.DB, user string) (int, map[string]string) {
+	t.Helper()
+	var maxConn int
+	must(t, admin.QueryRowContext(ctx, "SELECT max_user_connections FROM mysql.user WHERE User = ? AND Host = '%'", user).Scan(&maxConn))
+	rows, err := admin.QueryContext(ctx, "SELECT * FROM mysql.db WHERE User = ? AND Host = '%'", user)
+	must(t, err)
+	defer func() { _ = rows.Close() }()
+	cols, err := rows.Columns()
+	must(t, err)
+	grants := map[string]string{}
+	for rows.Next() {
+		vals := make([]sql.RawBytes, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		must(t, rows.Scan(ptrs...))
+		var db string
+		var privs []string
+		for i, c := range cols {
+			switch {
+			case c == "Db":
+				db = strings.ReplaceAll(string(vals[i]), `\_`, "_")
+			case strings.HasSuffix(c, "_priv") && string(vals[i]) == "Y":
+				privs = append(privs, strings.ToUpper(strings.ReplaceAll(strings.TrimSuffix(c, "_priv"), "_", " ")))
+			}
+		}
+		sort.Strings(privs)
+		grants[db] = strings.Join(privs, ",")
+	}
+	must(t, rows.Err())
+	return maxConn, grants
 }
 
 // keys lists a set's UIDs, sorted.

@@ -65,7 +65,7 @@ func showGrants(t *testing.T, user string) string {
 func TestAdoptionRefusedBeyondPolicy(t *testing.T) {
 	mariadbtest.Require(t, server)
 	ctx := context.Background()
-	o := startOperator(t, nil, randomPassword("badadmin"))
+	o := startOperator(t, nil, randomPassword(t, "badadmin"))
 	ns := env.NewNamespace(t, "adopter")
 	mkTarget(t, "adopting", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
 		s.Databases = []string{"${namespace}", "${namespace}_*"}
@@ -107,7 +107,7 @@ func TestAdoptionRefusedBeyondPolicy(t *testing.T) {
 		"tabled": {tabled, "tabled-pw", []string{"table or column grants outside the target's databases"}},
 	}
 	// The tenant's own new account, on the same target: created as ever (and the claim table with it).
-	own, ownPw := uniqueUser("own"), randomPassword("own")
+	own, ownPw := uniqueUser("own"), randomPassword(t, "own")
 	_, ownKey := readyUser(t, ns, "own", own, ownPw, func(d *mygroupv1alpha1.DatabaseUser) {
 		d.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "adopting"}
 	})

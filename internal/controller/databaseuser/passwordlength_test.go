@@ -183,11 +183,11 @@ func TestPasswordTooLongRefused(t *testing.T) {
 	ctx := context.Background()
 	fake := startFakeMySQL(t, "8.4.3")
 	opNS := env.NewNamespace(t, "dbu-pwlen")
-	adminPw := randomPassword("admin")
+	adminPw := randomPassword(t, "admin")
 	mkSecret(t, opNS, "fake-mysql", map[string]string{"host": "127.0.0.1", "port": fake.port(),
 		"username": "operator101admin", "password": adminPw})
 	mkTarget(t, "fake-mysql84", opNS, "fake-mysql", nil)
-	log := &testenv.SyncBuffer{}
+	log := captureLog(t)
 	mgr := env.StartManager(t, nil, func(mgr ctrl.Manager) error {
 		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
 			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
@@ -198,7 +198,7 @@ func TestPasswordTooLongRefused(t *testing.T) {
 
 	limit := mysqlaccount.MaxCachingSHA2PasswordLength
 	pad := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
-	tooLong, atLimit := pad(randomPassword("long"), limit+1), pad(randomPassword("limit"), limit)
+	tooLong, atLimit := pad(randomPassword(t, "long"), limit+1), pad(randomPassword(t, "limit"), limit)
 	tenant := env.NewNamespace(t, "tenant")
 	mkSecret(t, tenant, "s", map[string]string{"pw": tooLong})
 	dbu := newDBU(tenant, "app", uniqueUser("app"), "s", "pw")

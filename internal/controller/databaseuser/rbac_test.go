@@ -72,9 +72,9 @@ func TestLeastPrivilege(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := startOperator(t, cfg, randomPassword("badadmin"))
+	o := startOperator(t, cfg, randomPassword(t, "badadmin"))
 	ns := env.NewNamespace(t, "dbu")
-	user, pw := uniqueUser("rbac"), randomPassword("rbac")
+	user, pw := uniqueUser("rbac"), randomPassword(t, "rbac")
 	dbu, key := readyUser(t, ns, "rbac", user, pw)
 	if err := login(user, pw); err != nil {
 		t.Fatal(err)

@@ -19,10 +19,14 @@ package databaseuser_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +78,8 @@ func TestMain(m *testing.M) {
 const (
 	resync  = 2 * time.Second
 	timeout = 60 * time.Second
+	// rotationSlack is how much longer than a resync period a rotated password may take to work (TestLifecycle).
+	rotationSlack = time.Second
 )
 
 // operator is one running manager with the DatabaseUser controller, its captured log and its attempts.
@@ -101,7 +107,7 @@ func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *ope
 func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]mysqlaccount.Target,
 	resyncPeriod time.Duration, opts ...func(*ctrl.Options)) *operator {
 	t.Helper()
-	o := &operator{ns: env.NewNamespace(t, "dbu"), log: &testenv.SyncBuffer{}}
+	o := &operator{ns: env.NewNamespace(t, "dbu"), log: captureLog(t)}
 	a := server.Admin
 	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
 	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
@@ -184,11 +190,108 @@ func setSecret(t *testing.T, ns, name string, data map[string]string) {
 	}
 }
 
-// randomPassword is unique, so that finding it in a log proves a leak.
-func randomPassword(prefix string) string {
+// randomPassword plants a password for the test: a random core (24 hex digits, which no encoding changes)
+// between the prefix and the characters logs and SQL must escape. It is recorded for the test, and the first
+// password a test plants registers the leak check (checkLeaks) that runs when the test ends, so every test that
+// plants one is checked.
+func randomPassword(t *testing.T, prefix string) string {
+	t.Helper()
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
-	return prefix + "-" + hex.EncodeToString(b) + "-'\"\\`;--"
+	core := hex.EncodeToString(b)
+	w := watchLeaks(t)
+	w.cores = append(w.cores, core)
+	w.secrets = append(w.secrets, prefix+"-"+core+"-'\"\\`;--")
+	return w.secrets[len(w.secrets)-1]
+}
+
+// captureLog is a buffer for a manager's log that the test's leak check searches.
+func captureLog(t *testing.T) *testenv.SyncBuffer {
+	t.Helper()
+	b := &testenv.SyncBuffer{}
+	w := watchLeaks(t)
+	w.logs = append(w.logs, b)
+	return b
+}
+
+// leakWatch is what one top-level test planted and the logs its managers wrote. The tests of this package do
+// not run in parallel.
+type leakWatch struct {
+	cores, secrets []string
+	logs           []*testenv.SyncBuffer
+}
+
+var (
+	leakWatches = map[string]*leakWatch{} // by top-level test name
+	leakChecked = map[*testing.T]bool{}   // the (sub)tests whose end runs checkLeaks
+)
+
+func watchLeaks(t *testing.T) *leakWatch {
+	root, _, _ := strings.Cut(t.Name(), "/")
+	w := leakWatches[root]
+	if w == nil {
+		w = &leakWatch{}
+		leakWatches[root] = w
+	}
+	if !leakChecked[t] {
+		leakChecked[t] = true
+		t.Cleanup(func() { checkLeaks(t, w) })
+	}
+	return w
+}
+
+// checkLeaks searches the test's captured logs, every Event and every DatabaseUser's status, in all namespaces,
+// for the passwords the test planted (leakForms: the random core, raw, and the whole password raw, JSON-, Go-
+// and base64-encoded, and its MySQL hash).
+func checkLeaks(t *testing.T, w *leakWatch) {
+	t.Helper()
+	if len(w.cores) == 0 {
+		return
+	}
+	var hay strings.Builder
+	for _, l := range w.logs {
+		hay.WriteString(l.String())
+	}
+	if len(w.logs) > 0 && hay.Len() == 0 {
+		t.Error("the captured logs are empty: the leak check would prove nothing")
+	}
+	list := &mygroupv1alpha1.DatabaseUserList{}
+	if err := env.Client.List(context.Background(), list); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range list.Items {
+		fmt.Fprintf(&hay, "%+v\n", d.Status)
+	}
+	hay.WriteString(eventNotes(t, ""))
+	for _, found := range findLeaks(hay.String(), append(append([]string{}, w.cores...), w.secrets...)...) {
+		t.Errorf("a planted password appears in logs, Events or status, as %s", found)
+	}
+}
+
+// leakForms is every form of secret to search for: raw, as JSON and Go string literals escape it (without the
+// quotes), base64 (a Secret's data), and its mysql_native_password hash.
+func leakForms(secret string) map[string]string {
+	j, _ := json.Marshal(secret)
+	return map[string]string{
+		"raw":    secret,
+		"JSON":   strings.Trim(string(j), `"`),
+		"Go %q":  strings.Trim(strconv.Quote(secret), `"`),
+		"base64": base64.StdEncoding.EncodeToString([]byte(secret)),
+		"hash":   mysqlaccount.NativePasswordHash(secret),
+	}
+}
+
+// findLeaks returns how each secret found in hay appears there (never the secret itself).
+func findLeaks(hay string, secrets ...string) []string {
+	var found []string
+	for i, s := range secrets {
+		for form, v := range leakForms(s) {
+			if strings.Contains(hay, v) {
+				found = append(found, fmt.Sprintf("secret #%d (%d bytes), %s", i, len(s), form))
+			}
+		}
+	}
+	return found
 }
 
 func uniqueUser(prefix string) string {
@@ -288,8 +391,9 @@ func accountExists(t *testing.T, user string) bool {
 	return n == 1
 }
 
-// assertNoSecrets fails when any secret appears in the operator's log, the namespace's Events, or the
-// DatabaseUsers' status.
+// assertNoSecrets fails when any secret, in any of its leakForms, appears in the operator's log, the namespace's
+// Events, or the DatabaseUsers' status. checkLeaks does the same for every password the test planted when it
+// ends; this is for secrets the test did not plant with randomPassword, and for checks in the middle of a test.
 func assertNoSecrets(t *testing.T, o *operator, ns string, secrets ...string) {
 	t.Helper()
 	var hay strings.Builder
@@ -305,18 +409,35 @@ func assertNoSecrets(t *testing.T, o *operator, ns string, secrets ...string) {
 	if o.log.String() == "" {
 		t.Fatal("the captured log is empty: the leak check would prove nothing")
 	}
-	for _, s := range secrets {
-		for _, form := range []string{s, mysqlaccount.NativePasswordHash(s)} {
-			if strings.Contains(hay.String(), form) {
-				t.Errorf("a secret (or its hash) appears in logs, Events or status")
-			}
+	for _, found := range findLeaks(hay.String(), secrets...) {
+		t.Errorf("a secret appears in logs, Events or status, as %s", found)
+	}
+}
+
+// assertInvalid fails unless err is the API server's refusal (422 Invalid) with a cause for field ("<nil>" for the
+// object itself) whose message contains msg.
+func assertInvalid(t *testing.T, what string, err error, field, msg string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: accepted", what)
+		return
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || !apierrors.IsInvalid(err) || status.Status().Details == nil {
+		t.Errorf("%s: not a 422 Invalid with details: %v", what, err)
+		return
+	}
+	for _, c := range status.Status().Details.Causes {
+		if c.Field == field && strings.Contains(c.Message, msg) {
+			return
 		}
 	}
+	t.Errorf("%s: want field %q with a message containing %q, got causes %+v", what, field, msg, status.Status().Details.Causes)
 }
 
 func zapLevel(l int8) zapcore.Level { return zapcore.Level(l) }
 
-// eventNotes is every Event of ns, as text.
+// eventNotes is every Event of ns (of every namespace when ns is ""), as text.
 func eventNotes(t *testing.T, ns string) string {
 	t.Helper()
 	evs := &eventsv1.EventList{}

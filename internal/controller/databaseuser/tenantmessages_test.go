@@ -72,9 +72,9 @@ func TestTenantsSeeNothingOfTheServer(t *testing.T) {
 	port := denyingServer(t, "Access denied for user '"+adminUser+"'@'"+operatorIP+"' (using password: YES)")
 	opNS := env.NewNamespace(t, "dbu-leak")
 	mkSecret(t, opNS, "denying", map[string]string{"host": "127.0.0.1", "port": port,
-		"username": adminUser, "password": randomPassword("admin")})
+		"username": adminUser, "password": randomPassword(t, "admin")})
 	mkTarget(t, "denying", opNS, "denying", nil)
-	log := &testenv.SyncBuffer{}
+	log := captureLog(t)
 	env.StartManager(t, nil, func(mgr ctrl.Manager) error {
 		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
 			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
@@ -91,7 +91,7 @@ func TestTenantsSeeNothingOfTheServer(t *testing.T) {
 	}
 
 	tenant := env.NewNamespace(t, "tenant")
-	mkSecret(t, tenant, "s", map[string]string{"pw": randomPassword("app")})
+	mkSecret(t, tenant, "s", map[string]string{"pw": randomPassword(t, "app")})
 	dbu := newDBU(tenant, "app", uniqueUser("app"), "s", "pw")
 	dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "denying"}
 	key := testenv.Create(t, env.Client, dbu)

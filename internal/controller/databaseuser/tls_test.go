@@ -135,7 +135,7 @@ func TestVerifyCAWithoutCARefused(t *testing.T) {
 	ctx := context.Background()
 	refused, full := recordConnections(t), recordConnections(t)
 	opNS := env.NewNamespace(t, "dbt-tls")
-	adminPw := randomPassword("admin")
+	adminPw := randomPassword(t, "admin")
 	secret := func(r *tcpRecorder) map[string]string {
 		return map[string]string{"host": "127.0.0.1", "port": r.port(), "username": "operator101admin", "password": adminPw}
 	}
@@ -147,7 +147,7 @@ func TestVerifyCAWithoutCARefused(t *testing.T) {
 	mkTarget(t, "verifyfull-no-ca", opNS, "no-ca-full", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
 		s.TLS = mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSVerifyFull}
 	})
-	log := &testenv.SyncBuffer{}
+	log := captureLog(t)
 	mgr := env.StartManager(t, nil, func(mgr ctrl.Manager) error {
 		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
 			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
@@ -168,7 +168,7 @@ func TestVerifyCAWithoutCARefused(t *testing.T) {
 	}
 	// A DatabaseUser of that target: the same reason, the same check before any connection.
 	tenant := env.NewNamespace(t, "tenant")
-	mkSecret(t, tenant, "s", map[string]string{"pw": randomPassword("app")})
+	mkSecret(t, tenant, "s", map[string]string{"pw": randomPassword(t, "app")})
 	dbu := newDBU(tenant, "app", uniqueUser("app"), "s", "pw")
 	dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "verifyca-no-ca"}
 	dbu.Spec.CleanupPolicy = mygroupv1alpha1.CleanupSkip // its target never connects: nothing to drop
