@@ -8,7 +8,9 @@
 #        podman build --network none --target offline -f Dockerfile -t IMG CONTEXT_WITH_manager
 #    The stage is FROM scratch, so nothing is pulled. It comes first so that building it never touches the
 #    online stages.
-# Both run /manager as UID 65532, non-root, like the Deployment's securityContext expects.
+# Both run /manager as UID 65532, numeric and non-root: the Deployment sets runAsNonRoot and no runAsUser (so
+# that OpenShift can give it a UID of the namespace's range), and the kubelet checks runAsNonRoot against a
+# numeric USER only (test/images TestImageUsersAreNumericNonRoot).
 
 FROM scratch AS offline
 COPY manager /manager

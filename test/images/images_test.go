@@ -85,6 +85,9 @@ func TestOperatorImage(t *testing.T) {
 	if c.User != "65532:65532" {
 		t.Errorf("user %q, want 65532:65532 (non-root, as the Deployment's securityContext expects)", c.User)
 	}
+	if err := numericNonRoot(c.User); err != nil {
+		t.Errorf("user %q: %v: the Deployment sets runAsNonRoot and no runAsUser", c.User, err)
+	}
 	if !reflect.DeepEqual(c.Entrypoint, []string{"/manager"}) {
 		t.Errorf("entrypoint %q, want [/manager]", c.Entrypoint)
 	}

@@ -18,11 +18,14 @@ package images
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -286,5 +289,82 @@ func TestScaffoldBuildsGiveTheReleaseImages(t *testing.T) {
 	out, err := exec.Command("podman", "image", "inspect", "--format", "{{index .Config.Labels \"operators.operatorframework.io.index.configs.v1\"}}", catalog).Output()
 	if err != nil || strings.TrimSpace(string(out)) != "/configs" {
 		t.Errorf("make catalog-build: label operators.operatorframework.io.index.configs.v1=%q (%v), want /configs", out, err)
+	}
+}
+
+// TestImageUsersAreNumericNonRoot: every stage of the operator's Dockerfile that is an image the project ships
+// (offline, online) ends with a USER that is a numeric UID (and GID) other than 0. The Deployment sets
+// runAsNonRoot and no runAsUser; the kubelet can check runAsNonRoot only against a numeric USER (a name it
+// refuses: "non-numeric user"), and a UID of 0 it refuses outright.
+func TestImageUsersAreNumericNonRoot(t *testing.T) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := stageUsers(filepath.Join(root, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stage := range []string{"offline", "online"} {
+		u, ok := users[stage]
+		if !ok {
+			t.Errorf("Dockerfile stage %s sets no USER: it would run as root", stage)
+			continue
+		}
+		if err := numericNonRoot(u); err != nil {
+			t.Errorf("Dockerfile stage %s: USER %s: %v", stage, u, err)
+		}
+	}
+}
+
+// stageUsers reads the last USER of each stage of a Dockerfile, by stage name.
+func stageUsers(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	users := map[string]string{}
+	stage := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		switch strings.ToUpper(fields[0]) {
+		case "FROM":
+			stage = fields[len(fields)-1]
+		case "USER":
+			users[stage] = fields[1]
+		}
+	}
+	return users, sc.Err()
+}
+
+// numericNonRoot says why user (USER's "uid[:gid]") is not a numeric UID other than 0, or nil.
+func numericNonRoot(user string) error {
+	uid, gid, hasGID := strings.Cut(user, ":")
+	n, err := strconv.ParseUint(uid, 10, 32)
+	if err != nil {
+		return fmt.Errorf("the UID is not numeric: the kubelet cannot check runAsNonRoot: %w", err)
+	}
+	if n == 0 {
+		return errors.New("UID 0 is root")
+	}
+	if hasGID {
+		if _, err := strconv.ParseUint(gid, 10, 32); err != nil {
+			return fmt.Errorf("the GID is not numeric: %w", err)
+		}
+	}
+	return nil
+}
+
+func TestNumericNonRoot(t *testing.T) {
+	for user, ok := range map[string]bool{"65532:65532": true, "65532": true, "1001": true, "0": false,
+		"0:0": false, "nonroot": false, "nonroot:nonroot": false, "65532:nonroot": false, "": false} {
+		if err := numericNonRoot(user); (err == nil) != ok {
+			t.Errorf("numericNonRoot(%q) = %v, want ok=%v", user, err, ok)
+		}
 	}
 }

@@ -331,6 +331,20 @@ func TestLeastPrivilegeRequests(t *testing.T) {
 			}
 			expectForbidden("watch Secrets in all namespaces", err)
 
+			// Namespaces: the At controller reads the UID range of the namespaces it serves, and only theirs: a
+			// Role's get on namespaces reaches the namespace it is in alone.
+			for _, ns := range append([]string{m.OperatorNS}, m.Targets...) {
+				if _, err := as.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err != nil {
+					t.Errorf("%s: get namespace %s, which it serves: %v", m.Name, ns, err)
+				}
+			}
+			if !m.All() {
+				_, err = as.CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
+				expectForbidden("get namespace kube-system", err)
+				_, err = as.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+				expectForbidden("list namespaces", err)
+			}
+
 			// Not vacuous: what the operator needs works as this identity (its Lease is not there yet: 404).
 			for _, ns := range append([]string{m.OperatorNS}, m.Targets...) {
 				if _, err := as.CoordinationV1().Leases(ns).Get(ctx, controller.LeaderElectionID, metav1.GetOptions{}); err != nil && !apierrors.IsNotFound(err) {

@@ -262,3 +262,48 @@ func (e *Env) Kustomize(t testing.TB, dir string) []byte {
 	}
 	return out
 }
+
+// RestrictedNamespace creates a namespace that enforces the restricted Pod Security Standard and returns its
+// name.
+func (e *Env) RestrictedNamespace(t testing.TB, prefix string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-", Labels: map[string]string{
+		"pod-security.kubernetes.io/enforce":         "restricted",
+		"pod-security.kubernetes.io/enforce-version": "latest",
+	}}}
+	if err := e.Client.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// RefuseDeploymentPods plays the ReplicaSet controller, which envtest does not run, for the Deployment key: it
+// creates a pod from the Deployment's template, as that controller would, and when the API server refuses it
+// (PodSecurity admission, a quota), writes the Deployment's status as the Deployment controller then does
+// (ReplicaFailure, FailedCreate, the refusal as its message) and returns the message. It fails the test when
+// the pod is admitted.
+func RefuseDeploymentPods(t testing.TB, c client.Client, key types.NamespacedName) string {
+	t.Helper()
+	dep := &appsv1.Deployment{}
+	if err := c.Get(context.Background(), key, dep); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: key.Name + "-5d9c7b6f4-x2x2x", Namespace: key.Namespace,
+		Labels: dep.Spec.Template.Labels}, Spec: dep.Spec.Template.Spec}
+	err := c.Create(context.Background(), pod)
+	if err == nil {
+		t.Fatalf("the pod of Deployment %s was admitted", key)
+	}
+	msg := err.Error()
+	SetDeploymentStatus(t, c, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, UnavailableReplicas: ptr.Deref(d.Spec.Replicas, 1),
+			Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable",
+					Message: "Deployment does not have minimum availability."},
+				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "ReplicaSetUpdated",
+					Message: `ReplicaSet "` + key.Name + `-5d9c7b6f4" is progressing.`},
+				{Type: appsv1.DeploymentReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: msg},
+			}}
+	})
+	return msg
+}

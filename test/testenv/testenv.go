@@ -49,6 +49,9 @@ import (
 	"github.com/operator101/operator101/api"
 )
 
+// OwnerReferencesPlugin is the admission plugin every Env's API server enables beside its defaults.
+const OwnerReferencesPlugin = "OwnerReferencesPermissionEnforcement"
+
 // Env is a running API server with operator101's CRDs installed.
 type Env struct {
 	// Config reaches the API server as an administrator.
@@ -118,6 +121,10 @@ func Start() (*Env, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
 	}
+	// OwnerReferencesPermissionEnforcement, as OpenShift's API server runs it: a request that sets
+	// blockOwnerDeletion on an owner reference is admitted only from a user who may update the owner's
+	// finalizers subresource. Requests made as the CSV's identity (test/rbac) meet it as they would there.
+	te.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", OwnerReferencesPlugin)
 	cfg, err := te.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting the API server: %w", err)

@@ -137,6 +137,18 @@ type Application struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Automount Service Account Token",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+
+	// runAsNonRoot says that image runs as a non-root user (a numeric USER other than 0, or any UID the
+	// cluster gives it, as nginxinc/nginx-unprivileged does; such an image listens on a port above 1023, its
+	// targetPort): the pods then set runAsNonRoot and drop every capability, and so meet the restricted Pod
+	// Security Standard. Default false: the pods may run as root, as nginx's official image does, and a
+	// namespace enforcing the restricted standard refuses them (Degraded, ReplicaFailure, with the admission's
+	// message). Every pod has the RuntimeDefault seccomp profile and no privilege escalation either way. A
+	// change rolls the pods.
+	// +kubebuilder:default=false
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Run As Non-Root",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty"`
 }
 
 // AppServiceStatus is what the operator observed of the application.

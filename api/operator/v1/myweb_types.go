@@ -26,7 +26,8 @@ import (
 
 // MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx on a node port.
 type MyWebSpec struct {
-	// image of the web server. It must serve the files in /usr/share/nginx/html on port 80, as nginx does.
+	// image of the web server. It must serve the files in /usr/share/nginx/html on containerPort (80 unless
+	// set), as nginx does.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	// +required
@@ -64,6 +65,27 @@ type MyWebSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Automount Service Account Token",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+
+	// containerPort is the port the web server listens on in its container (default 80, as nginx does). An
+	// image that runs as a non-root user listens on a port above 1023: 8080 for nginxinc/nginx-unprivileged.
+	// The Service's node port reaches it whatever it is.
+	// +kubebuilder:default=80
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Container Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ContainerPort *int32 `json:"containerPort,omitempty"`
+
+	// runAsNonRoot says that image runs as a non-root user (a numeric USER other than 0, or any UID the
+	// cluster gives it, as nginxinc/nginx-unprivileged does): the pods then set runAsNonRoot and drop every
+	// capability, and so meet the restricted Pod Security Standard. Default false: the pods may run as root, as
+	// nginx's official image does, and a namespace enforcing the restricted standard refuses them (Degraded,
+	// ReplicaFailure, with the admission's message). Every pod has the RuntimeDefault seccomp profile and no
+	// privilege escalation either way. A change rolls the pods.
+	// +kubebuilder:default=false
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Run As Non-Root",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty"`
 }
 
 // MyWebStatus is what the operator observed of the site.

@@ -47,6 +47,11 @@ import (
 // +kubebuilder:rbac:groups=app.example.com,resources=appservices/status,verbs=get;patch,namespace=system
 // +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices,verbs=get;list;watch,namespace=system
 // +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices/status,verbs=get;patch,namespace=system
+// finalizers (update): every child's owner reference sets blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin (on by default in OpenShift) admits only from a user
+// who may update the owner's finalizers subresource. The operator sets no finalizer on an AppService.
+// +kubebuilder:rbac:groups=app.example.com,resources=appservices/finalizers,verbs=update,namespace=system
+// +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system

@@ -106,7 +106,7 @@ func protocol(p appv1.ServicePort) corev1.Protocol {
 // settings, from proxy.ReadProxyVarsFromEnv) comes first in the environment, without the user and password a
 // proxy URL may carry (kit.ProxyEnvWithoutCredentials), unless spec.envs names the same variable: the spec
 // wins. Each port's target is declared on the container. The pods get no ServiceAccount token unless
-// spec.automountServiceAccountToken asks for it.
+// spec.automountServiceAccountToken asks for it, and the securityContext of kit.PodSecurity(spec.runAsNonRoot).
 func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	container := corev1ac.Container().WithName(containerName).WithImage(a.Spec.Image)
 
@@ -160,6 +160,9 @@ func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.Deploy
 		container.WithPorts(corev1ac.ContainerPort().WithContainerPort(k.port).WithProtocol(k.proto))
 	}
 
+	podSecurity, containerSecurity := kit.PodSecurity(ptr.Deref(a.Spec.RunAsNonRoot, false))
+	container.WithSecurityContext(containerSecurity)
+
 	return appsv1ac.Deployment(a.Name, a.Namespace).
 		WithLabels(podLabels(a.Name)).
 		WithOwnerReferences(ownerRef(a)).
@@ -170,6 +173,7 @@ func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.Deploy
 				WithLabels(templateLabels(a.Name)).
 				WithSpec(corev1ac.PodSpec().
 					WithAutomountServiceAccountToken(ptr.Deref(a.Spec.AutomountServiceAccountToken, false)).
+					WithSecurityContext(podSecurity).
 					WithContainers(container)))), nil
 }
 

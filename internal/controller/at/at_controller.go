@@ -60,6 +60,13 @@ import (
 // the operator is installed for (docs/security.md).
 // +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats,verbs=get;list;watch,namespace=system
 // +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/status,verbs=get;patch,namespace=system
+// finalizers (update): every child's owner reference sets blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin (on by default in OpenShift) admits only from a user
+// who may update the owner's finalizers subresource. The operator sets no finalizer on an At.
+// +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/finalizers,verbs=update,namespace=system
+// namespaces (get): the UID range of the At's namespace (PodUID). A Role grants get on the namespace it is in
+// (the API server puts a namespace's own name in a request for it), so the rule reaches no other namespace.
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get,namespace=system
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
@@ -163,7 +170,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	// The create is the check that the name is free: it never takes over an existing pod, whether the cache
 	// holds it or not (the cache holds only operator101's pods).
-	desired := Pod(at, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv})
+	uid, err := r.namespaceUID(ctx, at.Namespace)
+	if err != nil {
+		r.Recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
+		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
+	}
+	desired := Pod(at, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv, UID: uid})
 	err = r.Client.Create(ctx, desired)
 	switch {
 	case err == nil:
@@ -190,6 +202,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
 	}
 	return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+}
+
+// namespaceUID is the UID the pod of an At in ns runs as (PodUID), from the namespace read with one GET past
+// the cache, when a pod is about to be created. A cache of namespaces would need list and watch on them
+// cluster-wide, which a namespaced install does not have; a pod is created once per At.
+func (r *Reconciler) namespaceUID(ctx context.Context, ns string) (int64, error) {
+	n := &metav1.PartialObjectMetadata{}
+	n.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if err := r.Reader.Get(ctx, types.NamespacedName{Name: ns}, n); err != nil {
+		return 0, fmt.Errorf("reading namespace %s for its UID range: %w", ns, err)
+	}
+	uid, err := PodUID(n.GetAnnotations())
+	if err != nil {
+		return 0, fmt.Errorf("namespace %s: %w", ns, err)
+	}
+	return uid, nil
 }
 
 // observePod writes the status the At's own pod gives, and bounds the pod's start: a pod still Pending

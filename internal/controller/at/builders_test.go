@@ -328,3 +328,55 @@ func TestStartDeadlineAndWhyNotStarted(t *testing.T) {
 		t.Errorf("a start timeout must be final")
 	}
 }
+
+// TestPodUID: the UID of an At's pod comes from its namespace's OpenShift UID range where it has one (its first
+// UID), is NonRootUID where it has none, and a malformed range is an error (no pod is created; the At's Event
+// says why).
+func TestPodUID(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		annotations map[string]string
+		want        int64
+		wantErr     bool
+	}{
+		{"no annotations", nil, NonRootUID, false},
+		{"other annotations", map[string]string{"openshift.io/sa.scc.supplemental-groups": "1000680000/10000"}, NonRootUID, false},
+		{"valid range", map[string]string{UIDRangeAnnotation: "1000680000/10000"}, 1000680000, false},
+		{"range of one", map[string]string{UIDRangeAnnotation: "1000/1"}, 1000, false},
+		{"largest first UID", map[string]string{UIDRangeAnnotation: "2147483647/1"}, 2147483647, false},
+		{"empty", map[string]string{UIDRangeAnnotation: ""}, 0, true},
+		{"no size", map[string]string{UIDRangeAnnotation: "1000680000"}, 0, true},
+		{"empty size", map[string]string{UIDRangeAnnotation: "1000680000/"}, 0, true},
+		{"size zero", map[string]string{UIDRangeAnnotation: "1000680000/0"}, 0, true},
+		{"negative size", map[string]string{UIDRangeAnnotation: "1000680000/-5"}, 0, true},
+		{"root first", map[string]string{UIDRangeAnnotation: "0/10000"}, 0, true},
+		{"negative first", map[string]string{UIDRangeAnnotation: "-1/10000"}, 0, true},
+		{"past a UID", map[string]string{UIDRangeAnnotation: "4294967296/10"}, 0, true},
+		{"a dash range", map[string]string{UIDRangeAnnotation: "1000680000-1000689999"}, 0, true},
+		{"words", map[string]string{UIDRangeAnnotation: "nobody/1"}, 0, true},
+		{"spaces", map[string]string{UIDRangeAnnotation: " 1000680000/10000"}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := PodUID(tc.annotations)
+			if (err != nil) != tc.wantErr || got != tc.want {
+				t.Fatalf("PodUID(%v) = %d, %v; want %d, error %v", tc.annotations, got, err, tc.want, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), UIDRangeAnnotation) {
+				t.Errorf("the error %q does not name the annotation", err)
+			}
+		})
+	}
+}
+
+// TestPodRunsAsTheGivenUID: the pod runs as PodDefaults.UID (user and group), non-root, and as NonRootUID when
+// none is given.
+func TestPodRunsAsTheGivenUID(t *testing.T) {
+	at := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"},
+		Spec: cnatv1alpha1.AtSpec{Schedule: "2019-04-12T10:12:00Z", Command: "id -u"}}
+	for given, want := range map[int64]int64{0: NonRootUID, 1000680000: 1000680000} {
+		psc := Pod(at, PodDefaults{UID: given}).Spec.SecurityContext
+		if ptr.Deref(psc.RunAsUser, -1) != want || ptr.Deref(psc.RunAsGroup, -1) != want || !ptr.Deref(psc.RunAsNonRoot, false) {
+			t.Errorf("UID %d: pod securityContext %+v, want runAsUser and runAsGroup %d, runAsNonRoot", given, psc, want)
+		}
+	}
+}

@@ -19,6 +19,10 @@ package at
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,9 +42,44 @@ const (
 	// labelApp is the label the book's pods carry, app=<At name>, so `kubectl get pod -l app=<At>` works.
 	labelApp      = "app"
 	containerName = "command"
-	// nonRootUID is "nobody": busybox has no USER, so the pod picks one to meet the restricted standard.
-	nonRootUID = int64(65534)
 )
+
+// NonRootUID is the UID (and GID) an At's pod runs as in a namespace that gives no UID range: "nobody".
+// busybox has no USER, so the pod picks one to meet the restricted standard.
+const NonRootUID = int64(65534)
+
+// UIDRangeAnnotation is where OpenShift writes a namespace's UIDs ("<first>/<size>", e.g. "1000680000/10000");
+// its restricted-v2 SCC admits only pods whose runAsUser lies in that range.
+const UIDRangeAnnotation = "openshift.io/sa.scc.uid-range"
+
+// PodUID is the UID an At's pod runs as in a namespace with these annotations: the first UID of its
+// UIDRangeAnnotation where it has one, NonRootUID where it has none. The choice is the namespace's, never a
+// guess about the cluster. A malformed range (not "<first>/<size>" in decimal, an empty range, a first UID
+// of 0 or past the range of a UID) is an error: no UID of that namespace is known to be admitted, and
+// NonRootUID would be refused there.
+func PodUID(annotations map[string]string) (int64, error) {
+	v, ok := annotations[UIDRangeAnnotation]
+	if !ok {
+		return NonRootUID, nil
+	}
+	first, size, found := strings.Cut(v, "/")
+	uid, err := strconv.ParseInt(first, 10, 64)
+	if err == nil && found {
+		var n int64
+		if n, err = strconv.ParseInt(size, 10, 64); err == nil && n <= 0 {
+			err = errors.New("the range is empty")
+		}
+	} else if err == nil {
+		err = errors.New("no /<size>")
+	}
+	if err == nil && (uid <= 0 || uid > math.MaxInt32) {
+		err = errors.New("the first UID is not between 1 and 2147483647")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("annotation %s=%q is not <first UID>/<size>: %w", UIDRangeAnnotation, v, err)
+	}
+	return uid, nil
+}
 
 // PodName is the name of the one pod an At ever has. It depends only on the At's name, so that an operator that
 // crashed after creating the pod, and before writing the status, finds it again (or gets AlreadyExists) instead
@@ -63,11 +102,18 @@ type PodDefaults struct {
 	// ProxyEnv (the operator's HTTP(S)_PROXY/NO_PROXY, which OLM sets from the cluster's proxy) is passed on to
 	// the command.
 	ProxyEnv []corev1.EnvVar
+	// UID is the UID and GID the command runs as: PodUID of the At's namespace (0: NonRootUID).
+	UID int64
 }
 
 // Pod is the pod that runs the At's command: `/bin/sh -c <command>`, never restarted, owned by the At, bounded
-// by the At's activeDeadlineSeconds, and meeting the restricted Pod Security Standard.
+// by the At's activeDeadlineSeconds, and meeting the restricted Pod Security Standard (and OpenShift's
+// restricted-v2 SCC, when d.UID comes from the namespace's range).
 func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
+	uid := d.UID
+	if uid <= 0 {
+		uid = NonRootUID
+	}
 	image := at.Spec.Image
 	if image == "" {
 		image = d.Image
@@ -105,8 +151,8 @@ func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 			AutomountServiceAccountToken: ptr.To(false),
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr.To(true),
-				RunAsUser:      ptr.To(nonRootUID),
-				RunAsGroup:     ptr.To(nonRootUID),
+				RunAsUser:      ptr.To(uid),
+				RunAsGroup:     ptr.To(uid),
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			Containers: []corev1.Container{{

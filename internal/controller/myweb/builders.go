@@ -44,8 +44,17 @@ const (
 
 	containerName = "web"
 	volumeName    = "page"
-	httpPort      = 80
+	// httpPort is the Service's port, and the container's unless spec.containerPort says otherwise.
+	httpPort = 80
 )
+
+// ContainerPort is the port the web server listens on: spec.containerPort, 80 (nginx's) when unset.
+func ContainerPort(w *operatorv1.MyWeb) int32 {
+	if w.Spec.ContainerPort != nil && *w.Spec.ContainerPort > 0 {
+		return *w.Spec.ContainerPort
+	}
+	return httpPort
+}
 
 // podLabels select the pods of one MyWeb; they are also set on every child.
 func podLabels(name string) map[string]string {
@@ -84,16 +93,19 @@ func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
 // Deployment runs spec.replicas web servers (1 when unset) that serve the page from the ConfigMap. proxyEnv
 // (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container, without the user and
 // password a proxy URL may carry (kit.ProxyEnvWithoutCredentials). The pods get no ServiceAccount token unless
-// spec.automountServiceAccountToken asks for it.
+// spec.automountServiceAccountToken asks for it, and the securityContext of kit.PodSecurity(spec.runAsNonRoot);
+// the web server listens on ContainerPort.
 func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.DeploymentApplyConfiguration {
 	replicas := int32(1)
 	if w.Spec.Replicas != nil {
 		replicas = *w.Spec.Replicas
 	}
+	podSecurity, containerSecurity := kit.PodSecurity(ptr.Deref(w.Spec.RunAsNonRoot, false))
 	container := corev1ac.Container().
 		WithName(containerName).
 		WithImage(w.Spec.Image).
-		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(httpPort).WithProtocol(corev1.ProtocolTCP)).
+		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(ContainerPort(w)).WithProtocol(corev1.ProtocolTCP)).
+		WithSecurityContext(containerSecurity).
 		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true))
 	proxyEnv, _, _ = kit.ProxyEnvWithoutCredentials(proxyEnv)
 	for _, e := range proxyEnv {
@@ -110,6 +122,7 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.Deploym
 				WithAnnotations(map[string]string{pageHashAnnotation: pageHash(w.Spec.PageContentHtml)}).
 				WithSpec(corev1ac.PodSpec().
 					WithAutomountServiceAccountToken(ptr.Deref(w.Spec.AutomountServiceAccountToken, false)).
+					WithSecurityContext(podSecurity).
 					WithContainers(container).
 					WithVolumes(corev1ac.Volume().WithName(volumeName).
 						WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(w.Name))))))

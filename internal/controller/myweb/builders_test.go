@@ -169,3 +169,49 @@ func TestDeploymentServiceAccountToken(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentSecurityContext: the pods always have the RuntimeDefault seccomp profile and no privilege
+// escalation, which nginx running as root allows; runAsNonRoot adds runAsNonRoot and drops every capability
+// (the rest of the restricted Pod Security Standard); no runAsUser either way; containerPort moves the
+// container's port, not the Service's.
+func TestDeploymentSecurityContext(t *testing.T) {
+	for _, nonRoot := range []*bool{nil, ptr.To(false), ptr.To(true)} {
+		w := newWeb("a", nil, "x", 30100)
+		w.Spec.RunAsNonRoot = nonRoot
+		spec := Deployment(w, nil).Spec.Template.Spec
+		psc, sc := spec.SecurityContext, spec.Containers[0].SecurityContext
+		if psc == nil || psc.SeccompProfile == nil || *psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+			t.Errorf("runAsNonRoot %v: pod securityContext %+v: want the RuntimeDefault seccomp profile", nonRoot, psc)
+			continue
+		}
+		if sc == nil || !equality.Semantic.DeepEqual(sc.AllowPrivilegeEscalation, ptr.To(false)) {
+			t.Errorf("runAsNonRoot %v: container securityContext %+v: want allowPrivilegeEscalation false", nonRoot, sc)
+			continue
+		}
+		if psc.RunAsUser != nil || sc.RunAsUser != nil {
+			t.Errorf("runAsNonRoot %v: a fixed runAsUser", nonRoot)
+		}
+		if ptr.Deref(nonRoot, false) {
+			if !ptr.Deref(psc.RunAsNonRoot, false) || sc.Capabilities == nil ||
+				!equality.Semantic.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 {
+				t.Errorf("runAsNonRoot: pod %+v container %+v: want runAsNonRoot and every capability dropped", psc, sc)
+			}
+		} else if psc.RunAsNonRoot != nil || sc.Capabilities != nil {
+			t.Errorf("runAsNonRoot %v: pod %+v container %+v: an image running as root must keep its capabilities", nonRoot, psc, sc)
+		}
+	}
+
+	w := newWeb("a", nil, "x", 30100)
+	if got := *Deployment(w, nil).Spec.Template.Spec.Containers[0].Ports[0].ContainerPort; got != 80 {
+		t.Errorf("container port %d, want nginx's 80 by default", got)
+	}
+	w.Spec.ContainerPort = ptr.To[int32](8080)
+	p := Deployment(w, nil).Spec.Template.Spec.Containers[0].Ports[0]
+	if *p.ContainerPort != 8080 || *p.Name != "http" {
+		t.Errorf("container port %s %d, want http 8080", *p.Name, *p.ContainerPort)
+	}
+	s := Service(w).Spec.Ports[0]
+	if *s.Port != 80 || s.TargetPort.String() != "http" {
+		t.Errorf("Service port %d -> %s, want 80 -> http (the container's named port)", *s.Port, s.TargetPort.String())
+	}
+}

@@ -40,6 +40,10 @@ import (
 // the operator is installed for (docs/security.md).
 // +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs,verbs=get;list;watch,namespace=system
 // +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs/status,verbs=get;patch,namespace=system
+// finalizers (update): every child's owner reference sets blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin (on by default in OpenShift) admits only from a user
+// who may update the owner's finalizers subresource. The operator sets no finalizer on a MyWeb.
+// +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;patch,namespace=system
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
