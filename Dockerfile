@@ -6,6 +6,7 @@
 #  * Offline (this project's machines, `make docker-build`): hack/images.sh compiles a static binary on the host
 #    and builds the first stage, `offline`, from a context that holds only that binary:
 #        podman build --network none --target offline -f Dockerfile -t IMG CONTEXT_WITH_manager
+#    once per platform (a binary cross-compiled for it, --platform OS/ARCH, --manifest IMG) for a manifest list.
 #    The stage is FROM scratch, so nothing is pulled. It comes first so that building it never touches the
 #    online stages.
 # Both run /manager as UID 65532, numeric and non-root: the Deployment sets runAsNonRoot and no runAsUser (so
@@ -21,9 +22,11 @@ LABEL org.opencontainers.image.title="operator101" \
       org.opencontainers.image.licenses="Apache-2.0"
 ENTRYPOINT ["/manager"]
 
-FROM docker.io/library/golang:1.26 AS builder
-ARG TARGETOS=linux
-ARG TARGETARCH=amd64
+# The builder runs on the build machine's platform and cross-compiles for the target's (static Go), so that
+# `--platform linux/amd64,linux/arm64` builds each image without emulating the other architecture.
+FROM --platform=$BUILDPLATFORM docker.io/library/golang:1.26 AS builder
+ARG TARGETOS
+ARG TARGETARCH
 WORKDIR /workspace
 # Modules first, so a source change reuses the module download layer.
 COPY go.mod go.sum ./

@@ -28,6 +28,13 @@ container_tool = $(notdir $(firstword $(CONTAINER_TOOL)))
 # `offline` stage, FROM scratch around a manager compiled here, and the catalog's base is an opm image built here
 # from the pinned opm. OFFLINE=0: the Dockerfile's online stages (golang, distroless) and the upstream opm image.
 OFFLINE ?= 1
+# PLATFORMS: the operator image is one manifest list of an image per platform, the architectures the Deployment's
+# node affinity and the CSV's operatorframework.io/arch.* labels name (test/bundle keeps the three equal). The
+# manager is static Go, cross-compiled for each platform (GOOS/GOARCH): nothing is emulated. Empty: one image,
+# for this machine's platform, as before.
+PLATFORMS ?= linux/amd64,linux/arm64
+platforms = $(subst $(comma), ,$(PLATFORMS))
+comma := ,
 OPM_IMG ?= $(if $(filter 0,$(OFFLINE)),quay.io/operator-framework/opm:v1.64.0,localhost/operator101/opm:v1.64.0)
 # Offline builds reach no network and use no layer cache. podman and buildah also set every time in the image to
 # SOURCE_DATE_EPOCH (the commit's), so a build is reproducible byte for byte; docker's builder has no such flag.
@@ -139,18 +146,48 @@ demo-down: ## Stop everything make demo started (the cluster and the MariaDB; on
 
 ##@ Build
 
+# How the operator image is built and pushed: one image (no PLATFORMS), a manifest list in podman's or buildah's
+# storage, or with docker an image per platform (IMG-OS-ARCH), joined into a list by docker manifest on push.
+image_kind = $(if $(platforms),$(if $(filter docker,$(container_tool)),docker-list,list),single)
+
 .PHONY: docker-build
-docker-build: ## Build the operator image IMG (OFFLINE=1: FROM scratch around a static manager built here; OFFLINE=0: the Dockerfile's online stages).
-ifeq ($(OFFLINE),0)
+docker-build: ## Build the operator image IMG for PLATFORMS, one manifest list (OFFLINE=1: FROM scratch around a static manager cross-compiled here; OFFLINE=0: the Dockerfile's online stages).
+ifeq ($(OFFLINE)-$(image_kind),0-single)
 	$(CONTAINER_TOOL) build $(BUILD_FLAGS) -t $(IMG) .
-else
+else ifeq ($(OFFLINE)-$(image_kind),0-list)
+	$(CONTAINER_TOOL) build $(BUILD_FLAGS) --platform $(PLATFORMS) --manifest $(IMG) .
+else ifeq ($(OFFLINE)-$(image_kind),0-docker-list)
+	$(foreach p,$(platforms),$(CONTAINER_TOOL) build $(BUILD_FLAGS) --platform $(p) -t $(IMG)-$(subst /,-,$(p)) .$(newline))
+else ifeq ($(image_kind),single)
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/image/manager ./cmd
 	$(CONTAINER_TOOL) build $(BUILD_FLAGS) --target offline -f Dockerfile -t $(IMG) $(LOCALBIN)/image
+else
+	$(if $(filter list,$(image_kind)),$(CONTAINER_TOOL) manifest rm $(IMG) >/dev/null 2>&1 || $(CONTAINER_TOOL) rmi --force $(IMG) >/dev/null 2>&1 || true$(newline)$(CONTAINER_TOOL) manifest create $(IMG)$(newline))
+	$(foreach p,$(platforms),$(call offline_platform,$(p)))
 endif
 
+# offline_platform OS/ARCH: the manager cross-compiled for it, and its image (into the list IMG, or IMG-OS-ARCH).
+define offline_platform
+CGO_ENABLED=0 GOOS=$(word 1,$(subst /, ,$(1))) GOARCH=$(word 2,$(subst /, ,$(1))) go build -trimpath -ldflags "-s -w" -o $(LOCALBIN)/image/$(subst /,-,$(1))/manager ./cmd
+$(CONTAINER_TOOL) build $(BUILD_FLAGS) --platform $(1) --target offline -f Dockerfile $(if $(filter list,$(image_kind)),--manifest $(IMG),-t $(IMG)-$(subst /,-,$(1))) $(LOCALBIN)/image/$(subst /,-,$(1))
+
+endef
+define newline
+
+
+endef
+
 .PHONY: docker-push
-docker-push: ## Push the operator image.
+docker-push: ## Push the operator image (the manifest list and every image in it).
+ifeq ($(image_kind),single)
 	$(CONTAINER_TOOL) push $(call push_flags,$(IMG)) $(IMG)
+else ifeq ($(image_kind),list)
+	$(CONTAINER_TOOL) manifest push --all $(call push_flags,$(IMG)) $(IMG) docker://$(IMG)
+else
+	$(foreach p,$(platforms),$(CONTAINER_TOOL) push $(IMG)-$(subst /,-,$(p))$(newline))
+	$(CONTAINER_TOOL) manifest create --amend $(IMG) $(foreach p,$(platforms),$(IMG)-$(subst /,-,$(p)))
+	$(CONTAINER_TOOL) manifest push $(IMG)
+endif
 
 ##@ Deployment
 

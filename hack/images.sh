@@ -5,7 +5,8 @@
 # machine does not grant); tests check the images with `podman inspect`.
 #
 #   hack/images.sh operator  IMG                     the manager, FROM scratch, USER 65532 (Dockerfile, target offline;
-#                                                    OFFLINE=0 builds the Dockerfile's online multi-stage target instead)
+#                                                    OFFLINE=0 builds the Dockerfile's online multi-stage target instead);
+#                                                    with PLATFORMS (os/arch,...), a manifest list of one per platform
 #   hack/images.sh bundle    IMG                     bundle/ as `make bundle` wrote it
 #   hack/images.sh opm       IMG                     /bin/opm + grpc_health_probe + busybox, /tmp 1777, USER 1001: the catalog's base
 #   hack/images.sh catalog   IMG [DIR]               DIR (default catalog/) served by opm (catalog.Dockerfile on the opm image)
@@ -18,6 +19,11 @@
 # time of SRC's HEAD), so a released digest can be rebuilt from its commit (hack/release.sh checks it does).
 # No layer cache: a layer cached by an earlier build of the same step with other times would be reused as is.
 # SRC (default: this repository) is the source tree the manager, the scorecard test and the bundle come from.
+# PLATFORMS (operator only; e.g. linux/amd64,linux/arm64; default empty: one image for this machine's platform)
+# makes IMG a manifest list with an image per platform, each around a manager cross-compiled for it (static Go,
+# GOOS/GOARCH: nothing is emulated, the offline stage has no RUN step). podman and buildah hold the list under
+# IMG (push it with `podman manifest push --all`); docker cannot hold one locally: it builds IMG-OS-ARCH per
+# platform, which `make docker-push` pushes and joins with `docker manifest`.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +55,16 @@ build() { # build DOCKERFILE CONTEXT [extra flags...]: the flags of the Makefile
 	echo "==> built $img"
 }
 
+build_into_list() { # build_into_list DOCKERFILE CONTEXT [extra flags...]: build, adding the image to the list $img
+	local file=$1 dir=$2
+	shift 2
+	case ${tool##*/} in
+	buildah) buildah bud --network none --no-cache --timestamp "$epoch" -f "$file" --manifest "$img" "$@" "$dir" ;;
+	*) "$tool" build --runtime "${OCI_RUNTIME:-runc}" --network none --no-cache --timestamp "$epoch" -f "$file" --manifest "$img" "$@" "$dir" ;;
+	esac
+	echo "==> built $img ($*)"
+}
+
 static_go() { # static_go OUT PACKAGE (of SRC)
 	(cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" "$2")
 }
@@ -64,8 +80,36 @@ operator)
 	# (hack/release.sh builds a release from its own commit's tree).
 	main=./cmd
 	[[ -f $src/cmd/main.go ]] || main=.
-	static_go "$ctx/manager" "$main"
-	build "$src/Dockerfile" "$ctx" --target offline
+	if [[ -z ${PLATFORMS:-} ]]; then
+		static_go "$ctx/manager" "$main"
+		build "$src/Dockerfile" "$ctx" --target offline
+		exit 0
+	fi
+	list=$img
+	case ${tool##*/} in
+	docker) ;;
+	*)
+		# A list, or an image, of that name from an earlier build goes first: the list is made anew.
+		"$tool" manifest rm "$list" >/dev/null 2>&1 || "$tool" rmi --force "$list" >/dev/null 2>&1 || true
+		"$tool" manifest create "$list" >/dev/null
+		;;
+	esac
+	for platform in ${PLATFORMS//,/ }; do
+		os=${platform%%/*} arch=${platform#*/}
+		mkdir -p "$ctx/$os-$arch"
+		GOOS=$os GOARCH=$arch static_go "$ctx/$os-$arch/manager" "$main"
+		case ${tool##*/} in
+		docker)
+			img=$list-$os-$arch
+			build "$src/Dockerfile" "$ctx/$os-$arch" --target offline --platform "$platform"
+			;;
+		*)
+			# Built without a name of its own, straight into the list (podman and buildah build --manifest).
+			img=$list
+			build_into_list "$src/Dockerfile" "$ctx/$os-$arch" --target offline --platform "$platform"
+			;;
+		esac
+	done
 	;;
 bundle)
 	[[ $# -eq 0 ]] || { echo "images.sh: bundle takes IMG only; make bundle VERSION=... IMG=... writes bundle/" >&2; exit 2; }

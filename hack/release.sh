@@ -110,14 +110,22 @@ from_cache() {
 	done
 }
 
-# push IMG: copies IMG from podman's storage to its registry; prints its digest.
+# push IMG: copies IMG from podman's storage to its registry; prints its digest. A manifest list (the operator
+# image of a commit whose Makefile sets PLATFORMS) goes with every image in it, as an OCI index, whose digest is
+# the one recorded.
 push() {
 	local img=$1 dest digest
 	dest=$(registry_ref "$img")
 	digest=$(mktemp)
-	# shellcheck disable=SC2046
-	skopeo copy -q $(tls_flags dest "$dest") --digestfile "$digest" \
-		"containers-storage:$img" "docker://$dest" 2> >(grep -v 'graphdriver' >&2)
+	if podman manifest inspect "$img" >/dev/null 2>&1; then
+		# shellcheck disable=SC2046
+		podman manifest push -q --all --format oci $(tls_flags "" "$dest") --digestfile "$digest" \
+			"$img" "docker://$dest" >&2
+	else
+		# shellcheck disable=SC2046
+		skopeo copy -q $(tls_flags dest "$dest") --digestfile "$digest" \
+			"containers-storage:$img" "docker://$dest" 2> >(grep -v 'graphdriver' >&2)
+	fi
 	cat "$digest"
 	rm -f "$digest"
 }
@@ -176,7 +184,10 @@ build() {
 	export SOURCE_DATE_EPOCH
 	SOURCE_DATE_EPOCH=$(git log -1 --format=%ct "$commit")
 	say "$version from $(git log -1 --format='%h (%cs) %s' "$commit"), recipe $(git log -1 --format=%h "$recipe"), $(toolchain)"
-	quiet env SRC="$wt/src" "$images" operator "$BASE:v$version"
+	# The platforms the commit's Makefile builds the operator for (PLATFORMS; none before it had them: one image).
+	local platforms
+	platforms=$(sed -n 's/^PLATFORMS ?= //p' "$wt/src/Makefile")
+	quiet env SRC="$wt/src" PLATFORMS="$platforms" "$images" operator "$BASE:v$version"
 	op=${BASE}@$(push "$BASE:v$version")
 	quiet env SRC="$wt/src" "$images" scorecard "$BASE-scorecard:v$version"
 	sc=${BASE}-scorecard@$(push "$BASE-scorecard:v$version")

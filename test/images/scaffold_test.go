@@ -18,12 +18,14 @@ package images
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -210,14 +212,21 @@ func TestScaffoldCommandsParse(t *testing.T) {
 			n := 0
 			for _, line := range strings.Split(string(out), "\n") {
 				args := strings.Fields(line)
-				if len(args) < 3 || args[0] != tool || (args[1] != "build" && args[1] != "push") {
+				if len(args) < 3 || args[0] != tool {
 					continue
 				}
-				switch args[1] {
-				case "build":
+				// manifest push (the operator's list) runs too; manifest create and rm would change podman's
+				// storage or reach a registry, and are left out.
+				switch {
+				case args[1] == "build":
 					args[len(args)-1] = filepath.Join(t.TempDir(), "no-such-context")
-				case "push":
+				case args[1] == "push" || args[1] == "manifest" && args[2] == "push" && tool == "docker":
 					args[len(args)-1] = "localhost:5000/operator101-flagcheck/none:v0"
+				case args[1] == "manifest" && args[2] == "push":
+					args[len(args)-2] = "localhost/operator101-flagcheck/no-such-list:v0"
+					args[len(args)-1] = "docker://localhost:5000/operator101-flagcheck/none:v0"
+				default:
+					continue
 				}
 				run := exec.Command(path, args[1:]...)
 				run.Dir = root
@@ -235,8 +244,13 @@ func TestScaffoldCommandsParse(t *testing.T) {
 				}
 				n++
 			}
-			if n != 6 {
-				t.Errorf("make -n printed %d %s build and push commands (OFFLINE=%s), want 6:\n%s", n, tool, offline, out)
+			// bundle and catalog: a build and a push each. The operator, a list for linux/amd64 and linux/arm64:
+			// podman builds both into the list offline (one build per platform) or online (one build, two
+			// platforms) and pushes it with manifest push; docker builds an image per platform, pushes each and
+			// then the list.
+			want := map[string]int{"podman1": 7, "podman0": 6, "docker1": 9, "docker0": 9}[tool+offline]
+			if n != want {
+				t.Errorf("make -n printed %d %s build and push commands (OFFLINE=%s), want %d:\n%s", n, tool, offline, want, out)
 			}
 		}
 	}
@@ -267,7 +281,8 @@ func TestScaffoldBuildsGiveTheReleaseImages(t *testing.T) {
 	} {
 		fromMake := prefix + "scaffold-" + tc.what + ":test"
 		t.Cleanup(func() { _ = exec.Command("podman", "rmi", "--force", fromMake).Run() })
-		mk := exec.Command("make", "--no-print-directory", tc.target, tc.variable+"="+fromMake, "OCI_RUNTIME=runc")
+		// One image (PLATFORMS empty), as hack/images.sh builds it by default; the list is compared below.
+		mk := exec.Command("make", "--no-print-directory", tc.target, tc.variable+"="+fromMake, "OCI_RUNTIME=runc", "PLATFORMS=")
 		mk.Dir = root
 		if out, err := mk.CombinedOutput(); err != nil {
 			t.Fatalf("make %s: %v\n%s", tc.target, err, tail(out))
@@ -279,6 +294,57 @@ func TestScaffoldBuildsGiveTheReleaseImages(t *testing.T) {
 				tc.target, a, tc.what, b)
 		}
 	}
+	// The operator's manifest list: make docker-build (PLATFORMS as the Makefile sets it) and hack/images.sh with
+	// the same PLATFORMS give lists of the very same images.
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^PLATFORMS \?= (.+)$`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("the Makefile sets no PLATFORMS ?= default")
+	}
+	platforms := strings.TrimSpace(string(m[1]))
+	instances := func(list string) []string {
+		t.Helper()
+		out, err := exec.Command("podman", "manifest", "inspect", list).Output()
+		if err != nil {
+			t.Fatalf("podman manifest inspect %s: %v", list, err)
+		}
+		var idx ociIndex
+		if err := json.Unmarshal(out, &idx); err != nil {
+			t.Fatal(err)
+		}
+		var ds []string
+		for _, m := range idx.Manifests {
+			ds = append(ds, m.Platform.OS+"/"+m.Platform.Architecture+"="+m.Digest)
+		}
+		slices.Sort(ds)
+		return ds
+	}
+	lists := map[string][]string{}
+	for _, how := range []string{"make", "script"} {
+		list := prefix + how + "-operator-list:test"
+		t.Cleanup(func() {
+			if exec.Command("podman", "manifest", "rm", list).Run() != nil {
+				_ = exec.Command("podman", "rmi", "--force", list).Run()
+			}
+		})
+		cmd := exec.Command("make", "--no-print-directory", "docker-build", "IMG="+list, "OCI_RUNTIME=runc")
+		if how == "script" {
+			cmd = exec.Command(filepath.Join(root, "hack", "images.sh"), "operator", list)
+			cmd.Env = append(os.Environ(), "PLATFORMS="+platforms)
+		}
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s (PLATFORMS %s): %v\n%s", cmd, platforms, err, tail(out))
+		}
+		lists[how] = instances(list)
+	}
+	if len(lists["make"]) != len(strings.Split(platforms, ",")) || !slices.Equal(lists["make"], lists["script"]) {
+		t.Errorf("make docker-build gave the list %v, hack/images.sh with PLATFORMS=%s gave %v", lists["make"], platforms, lists["script"])
+	}
+
 	catalog := prefix + "scaffold-catalog:test"
 	t.Cleanup(func() { _ = exec.Command("podman", "rmi", "--force", catalog).Run() })
 	mk := exec.Command("make", "--no-print-directory", "catalog-build", "CATALOG_IMG="+catalog, "OCI_RUNTIME=runc")

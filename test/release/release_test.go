@@ -25,6 +25,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,6 +109,32 @@ func TestReleaseToATLSRegistry(t *testing.T) {
 	records := runIn(t, clone, "cat", "config/catalog/releases")
 	if !strings.Contains(records, "\n"+version+" ") || !strings.Contains(records, base+"@sha256:") {
 		t.Errorf("config/catalog/releases does not record %s under %s:\n%s", version, base, records)
+	}
+	// The operator image is released as one manifest list of the platforms the Makefile names, by the list's
+	// digest.
+	var op string
+	for _, line := range strings.Split(records, "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == version {
+			op = f[2]
+		}
+	}
+	raw := runIn(t, clone, "skopeo", "inspect", "--raw", "--cert-dir", certDir, "docker://"+op)
+	var list struct {
+		MediaType string `json:"mediaType"`
+		Manifests []struct {
+			Platform struct{ OS, Architecture string } `json:"platform"`
+		} `json:"manifests"`
+	}
+	if err := json.Unmarshal([]byte(raw), &list); err != nil {
+		t.Fatalf("the released operator %s: %v\n%s", op, err, raw)
+	}
+	var platforms []string
+	for _, m := range list.Manifests {
+		platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
+	}
+	slices.Sort(platforms)
+	if want := []string{"linux/amd64", "linux/arm64"}; list.MediaType != "application/vnd.oci.image.index.v1+json" || !slices.Equal(platforms, want) {
+		t.Errorf("the released operator %s is a %s of %v, want an OCI index of %v", op, list.MediaType, platforms, want)
 	}
 }
 
