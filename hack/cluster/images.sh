@@ -10,8 +10,8 @@
 # An image is a directory hack/cluster/images/NAME with a Containerfile; `context_NAME` below fills its build
 # context; `IMAGES[NAME]` names where it is pushed (several names are fine). Pods name images as
 # localhost:5000/...; containerd's registry config also sends docker.io pulls to the local registry, so the
-# samples' `nginx` and `busybox` resolve to these images offline. Later images (operator, bundle, catalog,
-# opm, OLM) join the table the same way.
+# samples' `nginx` and `busybox`, and the docs' nginxinc/nginx-unprivileged, resolve to these images offline.
+# Later images (operator, bundle, catalog, opm, OLM) join the table the same way.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,12 +27,13 @@ declare -A IMAGES=(
 	[pause]="operator101/pause:3.10"
 	[busybox]="operator101/busybox:${BUSYBOX_VERSION:-latest} library/busybox:1.36 library/busybox:latest"
 	[web]="operator101/web:1 library/nginx:1.27 library/nginx:1.7.9 library/nginx:alpine library/nginx:latest"
+	[web-unprivileged]="operator101/web-unprivileged:1 nginxinc/nginx-unprivileged:1.27 nginxinc/nginx-unprivileged:latest"
 	[probe]="operator101/probe:1"
 	[olm]="operator101/olm:v0.41.0"
 	[scorecard-test]="operator-framework/scorecard-test:v1.33.0"
 )
 # up.sh builds these; olm (hack/cluster/olm.sh) and scorecard-test (the e2e tests) are built when asked for.
-ORDER="pause busybox web probe"
+ORDER="pause busybox web web-unprivileged probe"
 
 # forget REPO:TAG...: after a push, the node's containerd drops the names it may hold for these images, so the
 # next pod that names one pulls the new content (pods use IfNotPresent for tags: a rebuilt image pushed under
@@ -62,6 +63,7 @@ context_scorecard-test() {
 	cp -L bin/scorecard-test /bin/busybox "$1/"
 }
 context_web() { static_go "$1/web" ./hack/cluster/images/web && cp hack/cluster/images/web/index.html "$1/"; }
+context_web-unprivileged() { context_web "$@"; }
 
 build_push() {
 	local name=$1 ctx local_tag start=$SECONDS

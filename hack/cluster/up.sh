@@ -216,7 +216,7 @@ start kube-apiserver "$BIN/kube-apiserver" \
 	--service-cluster-ip-range "$SERVICE_CIDR" \
 	--tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
 	--client-ca-file "$PKI/ca.crt" --token-auth-file "$PKI/tokens.csv" \
-	--authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+	--authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction,OwnerReferencesPermissionEnforcement \
 	--service-account-issuer "https://kubernetes.default.svc.$CLUSTER_DOMAIN" \
 	--service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
 	--kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" \
@@ -229,6 +229,22 @@ start kube-apiserver "$BIN/kube-apiserver" \
 	--allow-privileged --profiling=false --cert-dir "$PKI/apiserver-generated"
 wait_until "the API server" 120 kc get --raw /readyz
 started_ok kube-apiserver
+
+# OpenShift's admission, emulated (docs/development.md): its namespaces' UID ranges and the restricted-v2 SCC as
+# admission policies, applied before anything but the API server's own namespaces exists; those get their
+# ranges through an update, as OpenShift's namespace controller gives every namespace one.
+say "admission like OpenShift's: OwnerReferencesPermissionEnforcement, UID ranges and restricted-v2 (hack/cluster/admission)"
+kc apply --server-side --force-conflicts --field-manager operator101-cluster -f hack/cluster/admission/scc.yaml >/dev/null
+ranged() { # the range a new namespace would get (a dry run): the policies are loaded
+	local r
+	r=$(kc create namespace operator101-range-check --dry-run=server -o jsonpath='{.metadata.annotations.openshift\.io/sa\.scc\.uid-range}')
+	echo "$r"
+	[[ -n $r ]]
+}
+wait_until "the namespace UID-range policy to be loaded" 60 ranged
+for ns in $(kc get namespaces -o name); do
+	kc patch "$ns" --type merge -p '{}' >/dev/null # an update: the policy adds the range
+done
 
 start kube-controller-manager "$BIN/kube-controller-manager" \
 	--kubeconfig "$PKI/controller-manager.kubeconfig" \
@@ -374,6 +390,9 @@ oom_score = 0
   restrict_oom_score_adj = true
   netns_mounts_under_state_dir = true
   stream_server_address = "127.0.0.1"
+  # Containers may bind ports below 1024 without privilege (containerd 2's default): a pod running as its
+  # namespace's UID (hack/cluster/admission) serves the samples' port 80.
+  enable_unprivileged_ports = true
   enable_selinux = false
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"

@@ -32,7 +32,9 @@ import (
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
@@ -40,13 +42,14 @@ import (
 	"github.com/operator101/operator101/api/conditions"
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/test/olmrbac"
 )
 
 const (
 	ownNS          = "operator101-e2e-own"           // OwnNamespace: the operator and its tenants
 	singleNS       = "operator101-e2e-single"        // SingleNamespace: the operator...
-	singleTargetNS = "operator101-e2e-single-target" // ...and the one namespace it serves
+	singleTargetNS = "operator101-e2e-single-target" // ...and the one namespace it serves, a restricted tenant
 )
 
 // TestOLMNamespacedInstallModes installs operator101 through a Subscription in each namespaced install mode the
@@ -68,7 +71,9 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 		t.Run(string(m.mode), func(t *testing.T) {
 			freshNamespace(t, m.ns)
 			if m.extraTarget {
+				// A tenant's namespace as they commonly are: enforcing the restricted Pod Security Standard.
 				freshNamespace(t, m.target)
+				kubectl(t, "label", "namespace", m.target, "pod-security.kubernetes.io/enforce=restricted")
 			}
 			t.Cleanup(func() { uninstall(t, m.ns) })
 			start := time.Now()
@@ -95,8 +100,14 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			}
 			checkPermissionTable(t, string(m.mode), m.ns, m.target)
 
-			// The samples, in the target namespace. The DatabaseUser's: a DatabaseTarget for the target namespace
-			// whose admin Secret is in the operator's; the operator reads the tenant's password Secret there.
+			// The samples, in the target namespace.
+			if m.extraTarget {
+				restrictedTenant(t, m.target)
+			} else {
+				samplesConverge(t, m.target)
+			}
+			// The DatabaseUser's: a DatabaseTarget for the target namespace whose admin Secret is in the
+			// operator's; the operator reads the tenant's password Secret there.
 			clearDatabaseTargets(t)
 			t.Cleanup(func() { clearDatabaseTargets(t) })
 			create(t, targetSecret(m.ns))
@@ -105,15 +116,6 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			dt.Spec.AllowedNamespaces = []string{m.target}
 			create(t, dt)
 			kubectl(t, "apply", "-n", m.target, "-f", "config/samples/mygroup_v1alpha1_databaseuser.yaml")
-			myweb := sampleMyWeb(t)
-			myweb.Namespace = m.target
-			create(t, myweb)
-			kubectl(t, "apply", "-n", m.target, "-f", "config/samples/app_v1_appservice.yaml")
-			kubectl(t, "apply", "-n", m.target, "-f", "config/samples/cnat_v1alpha1_at.yaml")
-			waitCondition(t, &operatorv1.MyWeb{}, m.target, myweb.Name, conditions.Available)
-			waitCondition(t, &appv1.AppService{}, m.target, "nginx-app", conditions.Available)
-			waitAtPhase(t, m.target, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
-			waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "<h1>Hello, World!</h1>")
 			waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
 			waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, m.target, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
 			if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
@@ -130,6 +132,106 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// samplesConverge creates the MyWeb, AppService and At samples in ns and waits until each converged.
+func samplesConverge(t *testing.T, ns string) {
+	t.Helper()
+	myweb := sampleMyWeb(t)
+	myweb.Namespace = ns
+	create(t, myweb)
+	kubectl(t, "apply", "-n", ns, "-f", "config/samples/app_v1_appservice.yaml")
+	kubectl(t, "apply", "-n", ns, "-f", "config/samples/cnat_v1alpha1_at.yaml")
+	waitCondition(t, &operatorv1.MyWeb{}, ns, myweb.Name, conditions.Available)
+	waitCondition(t, &appv1.AppService{}, ns, "nginx-app", conditions.Available)
+	waitAtPhase(t, ns, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
+	waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "<h1>Hello, World!</h1>")
+}
+
+// restrictedTenant runs the samples in ns, a namespace enforcing the restricted Pod Security Standard (with a
+// UID range, as every namespace of a cluster that admits as OpenShift does). The At sample runs as it is, as
+// the range's first UID. The MyWeb and AppService samples name nginx, which runs as root: their pods are
+// refused, and each says so (Degraded, ReplicaFailure, with the admission's message). With what the docs say
+// to set (an image that runs as non-root, nginxinc/nginx-unprivileged on port 8080, and runAsNonRoot) they
+// converge, their pods running as the range's first UID.
+func restrictedTenant(t *testing.T, ns string) {
+	t.Helper()
+	first, _ := uidRange(t, ns)
+	myweb := sampleMyWeb(t)
+	myweb.Namespace = ns
+	create(t, myweb)
+	kubectl(t, "apply", "-n", ns, "-f", "config/samples/app_v1_appservice.yaml")
+	kubectl(t, "apply", "-n", ns, "-f", "config/samples/cnat_v1alpha1_at.yaml")
+
+	waitAtPhase(t, ns, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
+	var atPod corev1.Pod
+	if err := get(&atPod, ns, at.PodName("example-at")); err != nil {
+		t.Fatal(err)
+	}
+	if uid := runsAs(&atPod); uid != first {
+		t.Errorf("the At's pod ran as UID %d, want %d (the first of namespace %s's range)", uid, first, ns)
+	}
+
+	const refused = `violates PodSecurity "restricted:latest"`
+	waitConditionWith(t, &operatorv1.MyWeb{}, ns, myweb.Name, conditions.Degraded, conditions.ReasonReplicaFailure, refused)
+	waitConditionWith(t, &appv1.AppService{}, ns, "nginx-app", conditions.Degraded, conditions.ReasonReplicaFailure, refused)
+
+	const unprivileged = "nginxinc/nginx-unprivileged:1.27"
+	kubectl(t, "patch", "-n", ns, "myweb/"+myweb.Name, "--type", "merge", "-p",
+		`{"spec":{"image":"`+unprivileged+`","containerPort":8080,"runAsNonRoot":true}}`)
+	kubectl(t, "patch", "-n", ns, "appservice.app.example.com/nginx-app", "--type", "merge", "-p",
+		`{"spec":{"image":"`+unprivileged+`","runAsNonRoot":true,"ports":[{"port":80,"targetPort":8080,"nodePort":30081}]}}`)
+	waitCondition(t, &operatorv1.MyWeb{}, ns, myweb.Name, conditions.Available)
+	waitCondition(t, &appv1.AppService{}, ns, "nginx-app", conditions.Available)
+	waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "<h1>Hello, World!</h1>")
+	waitHTTP(t, fmt.Sprintf("http://%s:30081/", f.nodeIP), "")
+	var pods corev1.PodList
+	if err := c.List(context.Background(), &pods, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	running := 0
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+			continue
+		}
+		running++
+		if uid := runsAs(p); uid != first {
+			t.Errorf("pod %s runs as UID %d, want %d", p.Name, uid, first)
+		}
+	}
+	if running == 0 {
+		t.Errorf("no pod runs in %s", ns)
+	}
+	t.Logf("restricted tenant %s: the samples as written refused (%s); with an unprivileged image and runAsNonRoot, %d pods run as UID %d",
+		ns, refused, running, first)
+}
+
+// runsAs is the UID a pod's first container runs as, as its securityContext says (-1: none).
+func runsAs(p *corev1.Pod) int64 {
+	if sc := p.Spec.Containers[0].SecurityContext; sc != nil && sc.RunAsUser != nil {
+		return *sc.RunAsUser
+	}
+	if p.Spec.SecurityContext != nil && p.Spec.SecurityContext.RunAsUser != nil {
+		return *p.Spec.SecurityContext.RunAsUser
+	}
+	return -1
+}
+
+// waitConditionWith waits until obj's condition condType is True with reason and a message containing msg.
+func waitConditionWith(t *testing.T, obj client.Object, ns, name, condType, reason, msg string) {
+	t.Helper()
+	eventually(t, 4*time.Minute, fmt.Sprintf("%T %s/%s %s %s", obj, ns, name, condType, reason), func() (bool, string) {
+		if err := get(obj, ns, name); err != nil {
+			return false, err.Error()
+		}
+		cond := meta.FindStatusCondition(conditionsOf(obj), condType)
+		if cond == nil {
+			return false, "no condition yet"
+		}
+		return cond.Status == metav1.ConditionTrue && cond.Reason == reason && strings.Contains(cond.Message, msg),
+			fmt.Sprintf("%s %s: %s", cond.Status, cond.Reason, cond.Message)
+	})
 }
 
 // forbiddenLine is a line of the operator's log about a request the API server refused (403).

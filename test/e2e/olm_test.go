@@ -91,6 +91,9 @@ func TestOLM(t *testing.T) {
 	t.Cleanup(func() { uninstall(t, opNS) })
 	t.Cleanup(func() { clearDatabaseTargets(t) })
 	t.Cleanup(func() { deleteSamples(t) })
+	// The releases need what their CSVs do not ask for on a cluster that admits as OpenShift does; this tree's
+	// version runs without it (TestAdmissionLikeOpenShift).
+	revokeReleaseNeeds := grantReleaseNeeds(t, opNS)
 	for _, step := range []struct {
 		name string
 		fn   func(*testing.T)
@@ -99,6 +102,7 @@ func TestOLM(t *testing.T) {
 		{"EveryKindOnTheRelease", releasedKinds},
 		{"UpgradeHeldWhileAtRuns", upgrade},
 		{"MigrateDatabaseTargets", migrateDatabaseTargets},
+		{"RevokeWhatReleasesNeed", func(*testing.T) { revokeReleaseNeeds() }},
 		{"UpgradeToThisTree", upgradeToThisTree},
 		{"CurrentVersion", currentVersion},
 		{"Samples", samples},
@@ -186,6 +190,7 @@ func TestNewUserGetsTheHead(t *testing.T) {
 	clearInstalls(t)
 	freshNamespace(t, ns)
 	t.Cleanup(func() { uninstall(t, ns) })
+	grantReleaseNeeds(t, ns)
 	subscribeFrom(t, publishCommittedCatalog(t), ns, []string{ns}, "", false)
 	waitCSV(t, ns, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
 	operatorPod(t, ns, headVersion)
@@ -801,6 +806,7 @@ func TestOperatorSDKRunBundle(t *testing.T) {
 	}
 	env := []string{"SSL_CERT_FILE=" + bundleCA}
 	t.Cleanup(func() { _, _ = tryRun(env, f.operatorSDK, "cleanup", "operator101", "-n", sdkNS, "--timeout", "3m") })
+	revokeReleaseNeeds := grantReleaseNeeds(t, sdkNS)
 
 	// Every release by its digest, as pods and this machine name the registry, oldest first: run bundle builds an
 	// index of the bundles it is given, so each one's replaces edge must name one already there. A release keeps
@@ -817,6 +823,7 @@ func TestOperatorSDKRunBundle(t *testing.T) {
 		operatorPod(t, sdkNS, r.version)
 	}
 
+	revokeReleaseNeeds()
 	run(t, env, f.operatorSDK, append([]string{"run", "bundle-upgrade", f.bundleImgs + ":v" + newVersion, "-n", sdkNS,
 		"--timeout", "5m"}, caFlags...)...)
 	waitCSV(t, sdkNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
