@@ -48,7 +48,7 @@ if [[ -d $CLUSTER_DIR ]]; then
 		done
 	done
 	for p in /proc/[0-9]*; do
-		{ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF -- "-address $CONTAINERD_SOCK " || continue
+		[[ $({ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) == *"-address $CONTAINERD_SOCK "* ]] || continue
 		kill -KILL "${p#/proc/}" 2>/dev/null || true
 	done
 	for ns_root in "$CLUSTER_DIR"/runc/*; do

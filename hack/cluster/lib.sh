@@ -51,7 +51,8 @@ running() {
 	pid=$(<"$pidfile")
 	[[ -d /proc/$pid ]] || return 1
 	# A recycled pid would not carry our state dir on its command line.
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$(<"$PIDS/$1.mark")"
+	# (Compared in the shell, not with grep -q, which can leave tr a SIGPIPE that pipefail counts.)
+	[[ $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) == *"$(<"$PIDS/$1.mark")"* ]]
 }
 
 # cluster_alive DIR: some process recorded under the cluster state dir DIR still runs. A state dir whose
