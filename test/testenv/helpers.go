@@ -37,6 +37,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator101/operator101/api/conditions"
 )
 
 // Polling is how often Eventually and WaitReconciled look again.
@@ -306,4 +308,27 @@ func RefuseDeploymentPods(t testing.TB, c client.Client, key types.NamespacedNam
 			}}
 	})
 	return msg
+}
+
+// ExpectReplicaFailureReportedOnce: after RefuseDeploymentPods gave msg for the Deployment of the custom
+// resource key (a MyWeb or an AppService), the resource reports it as Degraded=True, ReplicaFailure, with msg,
+// and one Warning Event naming the refusal, however often it is reconciled (three more reconciles, poked
+// through obj, its kind). conds reads its conditions.
+func ExpectReplicaFailureReportedOnce[T client.Object](t testing.TB, c client.Client, rec *Reconciles, key types.NamespacedName,
+	within time.Duration, msg string, obj T, conds func(g gomega.Gomega) []metav1.Condition) {
+	t.Helper()
+	Eventually(t, within, func(g gomega.Gomega) {
+		ExpectCondition(g, conds(g), conditions.Degraded, metav1.ConditionTrue, conditions.ReasonReplicaFailure, msg)
+		g.Expect(EventsOfReason(t, c, key.Namespace, key.Name, conditions.ReasonReplicaFailure)).To(gomega.HaveLen(1))
+	})
+	for range 3 {
+		WaitReconciled(t, rec, key, within, func() { Poke(t, c, key, obj) })
+	}
+	gomega.NewWithT(t).Consistently(func(g gomega.Gomega) {
+		evs := EventsOfReason(t, c, key.Namespace, key.Name, conditions.ReasonReplicaFailure)
+		g.Expect(evs).To(gomega.HaveLen(1))
+		g.Expect(evs[0].Type).To(gomega.Equal("Warning"))
+		g.Expect(evs[0].Series).To(gomega.BeNil(), "the Event was repeated")
+		g.Expect(evs[0].Note).To(gomega.ContainSubstring("violates PodSecurity"))
+	}, 300*time.Millisecond).Should(gomega.Succeed())
 }

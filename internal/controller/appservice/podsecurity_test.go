@@ -18,13 +18,11 @@ package appservice_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
-	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -43,19 +41,6 @@ func TestAppServicePodsRefusedByPodSecurity(t *testing.T) {
 	if !gomega.NewWithT(t).Expect(msg).To(gomega.ContainSubstring(`violates PodSecurity "restricted:latest"`)) {
 		return
 	}
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
-			conditions.ReasonReplicaFailure, msg)
-		g.Expect(testenv.EventsOfReason(t, env.Client, ns, key.Name, conditions.ReasonReplicaFailure)).To(gomega.HaveLen(1))
-	})
-	for range 3 {
-		testenv.WaitReconciled(t, rec, key, timeout, func() { testenv.Poke(t, env.Client, key, &appv1.AppService{}) })
-	}
-	gomega.NewWithT(t).Consistently(func(g gomega.Gomega) {
-		evs := testenv.EventsOfReason(t, env.Client, ns, key.Name, conditions.ReasonReplicaFailure)
-		g.Expect(evs).To(gomega.HaveLen(1))
-		g.Expect(evs[0].Type).To(gomega.Equal("Warning"))
-		g.Expect(evs[0].Series).To(gomega.BeNil(), "the Event was repeated")
-		g.Expect(evs[0].Note).To(gomega.ContainSubstring("violates PodSecurity"))
-	}, 300*time.Millisecond).Should(gomega.Succeed())
+	testenv.ExpectReplicaFailureReportedOnce(t, env.Client, rec, key, timeout, msg, &appv1.AppService{},
+		func(g gomega.Gomega) []metav1.Condition { return getApp(g, key).Status.Conditions })
 }

@@ -18,12 +18,10 @@ package myweb_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -43,19 +41,6 @@ func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
 	if !gomega.NewWithT(t).Expect(msg).To(gomega.ContainSubstring(`violates PodSecurity "restricted:latest"`)) {
 		return
 	}
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getWeb(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
-			conditions.ReasonReplicaFailure, msg)
-		g.Expect(testenv.EventsOfReason(t, env.Client, ns, key.Name, conditions.ReasonReplicaFailure)).To(gomega.HaveLen(1))
-	})
-	for range 3 {
-		testenv.WaitReconciled(t, rec, key, timeout, func() { testenv.Poke(t, env.Client, key, &operatorv1.MyWeb{}) })
-	}
-	gomega.NewWithT(t).Consistently(func(g gomega.Gomega) {
-		evs := testenv.EventsOfReason(t, env.Client, ns, key.Name, conditions.ReasonReplicaFailure)
-		g.Expect(evs).To(gomega.HaveLen(1))
-		g.Expect(evs[0].Type).To(gomega.Equal("Warning"))
-		g.Expect(evs[0].Series).To(gomega.BeNil(), "the Event was repeated")
-		g.Expect(evs[0].Note).To(gomega.ContainSubstring("violates PodSecurity"))
-	}, 300*time.Millisecond).Should(gomega.Succeed())
+	testenv.ExpectReplicaFailureReportedOnce(t, env.Client, rec, key, timeout, msg, &operatorv1.MyWeb{},
+		func(g gomega.Gomega) []metav1.Condition { return getWeb(g, key).Status.Conditions })
 }
