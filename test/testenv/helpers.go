@@ -23,6 +23,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -331,4 +333,32 @@ func ExpectReplicaFailureReportedOnce[T client.Object](t testing.TB, c client.Cl
 		g.Expect(evs[0].Series).To(gomega.BeNil(), "the Event was repeated")
 		g.Expect(evs[0].Note).To(gomega.ContainSubstring("violates PodSecurity"))
 	}, 300*time.Millisecond).Should(gomega.Succeed())
+}
+
+// CheckPodSecurity checks the securityContext kit.PodSecurity gives the pods of a MyWeb or an AppService (spec,
+// as its Deployment builder renders it) whose spec says runAsNonRoot: the RuntimeDefault seccomp profile and
+// allowPrivilegeEscalation false always, no runAsUser; with runAsNonRoot true also runAsNonRoot and every
+// capability dropped, and otherwise neither (an image running as root keeps its capabilities).
+func CheckPodSecurity(t testing.TB, nonRoot *bool, spec *corev1ac.PodSpecApplyConfiguration) {
+	t.Helper()
+	psc, sc := spec.SecurityContext, spec.Containers[0].SecurityContext
+	if psc == nil || psc.SeccompProfile == nil || *psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("runAsNonRoot %v: pod securityContext %+v: want the RuntimeDefault seccomp profile", nonRoot, psc)
+		return
+	}
+	if sc == nil || !ptr.Equal(sc.AllowPrivilegeEscalation, ptr.To(false)) {
+		t.Errorf("runAsNonRoot %v: container securityContext %+v: want allowPrivilegeEscalation false", nonRoot, sc)
+		return
+	}
+	if psc.RunAsUser != nil || sc.RunAsUser != nil {
+		t.Errorf("runAsNonRoot %v: a fixed runAsUser", nonRoot)
+	}
+	if ptr.Deref(nonRoot, false) {
+		if !ptr.Deref(psc.RunAsNonRoot, false) || sc.Capabilities == nil ||
+			!slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 {
+			t.Errorf("runAsNonRoot: pod %+v container %+v: want runAsNonRoot and every capability dropped", psc, sc)
+		}
+	} else if psc.RunAsNonRoot != nil || sc.Capabilities != nil {
+		t.Errorf("runAsNonRoot %v: pod %+v container %+v: an image running as root must keep its capabilities", nonRoot, psc, sc)
+	}
 }

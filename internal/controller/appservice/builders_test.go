@@ -28,6 +28,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
+
+	"github.com/operator101/operator101/test/testenv"
 )
 
 func newApp(mod func(*appv1.AppServiceSpec)) *appv1.AppService {
@@ -205,25 +207,6 @@ func TestDeploymentSecurityContext(t *testing.T) {
 			t.Fatal(err)
 		}
 		spec := d.Spec.Template.Spec
-		psc, sc := spec.SecurityContext, spec.Containers[0].SecurityContext
-		if psc == nil || psc.SeccompProfile == nil || *psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-			t.Errorf("runAsNonRoot %v: pod securityContext %+v: want the RuntimeDefault seccomp profile", nonRoot, psc)
-			continue
-		}
-		if sc == nil || !equality.Semantic.DeepEqual(sc.AllowPrivilegeEscalation, ptr.To(false)) {
-			t.Errorf("runAsNonRoot %v: container securityContext %+v: want allowPrivilegeEscalation false", nonRoot, sc)
-			continue
-		}
-		if psc.RunAsUser != nil || sc.RunAsUser != nil {
-			t.Errorf("runAsNonRoot %v: a fixed runAsUser", nonRoot)
-		}
-		if ptr.Deref(nonRoot, false) {
-			if !ptr.Deref(psc.RunAsNonRoot, false) || sc.Capabilities == nil ||
-				!equality.Semantic.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 {
-				t.Errorf("runAsNonRoot: pod %+v container %+v: want runAsNonRoot and every capability dropped", psc, sc)
-			}
-		} else if psc.RunAsNonRoot != nil || sc.Capabilities != nil {
-			t.Errorf("runAsNonRoot %v: pod %+v container %+v: an image running as root must keep its capabilities", nonRoot, psc, sc)
-		}
+		testenv.CheckPodSecurity(t, nonRoot, spec)
 	}
 }

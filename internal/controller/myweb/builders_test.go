@@ -28,6 +28,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+
+	"github.com/operator101/operator101/test/testenv"
 )
 
 func newWeb(name string, replicas *int32, page string, port int32) *operatorv1.MyWeb {
@@ -179,26 +181,7 @@ func TestDeploymentSecurityContext(t *testing.T) {
 		w := newWeb("a", nil, "x", 30100)
 		w.Spec.RunAsNonRoot = nonRoot
 		spec := Deployment(w, nil).Spec.Template.Spec
-		psc, sc := spec.SecurityContext, spec.Containers[0].SecurityContext
-		if psc == nil || psc.SeccompProfile == nil || *psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-			t.Errorf("runAsNonRoot %v: pod securityContext %+v: want the RuntimeDefault seccomp profile", nonRoot, psc)
-			continue
-		}
-		if sc == nil || !equality.Semantic.DeepEqual(sc.AllowPrivilegeEscalation, ptr.To(false)) {
-			t.Errorf("runAsNonRoot %v: container securityContext %+v: want allowPrivilegeEscalation false", nonRoot, sc)
-			continue
-		}
-		if psc.RunAsUser != nil || sc.RunAsUser != nil {
-			t.Errorf("runAsNonRoot %v: a fixed runAsUser", nonRoot)
-		}
-		if ptr.Deref(nonRoot, false) {
-			if !ptr.Deref(psc.RunAsNonRoot, false) || sc.Capabilities == nil ||
-				!equality.Semantic.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 {
-				t.Errorf("runAsNonRoot: pod %+v container %+v: want runAsNonRoot and every capability dropped", psc, sc)
-			}
-		} else if psc.RunAsNonRoot != nil || sc.Capabilities != nil {
-			t.Errorf("runAsNonRoot %v: pod %+v container %+v: an image running as root must keep its capabilities", nonRoot, psc, sc)
-		}
+		testenv.CheckPodSecurity(t, nonRoot, spec)
 	}
 
 	w := newWeb("a", nil, "x", 30100)
