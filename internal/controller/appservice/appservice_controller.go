@@ -122,7 +122,7 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	applyErr := errors.Join(errs...)
 
 	before := obj.DeepCopyObject().(T)
-	*r.api.status(obj) = Status(a, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
+	*r.api.status(obj) = Status(a, kit.Controlled(dep, a), applyErr, metav1.NewTime(r.Clock.Now()))
 	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
 }
 

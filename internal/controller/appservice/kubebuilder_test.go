@@ -28,11 +28,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/onsi/gomega"
 
+	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller/appservice"
@@ -150,4 +152,43 @@ func TestKubebuilderAppServiceInvalidRejected(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAppServiceStatusOnlyFromItsOwnDeployment: an AppService of each group with the same name in one namespace
+// (the chaos upgrade made them): the first takes the name, its Deployment serves; the second is Degraded
+// (ChildNotOwned) and, since the Deployment is not its own, not Available and counting no pods, though the
+// cache holds that Deployment (it carries operator101's labels).
+func TestAppServiceStatusOnlyFromItsOwnDeployment(t *testing.T) {
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "samename")
+	first := newApp(ns, "shop", 30290)
+	key := testenv.Create(t, env.Client, first)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		g.Expect(metav1.IsControlledBy(getDeployment(g, key), getApp(g, key))).To(gomega.BeTrue())
+	})
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		g.Expect(meta.IsStatusConditionTrue(getApp(g, key).Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+	})
+
+	second := &batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"},
+		Spec: batchv1alpha1.AppServiceSpec{Replicas: ptr.To[int32](2), Application: appv1.Application{Image: "nginx:1.27",
+			Ports: []appv1.ServicePort{{Port: 80, NodePort: 30291}}}}}
+	testenv.Create(t, env.Client, second)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		got := &batchv1alpha1.AppService{}
+		g.Expect(env.Client.Get(ctx, key, got)).To(gomega.Succeed())
+		s := got.Status
+		g.Expect(s.ObservedGeneration).To(gomega.Equal(got.Generation))
+		degraded := meta.FindStatusCondition(s.Conditions, conditions.Degraded)
+		g.Expect(degraded).NotTo(gomega.BeNil())
+		g.Expect(degraded.Reason).To(gomega.Equal(conditions.ReasonNotOwned))
+		g.Expect(meta.IsStatusConditionFalse(s.Conditions, conditions.Available)).To(gomega.BeTrue(), "%+v", s.Conditions)
+		g.Expect([]int32{s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.UpdatedReplicas}).To(gomega.Equal([]int32{0, 0, 0, 0}))
+		g.Expect(s.Ready).To(gomega.Equal("0/2"))
+	})
+	// The first is untouched and still serves.
+	g := gomega.NewWithT(t)
+	g.Expect(meta.IsStatusConditionTrue(getApp(g, key).Status.Conditions, conditions.Available)).To(gomega.BeTrue())
+	g.Expect(metav1.IsControlledBy(getDeployment(g, key), getApp(g, key))).To(gomega.BeTrue())
 }

@@ -89,6 +89,17 @@ func Found[O client.Object](obj O) O {
 	return obj
 }
 
+// Controlled is obj when the cache had it and owner controls it, nil otherwise: a status is derived only from
+// children the owner controls. An object of the child's name that someone else controls (another kind's child,
+// or a tenant's object labelled as the operator's, both of which the cache holds) says nothing of the owner.
+func Controlled[O client.Object](obj O, owner metav1.Object) O {
+	var zero O
+	if obj.GetUID() == "" || !metav1.IsControlledBy(obj, owner) {
+		return zero
+	}
+	return obj
+}
+
 // ApplyChild applies desired unless observed already matches it. observed is what the cache holds (empty
 // when the cache has no such child). The operator never takes over an object it did not create: a child the
 // cache holds must be controlled by owner, and a child the cache lacks is first read from the API server

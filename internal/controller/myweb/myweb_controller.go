@@ -84,6 +84,6 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 
 	before := w.DeepCopy()
-	w.Status = Status(w, kit.Found(dep), applyErr, metav1.NewTime(r.Clock.Now()))
+	w.Status = Status(w, kit.Controlled(dep, w), applyErr, metav1.NewTime(r.Clock.Now()))
 	return r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
 }

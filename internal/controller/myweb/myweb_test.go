@@ -426,6 +426,28 @@ func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	}
 }
 
+// TestMyWebStatusOnlyFromItsOwnDeployment: a tenant's available Deployment with the MyWeb's name and
+// operator101's label (so the cache holds it) does not make the MyWeb Available: the MyWeb is Degraded
+// (ChildNotOwned) and counts no pods.
+func TestMyWebStatusOnlyFromItsOwnDeployment(t *testing.T) {
+	startOperator(t, nil)
+	ns := env.NewNamespace(t, "web")
+	dep := testenv.TenantDeployment(ns, "shop")
+	dep.Labels["app.kubernetes.io/managed-by"] = "operator101"
+	key := testenv.Create(t, env.Client, dep)
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Create(t, env.Client, newWeb(ns, "shop", 30179))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := getWeb(g, key)
+		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+		degraded := meta.FindStatusCondition(w.Status.Conditions, conditions.Degraded)
+		g.Expect(degraded).NotTo(gomega.BeNil())
+		g.Expect(degraded.Reason).To(gomega.Equal(conditions.ReasonNotOwned))
+		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Available)).To(gomega.BeTrue(), "%+v", w.Status.Conditions)
+		g.Expect(w.Status.ReadyReplicas).To(gomega.BeZero())
+	})
+}
+
 // expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the MyWeb
 // whole: it does so only for a child the cache lacks or that differs from what it would apply, never for a
 // converged MyWeb.
