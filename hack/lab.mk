@@ -23,6 +23,10 @@ fmt-check: ## Fail if any Go file is not gofmt-formatted.
 test-go: envtest operator-sdk opm kustomize image-deps ## All Go tests, not -short: make test's, plus those that need MariaDB, podman images or root.
 	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
 
+.PHONY: test-chaos
+test-chaos: ## The chaos upgrade on the local cluster with real OLM (CHAOS_SEED replays a run, CHAOS_SCALE sizes it): faults during an upgrade.
+	CHAOS_ONLY=1 $(TARGET_VARS) hack/cluster/e2e.sh
+
 .PHONY: test-faults
 test-faults: envtest ## Fault injection that needs minutes: random kills of the manager, API server restarts (test/faults, build tag faults).
 	go test -tags faults ./test/faults/... -count=1 -timeout 45m -v $(TEST_ARGS)

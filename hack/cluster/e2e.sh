@@ -84,8 +84,16 @@ e2e_test() {
 		E2E_RUN_BUNDLE_SKIP_TLS_VERIFY=$skip_verify \
 		E2E_MARIADB_ENV=${mariadb_env:-$db_dir/env} \
 		E2E_ROOT=$root \
-		go test -tags e2e ./test/e2e/ -count=1 -v "$@"
+		go test -tags "e2e${E2E_TAGS:+,$E2E_TAGS}" ./test/e2e/ -count=1 -v "$@"
 }
+
+# make test-chaos (CHAOS_ONLY=1): the chaos upgrade alone, on the cluster and images set up above.
+if [[ ${CHAOS_ONLY:-0} == 1 ]]; then
+	! $existing || die "the chaos test restarts the local cluster's kubelet and API server: it runs on the local cluster only"
+	say "go test -tags e2e,chaos -run TestChaosUpgrade (CHAOS_SEED=${CHAOS_SEED:-drawn from the clock})"
+	E2E_TAGS=chaos e2e_test -timeout 45m -run '^TestChaosUpgrade$'
+	exit 0
+fi
 
 # The README's quick start first, as a new user meets the cluster: nothing of operator101's installed or stored
 # (its uninstall deletes every object of every kind). QUICKSTART=0 skips it.

@@ -1,0 +1,842 @@
+//go:build e2e && chaos
+
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// The chaos upgrade (make test-chaos): an OLM upgrade from the oldest release to this tree's version, approved
+// while a workload of every kind is still converging, with the operator's pods, the kubelet, the API server and
+// the database failing on a seeded schedule, and tenants editing and deleting objects meanwhile. What it
+// checks is read from the cluster and the database afterwards, never from the operator's logs.
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	operatorsv2 "github.com/operator-framework/api/pkg/operators/v2"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/api/conditions"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+)
+
+// The chaos test's namespaces: the install, and one per kind of workload.
+const (
+	chaosOpNS  = "operator101-chaos"
+	chaosWebNS = "operator101-chaos-web"
+	chaosAppNS = "operator101-chaos-app"
+	chaosAtNS  = "operator101-chaos-at"
+	chaosDBNS  = "operator101-chaos-db"
+)
+
+// chaosPlan is everything the seed decides: the workload's size and the schedule of faults and edits.
+type chaosPlan struct {
+	seed                        uint64
+	mywebs, apps, ats, dbus     int           // apps is per AppService group
+	window                      time.Duration // faults and edits happen within it, from the approval on
+	atAt                        []time.Duration
+	faults                      []chaosFault
+	servingWebs, servingApps    int // the first ones run one pod; the others none (0 replicas), for two cores
+	deletedWeb, deletedApp      int
+	deletedDBU, rotatedDBU      int
+	editedWebs, scaledApps      []int
+	deletedChildren             []int // MyWebs whose Deployment is deleted
+	deletedServices             []int // app.example.com AppServices whose Service is deleted
+	killedPods, restartsPlanned int
+}
+
+// chaosFault is one thing done to the cluster at a moment of the window.
+type chaosFault struct {
+	at   time.Duration
+	what string
+	do   func(t *testing.T, x *chaosRun) error
+}
+
+// planChaos draws the plan from seed. CHAOS_SCALE (default 0.4) scales the workload the issue names for a
+// bigger machine (100 MyWebs, 100 AppServices of each group, 100 Ats, 30 DatabaseUsers).
+func planChaos(t *testing.T, seed uint64) chaosPlan {
+	t.Helper()
+	scale := 0.4
+	if s := os.Getenv("CHAOS_SCALE"); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v <= 0 {
+			t.Fatalf("CHAOS_SCALE=%q: want a positive number", s)
+		}
+		scale = v
+	}
+	n := func(full int) int { return max(4, int(float64(full)*scale)) }
+	rng := rand.New(rand.NewPCG(seed, seed^0x6f70313031))
+	p := chaosPlan{seed: seed, mywebs: n(100), apps: n(100), ats: n(100), dbus: n(30), window: 4 * time.Minute,
+		servingWebs: 3, servingApps: 3}
+	moment := func(from, to float64) time.Duration {
+		return time.Duration((from + rng.Float64()*(to-from)) * float64(p.window))
+	}
+	for range p.ats {
+		p.atAt = append(p.atAt, moment(0, 1))
+	}
+	pick := func(n int) int { return rng.IntN(n) }
+	p.deletedWeb, p.deletedApp = p.mywebs-1, p.apps-1
+	p.deletedDBU, p.rotatedDBU = p.dbus-1, p.dbus-2
+	for range 3 {
+		p.editedWebs = append(p.editedWebs, pick(p.mywebs-1))
+		p.scaledApps = append(p.scaledApps, pick(p.apps-1))
+		p.deletedChildren = append(p.deletedChildren, pick(p.mywebs-1))
+		p.deletedServices = append(p.deletedServices, pick(p.apps-1))
+	}
+
+	add := func(at time.Duration, what string, do func(*testing.T, *chaosRun) error) {
+		p.faults = append(p.faults, chaosFault{at: at, what: what, do: do})
+	}
+	p.killedPods = 4
+	for range p.killedPods {
+		add(moment(0, 1), "force-delete the operator's pod", func(t *testing.T, x *chaosRun) error { return x.killOperator(t) })
+	}
+	kubelet := moment(0.2, 0.5)
+	apiserver := kubelet + 45*time.Second + moment(0, 0.3)
+	add(kubelet, "restart the kubelet", func(t *testing.T, x *chaosRun) error { return x.restart(t, "kubelet") })
+	add(apiserver, "restart the API server", func(t *testing.T, x *chaosRun) error { return x.restart(t, "kube-apiserver") })
+	p.restartsPlanned = 2
+	pause := moment(0, 0.6)
+	outage := 30*time.Second + moment(0, 0.125)
+	add(pause, fmt.Sprintf("make the database unreachable for %s", outage.Round(time.Second)),
+		func(t *testing.T, x *chaosRun) error { return x.pauseDatabase(t) })
+	add(pause+outage, "make the database reachable again", func(t *testing.T, x *chaosRun) error { return x.resumeDatabase(t) })
+	for i, w := range p.editedWebs {
+		add(moment(0, 1), fmt.Sprintf("edit the page of MyWeb web-%d", w), func(t *testing.T, x *chaosRun) error {
+			return x.patch(&operatorv1.MyWeb{}, chaosWebNS, webName(w),
+				fmt.Sprintf(`{"spec":{"pageContentHtml":"<h1>web %d, edit %d</h1>"}}`, w, i))
+		})
+	}
+	for _, a := range p.scaledApps {
+		add(moment(0, 1), fmt.Sprintf("scale AppService app-%d to 2", a), func(t *testing.T, x *chaosRun) error {
+			return x.patch(&appv1.AppService{}, chaosAppNS, appName(a), `{"spec":{"size":2}}`)
+		})
+	}
+	for _, w := range p.deletedChildren {
+		add(moment(0, 1), fmt.Sprintf("delete the Deployment of MyWeb web-%d", w), func(t *testing.T, x *chaosRun) error {
+			return x.remove(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: chaosWebNS, Name: webName(w)}})
+		})
+	}
+	for _, a := range p.deletedServices {
+		add(moment(0, 1), fmt.Sprintf("delete the Service of AppService app-%d", a), func(t *testing.T, x *chaosRun) error {
+			return x.remove(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: chaosAppNS, Name: appName(a)}})
+		})
+	}
+	add(moment(0, 1), fmt.Sprintf("delete MyWeb web-%d", p.deletedWeb), func(t *testing.T, x *chaosRun) error {
+		return x.remove(&operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: chaosWebNS, Name: webName(p.deletedWeb)}})
+	})
+	add(moment(0, 1), fmt.Sprintf("delete both AppServices app-%d", p.deletedApp), func(t *testing.T, x *chaosRun) error {
+		if err := x.remove(&appv1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: chaosAppNS, Name: appName(p.deletedApp)}}); err != nil {
+			return err
+		}
+		return x.remove(&batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: chaosAppNS, Name: appName(p.deletedApp)}})
+	})
+	add(moment(0, 1), fmt.Sprintf("delete DatabaseUser db-%d", p.deletedDBU), func(t *testing.T, x *chaosRun) error {
+		return x.remove(&mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: chaosDBNS, Name: dbuName(p.deletedDBU)}})
+	})
+	add(moment(0, 1), fmt.Sprintf("rotate the password of DatabaseUser db-%d", p.rotatedDBU), func(t *testing.T, x *chaosRun) error {
+		return x.patch(&corev1.Secret{}, chaosDBNS, dbuName(p.rotatedDBU),
+			fmt.Sprintf(`{"stringData":{"password":%q}}`, dbuPassword(seed, p.rotatedDBU, 1)))
+	})
+	sort.SliceStable(p.faults, func(i, j int) bool { return p.faults[i].at < p.faults[j].at })
+	return p
+}
+
+func webName(i int) string { return fmt.Sprintf("web-%d", i) }
+func appName(i int) string { return fmt.Sprintf("app-%d", i) }
+func atName(i int) string  { return fmt.Sprintf("at-%d", i) }
+func dbuName(i int) string { return fmt.Sprintf("db-%d", i) }
+
+// dbuUser is the account of DatabaseUser i; the seed keeps two runs' accounts apart.
+func dbuUser(seed uint64, i int) string { return fmt.Sprintf("chaos%x_%d", seed%0xffff, i) }
+
+// dbuPassword is DatabaseUser i's password, generation gen (1 after a rotation).
+func dbuPassword(seed uint64, i, gen int) string { return fmt.Sprintf("pw-%x-%d-%d-chaos", seed, i, gen) }
+
+// chaosRun is the state of one run: the plan, the runs the At pods reported, the samples of the Upgradeable
+// condition, and what happened.
+type chaosRun struct {
+	plan     chaosPlan
+	start    time.Time // the approval
+	recorder string    // where At pods report a run: http://NODE:PORT
+	mu       sync.Mutex
+	runs     map[string]map[string]bool // At name -> the run tokens reported
+	samples  []upgradeableSample
+	log      []string // what was done, when, and how it went
+	paused   int      // the MariaDB pid stopped by pauseDatabase (0: none)
+}
+
+// upgradeableSample is the Upgradeable condition of the installed CSV at a moment, with whether an At's
+// command ran (its pod Running, its status RUNNING) just before and after it was read.
+type upgradeableSample struct {
+	csv            string
+	status         metav1.ConditionStatus
+	atRanAround    bool
+	at             time.Duration
+	commandRunning string
+}
+
+func (x *chaosRun) note(format string, args ...any) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.log = append(x.log, fmt.Sprintf("%7.1fs  ", time.Since(x.start).Seconds())+fmt.Sprintf(format, args...))
+}
+
+// TestChaosUpgrade: see the package comment. CHAOS_SEED replays a run; the seed, the plan and a table of what
+// was checked are printed.
+func TestChaosUpgrade(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("CHAOS_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 0, 64)
+		if err != nil {
+			t.Fatalf("CHAOS_SEED=%q: %v", s, err)
+		}
+		seed = v
+	}
+	plan := planChaos(t, seed)
+	t.Logf("chaos seed %d (replay: CHAOS_SEED=%d make test-chaos): %d MyWebs, %d AppServices of each group, %d Ats, %d DatabaseUsers; window %s",
+		seed, seed, plan.mywebs, plan.apps, plan.ats, plan.dbus, plan.window)
+	for _, fl := range plan.faults {
+		t.Logf("  plan %6.1fs  %s", fl.at.Seconds(), fl.what)
+	}
+	x := &chaosRun{plan: plan, runs: map[string]map[string]bool{}}
+	x.serveRecorder(t)
+	t.Cleanup(func() { _ = x.resumeDatabase(t) }) // never leave the database stopped
+
+	clearInstalls(t)
+	clearDatabaseTargets(t)
+	for _, ns := range []string{chaosOpNS, chaosWebNS, chaosAppNS, chaosAtNS, chaosDBNS} {
+		freshNamespace(t, ns)
+	}
+	t.Cleanup(func() { uninstall(t, chaosOpNS) })
+	t.Cleanup(func() { clearDatabaseTargets(t) })
+	t.Cleanup(func() { deleteChaosWorkload(t) })
+
+	// The oldest release, by Subscription with manual approval, from the catalog that holds this tree's version.
+	// On a cluster that admits as OpenShift does it needs what its CSV does not ask for; revoked once this tree's
+	// version, which needs none of it, runs.
+	revokeReleaseNeeds := grantReleaseNeeds(t, chaosOpNS)
+	create(t, targetSecret(chaosOpNS))
+	subscribeFrom(t, f.catalogImg, chaosOpNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
+	approve(t, chaosOpNS, oldCSV)
+	waitCSV(t, chaosOpNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
+	operatorPod(t, chaosOpNS, oldVersion)
+
+	x.createWorkload(t)
+	// Approve the upgrade to this tree's version while the workload is still converging.
+	x.start = time.Now()
+	plan.atTimesFrom(t, x)
+	approve(t, chaosOpNS, newCSV)
+	x.note("approved the upgrade %s -> %s", oldCSV, newCSV)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); x.sampleUpgradeable(stop) }()
+	go func() { defer wg.Done(); x.migrateWhenServed(t, stop) }()
+	x.runFaults(t)
+	lastFault := time.Now()
+
+	// Converged: the new version installed, every object as its spec says.
+	waitCSV(t, chaosOpNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 10*time.Minute)
+	eventually(t, 3*time.Minute, oldCSV+" gone", func() (bool, string) {
+		err := get(&operatorsv1alpha1.ClusterServiceVersion{}, chaosOpNS, oldCSV)
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	operatorPod(t, chaosOpNS, newVersion)
+	revokeReleaseNeeds()
+	rows := x.waitConverged(t)
+	converged := time.Since(lastFault)
+	close(stop)
+	wg.Wait()
+	rows = append(rows, x.checkUpgradeable(t))
+
+	t.Logf("chaos seed %d: what was done", seed)
+	for _, l := range x.log {
+		t.Logf("  %s", l)
+	}
+	t.Logf("chaos seed %d: converged %.0fs after the last fault; checked:", seed, converged.Seconds())
+	t.Logf("  %-58s %8s %s", "property", "objects", "result")
+	for _, r := range rows {
+		t.Logf("  %-58s %8d %s", r.property, r.objects, r.result)
+	}
+}
+
+// atTimesFrom creates the Ats, scheduled at the plan's moments from x.start: some before the new version runs,
+// some during the faults, some after.
+func (p chaosPlan) atTimesFrom(t *testing.T, x *chaosRun) {
+	t.Helper()
+	for i, d := range p.atAt {
+		// Each run reports a token of its own to the recorder (retrying while the network is down), then works
+		// for a while, so that the Upgradeable gate has something to hold.
+		cmd := fmt.Sprintf(`tok=$(cat /proc/sys/kernel/random/uuid); n=0; `+
+			`until wget -q -O /dev/null "%s/ran/%s/$tok"; do n=$((n+1)); [ $n -ge 120 ] && exit 3; sleep 1; done; sleep 8`,
+			x.recorder, atName(i))
+		create(t, &cnatv1alpha1.At{
+			ObjectMeta: metav1.ObjectMeta{Name: atName(i), Namespace: chaosAtNS},
+			Spec: cnatv1alpha1.AtSpec{Schedule: x.start.Add(d).UTC().Format(cnatv1alpha1.ScheduleLayout), Command: cmd,
+				ActiveDeadlineSeconds: ptr.To[int64](600)},
+		})
+	}
+}
+
+// createWorkload creates every kind, sized by the plan, in the namespaces of the release's install.
+func (x *chaosRun) createWorkload(t *testing.T) {
+	t.Helper()
+	p := x.plan
+	replicas := func(i, serving int) *int32 { return ptr.To(int32(min(1, max(0, serving-i)))) }
+	for i := range p.mywebs {
+		create(t, &operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Name: webName(i), Namespace: chaosWebNS},
+			Spec: operatorv1.MyWebSpec{Image: "nginx:1.27", NodePortNumber: int32(31000 + i),
+				PageContentHtml: fmt.Sprintf("<h1>web %d</h1>", i), Replicas: replicas(i, p.servingWebs)}})
+	}
+	for i := range p.apps {
+		app := appv1.Application{Image: "nginx:1.27", Ports: []appv1.ServicePort{{Port: 80}}}
+		create(t, &appv1.AppService{ObjectMeta: metav1.ObjectMeta{Name: appName(i), Namespace: chaosAppNS},
+			Spec: appv1.AppServiceSpec{Size: replicas(i, p.servingApps), Application: app}})
+		create(t, &batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Name: appName(i), Namespace: chaosAppNS},
+			Spec: batchv1alpha1.AppServiceSpec{Replicas: replicas(i, p.servingApps), Application: app}})
+	}
+	for i := range p.dbus {
+		create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: dbuName(i), Namespace: chaosDBNS},
+			StringData: map[string]string{"password": dbuPassword(p.seed, i, 0)}})
+		create(t, &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Name: dbuName(i), Namespace: chaosDBNS},
+			Spec: mygroupv1alpha1.DatabaseUserSpec{User: dbuUser(p.seed, i),
+				Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: dbuName(i)}, Key: "password"},
+				Grants: []mygroupv1alpha1.Grant{{Database: fmt.Sprintf("%s_%d", chaosDBNS, i),
+					Privileges: []mygroupv1alpha1.Privilege{"SELECT", "INSERT"}}}}})
+	}
+	x.note("created %d MyWebs, %d AppServices of each group, %d DatabaseUsers", p.mywebs, p.apps, p.dbus)
+}
+
+// migrateWhenServed follows docs/databases.md's migration from 0.1.0's DATABASE_TARGETS as soon as the new
+// version's CRDs are served: a DatabaseTarget "default" that adopts the accounts 0.1.0 created.
+func (x *chaosRun) migrateWhenServed(t *testing.T, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		dt := databaseTarget("default")
+		dt.Spec.AdminSecretRef.Namespace = chaosOpNS
+		dt.Spec.AllowedNamespaces = []string{chaosDBNS}
+		dt.Spec.Databases = []string{chaosDBNS + "_*"}
+		dt.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		err := c.Create(context.Background(), dt)
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			x.note("created DatabaseTarget default (Adopt): the migration from DATABASE_TARGETS")
+			return
+		}
+	}
+}
+
+// runFaults does the plan's faults and edits at their moments; one that fails is noted (the cluster may be down
+// at that moment) and done again a second later, for at most 30 s.
+func (x *chaosRun) runFaults(t *testing.T) {
+	t.Helper()
+	for _, fl := range x.plan.faults {
+		if d := time.Until(x.start.Add(fl.at)); d > 0 {
+			time.Sleep(d) // the schedule's next moment: faults happen at planned times, not when something is ready
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			err := fl.do(t, x)
+			if err == nil {
+				x.note("%s", fl.what)
+				break
+			}
+			if time.Now().After(deadline) {
+				x.note("%s: FAILED: %v", fl.what, err)
+				t.Errorf("fault %q could not be done: %v", fl.what, err)
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
+}
+
+func (x *chaosRun) patch(obj client.Object, ns, name, body string) error {
+	if err := get(obj, ns, name); err != nil {
+		return err
+	}
+	return c.Patch(context.Background(), obj, client.RawPatch("application/merge-patch+json", []byte(body)))
+}
+
+func (x *chaosRun) remove(obj client.Object) error {
+	return client.IgnoreNotFound(c.Delete(context.Background(), obj))
+}
+
+// killOperator force-deletes the operator's pods, whichever version runs (grace period 0).
+func (x *chaosRun) killOperator(t *testing.T) error {
+	var pods corev1.PodList
+	if err := c.List(context.Background(), &pods, client.InNamespace(chaosOpNS),
+		client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+		return err
+	}
+	if len(pods.Items) == 0 {
+		return fmt.Errorf("no operator pod to kill")
+	}
+	for i := range pods.Items {
+		if err := c.Delete(context.Background(), &pods.Items[i], client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restart restarts a process of the local cluster (hack/cluster/restart.sh: killed, then started again by up.sh).
+func (x *chaosRun) restart(t *testing.T, name string) error {
+	out, err := exec.Command(filepath.Join(f.root, "hack", "cluster", "restart.sh"), name).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("restart %s: %w\n%s", name, err, out)
+	}
+	return nil
+}
+
+// pauseDatabase stops the MariaDB process (SIGSTOP): connections hang, as to a server that went away on the
+// network; resumeDatabase lets it go on.
+func (x *chaosRun) pauseDatabase(t *testing.T) error {
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(f.mariadbEnv), "mysqld.pid"))
+	if err != nil {
+		return err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.paused = pid
+	x.mu.Unlock()
+	return nil
+}
+
+func (x *chaosRun) resumeDatabase(t *testing.T) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.paused == 0 {
+		return nil
+	}
+	if err := syscall.Kill(x.paused, syscall.SIGCONT); err != nil {
+		return err
+	}
+	x.paused = 0
+	return nil
+}
+
+// serveRecorder listens on the node address (pods reach it; nothing beyond the machine does) for the At pods'
+// reports: GET /ran/AT/TOKEN, one token per run of the command.
+func (x *chaosRun) serveRecorder(t *testing.T) {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(f.nodeIP, "0"))
+	if err != nil {
+		t.Fatalf("the At recorder: %v", err)
+	}
+	x.recorder = "http://" + l.Addr().String()
+	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/ran/"), "/")
+		if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+			http.NotFound(w, r)
+			return
+		}
+		x.mu.Lock()
+		if x.runs[parts[0]] == nil {
+			x.runs[parts[0]] = map[string]bool{}
+		}
+		x.runs[parts[0]][parts[1]] = true
+		x.mu.Unlock()
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+}
+
+// sampleUpgradeable reads, every 2 s, whether an At's command runs and what the installed CSV's
+// OperatorCondition says of Upgradeable.
+func (x *chaosRun) sampleUpgradeable(stop <-chan struct{}) {
+	ctx := context.Background()
+	running := func() string {
+		var ats cnatv1alpha1.AtList
+		if err := c.List(ctx, &ats, client.InNamespace(chaosAtNS)); err != nil {
+			return ""
+		}
+		for _, a := range ats.Items {
+			if a.Status.Phase != cnatv1alpha1.PhaseRunning {
+				continue
+			}
+			var pod corev1.Pod
+			if err := get(&pod, chaosAtNS, a.Name+"-pod"); err == nil && pod.Status.Phase == corev1.PodRunning {
+				return a.Name
+			}
+		}
+		return ""
+	}
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		before := running()
+		var sub operatorsv1alpha1.Subscription
+		if err := get(&sub, chaosOpNS, "operator101"); err != nil || sub.Status.InstalledCSV == "" {
+			continue
+		}
+		var oc operatorsv2.OperatorCondition
+		if err := get(&oc, chaosOpNS, sub.Status.InstalledCSV); err != nil {
+			continue
+		}
+		status := metav1.ConditionTrue // OLM reads a missing condition as upgradeable
+		if cond := meta.FindStatusCondition(oc.Spec.Conditions, operatorsv2.Upgradeable); cond != nil {
+			status = cond.Status
+		}
+		after := running()
+		x.mu.Lock()
+		x.samples = append(x.samples, upgradeableSample{csv: sub.Status.InstalledCSV, status: status,
+			atRanAround: before != "" && before == after, at: time.Since(x.start), commandRunning: before})
+		x.mu.Unlock()
+	}
+}
+
+// checkRow is one line of the table the test prints.
+type checkRow struct {
+	property string
+	objects  int
+	result   string
+}
+
+// waitConverged waits until every object has converged under the new version, then checks each property once
+// more and returns the table's rows.
+func (x *chaosRun) waitConverged(t *testing.T) []checkRow {
+	t.Helper()
+	p := x.plan
+	var rows []checkRow
+	check := func(property string, objects int, timeout time.Duration, fn func() error) {
+		t.Helper()
+		var last error
+		eventually(t, timeout, property, func() (bool, string) {
+			last = fn()
+			return last == nil, fmt.Sprint(last)
+		})
+		rows = append(rows, checkRow{property, objects, "ok"})
+	}
+	ctx := context.Background()
+
+	check("MyWebs: observedGeneration current, Available=True", p.mywebs-1, 10*time.Minute, func() error {
+		var l operatorv1.MyWebList
+		if err := c.List(ctx, &l, client.InNamespace(chaosWebNS)); err != nil {
+			return err
+		}
+		return convergedAll(len(l.Items), p.mywebs-1, func(i int) (client.Object, []metav1.Condition) {
+			return &l.Items[i], l.Items[i].Status.Conditions
+		}, conditions.Available)
+	})
+	check("AppServices (app.example.com): converged, Available=True", p.apps-1, 5*time.Minute, func() error {
+		var l appv1.AppServiceList
+		if err := c.List(ctx, &l, client.InNamespace(chaosAppNS)); err != nil {
+			return err
+		}
+		return convergedAll(len(l.Items), p.apps-1, func(i int) (client.Object, []metav1.Condition) {
+			return &l.Items[i], l.Items[i].Status.Conditions
+		}, conditions.Available)
+	})
+	check("AppServices (batch.schwarzeni.github.com): converged, Available=True", p.apps-1, 5*time.Minute, func() error {
+		var l batchv1alpha1.AppServiceList
+		if err := c.List(ctx, &l, client.InNamespace(chaosAppNS)); err != nil {
+			return err
+		}
+		return convergedAll(len(l.Items), p.apps-1, func(i int) (client.Object, []metav1.Condition) {
+			return &l.Items[i], l.Items[i].Status.Conditions
+		}, conditions.Available)
+	})
+	check("DatabaseUsers: converged, Ready=True", p.dbus-1, 10*time.Minute, func() error {
+		var l mygroupv1alpha1.DatabaseUserList
+		if err := c.List(ctx, &l, client.InNamespace(chaosDBNS)); err != nil {
+			return err
+		}
+		return convergedAll(len(l.Items), p.dbus-1, func(i int) (client.Object, []metav1.Condition) {
+			return &l.Items[i], l.Items[i].Status.Conditions
+		}, mygroupv1alpha1.ConditionReady)
+	})
+	check("children: each one's controller exists; each object has its children", p.mywebs-1+2*(p.apps-1), 5*time.Minute,
+		func() error { return x.childrenMatch(ctx) })
+	check("Ats: each ran exactly once (recorder, pod and status agree)", p.ats, 10*time.Minute, func() error { return x.atsRanOnce(ctx) })
+	check("accounts: password and grants as the spec says; none orphaned", p.dbus, 5*time.Minute, func() error { return x.accountsMatch() })
+	return rows
+}
+
+// convergedAll: want objects, each with observedGeneration current and condType True.
+func convergedAll(n, want int, item func(i int) (client.Object, []metav1.Condition), condType string) error {
+	if n != want {
+		return fmt.Errorf("%d objects, want %d", n, want)
+	}
+	for i := range n {
+		obj, conds := item(i)
+		cond := meta.FindStatusCondition(conds, condType)
+		if cond == nil || cond.Status != metav1.ConditionTrue || cond.ObservedGeneration != obj.GetGeneration() {
+			return fmt.Errorf("%s: %+v (generation %d)", obj.GetName(), cond, obj.GetGeneration())
+		}
+	}
+	return nil
+}
+
+// childrenMatch: every child operator101 made in the workload's namespaces has its controller, which exists; each
+// MyWeb has its ConfigMap, Deployment and Service, each AppService its Deployment and Service (a Service per
+// group: the kubebuilder group's are named after the object too, in the same namespace, so both are checked by
+// their owner's kind).
+func (x *chaosRun) childrenMatch(ctx context.Context) error {
+	owners := map[string]bool{} // kind/ns/name of every custom resource
+	var webs operatorv1.MyWebList
+	var apps appv1.AppServiceList
+	var batch batchv1alpha1.AppServiceList
+	for _, l := range []client.ObjectList{&webs, &apps, &batch} {
+		if err := c.List(ctx, l); err != nil {
+			return err
+		}
+	}
+	for _, w := range webs.Items {
+		owners["MyWeb/"+w.Namespace+"/"+w.Name] = true
+	}
+	for _, a := range apps.Items {
+		owners["AppService/"+a.Namespace+"/"+a.Name+"/app.example.com"] = true
+	}
+	for _, a := range batch.Items {
+		owners["AppService/"+a.Namespace+"/"+a.Name+"/batch.schwarzeni.github.com"] = true
+	}
+	have := map[string]int{} // owner key -> children seen
+	managed := client.MatchingLabels{"app.kubernetes.io/managed-by": "operator101"}
+	var cms corev1.ConfigMapList
+	var deps appsv1.DeploymentList
+	var svcs corev1.ServiceList
+	for _, ns := range []string{chaosWebNS, chaosAppNS} {
+		for _, l := range []client.ObjectList{&cms, &deps, &svcs} {
+			if err := c.List(ctx, l, client.InNamespace(ns), managed); err != nil {
+				return err
+			}
+			items, err := meta.ExtractList(l)
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				obj := it.(client.Object)
+				ref := metav1.GetControllerOf(obj)
+				if ref == nil {
+					return fmt.Errorf("%T %s/%s has no controller", obj, obj.GetNamespace(), obj.GetName())
+				}
+				key := ref.Kind + "/" + obj.GetNamespace() + "/" + ref.Name
+				if ref.Kind == "AppService" {
+					key += "/" + strings.Split(ref.APIVersion, "/")[0]
+				}
+				if !owners[key] {
+					return fmt.Errorf("%T %s/%s is orphaned: its controller %s is gone", obj, obj.GetNamespace(), obj.GetName(), key)
+				}
+				have[key]++
+			}
+		}
+	}
+	for key := range owners {
+		want := 2
+		if strings.HasPrefix(key, "MyWeb/") {
+			want = 3
+		}
+		if have[key] != want {
+			return fmt.Errorf("%s has %d children, want %d", key, have[key], want)
+		}
+	}
+	return nil
+}
+
+// atsRanOnce: every At is DONE, its pod Succeeded, and its command reported exactly one run.
+func (x *chaosRun) atsRanOnce(ctx context.Context) error {
+	var ats cnatv1alpha1.AtList
+	if err := c.List(ctx, &ats, client.InNamespace(chaosAtNS)); err != nil {
+		return err
+	}
+	if len(ats.Items) != x.plan.ats {
+		return fmt.Errorf("%d Ats, want %d", len(ats.Items), x.plan.ats)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, a := range ats.Items {
+		if a.Status.Phase != cnatv1alpha1.PhaseDone || a.Status.ObservedGeneration != a.Generation {
+			return fmt.Errorf("At %s: %s %s", a.Name, a.Status.Phase, a.Status.Message)
+		}
+		var pod corev1.Pod
+		if err := get(&pod, chaosAtNS, a.Name+"-pod"); err != nil || pod.Status.Phase != corev1.PodSucceeded {
+			return fmt.Errorf("At %s DONE, its pod: %v %s", a.Name, err, pod.Status.Phase)
+		}
+		if n := len(x.runs[a.Name]); n != 1 {
+			return fmt.Errorf("At %s: its command ran %d times", a.Name, n)
+		}
+	}
+	if len(x.runs) != x.plan.ats {
+		return fmt.Errorf("runs reported for %d Ats, want %d", len(x.runs), x.plan.ats)
+	}
+	return nil
+}
+
+// accountsMatch: each DatabaseUser's account logs in with its Secret's password and holds exactly the grants of
+// its spec; the deleted one's account is gone, and no account of the run is without its DatabaseUser.
+func (x *chaosRun) accountsMatch() error {
+	p := x.plan
+	env := mariadb()
+	admin, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s:%s)/", env["MARIADB_ADMIN_USER"], env["MARIADB_ADMIN_PASSWORD"],
+		env["MARIADB_HOST"], env["MARIADB_PORT"]))
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	rows, err := admin.Query("SELECT User FROM mysql.user WHERE User LIKE ?", fmt.Sprintf("chaos%x\\_%%", p.seed%0xffff))
+	if err != nil {
+		return err
+	}
+	var users []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return err
+		}
+		users = append(users, u)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for i := range p.dbus {
+		user := dbuUser(p.seed, i)
+		if i == p.deletedDBU {
+			if slices.Contains(users, user) {
+				return fmt.Errorf("%s: the account of the deleted DatabaseUser is still there", user)
+			}
+			continue
+		}
+		if !slices.Contains(users, user) {
+			return fmt.Errorf("%s: no account", user)
+		}
+		gen := 0
+		if i == p.rotatedDBU {
+			gen = 1
+		}
+		db, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s:%s)/", user, dbuPassword(p.seed, i, gen), env["MARIADB_HOST"], env["MARIADB_PORT"]))
+		if err != nil {
+			return err
+		}
+		err = db.Ping()
+		_ = db.Close()
+		if err != nil {
+			return fmt.Errorf("%s cannot log in with its Secret's password: %w", user, err)
+		}
+		var dbs []string
+		grants, err := admin.Query("SELECT Db, Select_priv, Insert_priv, Update_priv, Delete_priv FROM mysql.db WHERE User = ?", user)
+		if err != nil {
+			return err
+		}
+		for grants.Next() {
+			var d, s, ins, upd, del string
+			if err := grants.Scan(&d, &s, &ins, &upd, &del); err != nil {
+				return err
+			}
+			// Names are granted literally, so the server stores them with `_` escaped.
+			dbs = append(dbs, fmt.Sprintf("%s:%s%s%s%s", strings.ReplaceAll(d, `\_`, "_"), s, ins, upd, del))
+		}
+		if err := grants.Close(); err != nil {
+			return err
+		}
+		want := fmt.Sprintf("%s_%d:YYNN", chaosDBNS, i)
+		if len(dbs) != 1 || dbs[0] != want {
+			return fmt.Errorf("%s holds %v, want [%s]", user, dbs, want)
+		}
+	}
+	if len(users) != p.dbus-1 {
+		return fmt.Errorf("%d accounts of this run, want %d: %v", len(users), p.dbus-1, users)
+	}
+	return nil
+}
+
+// checkUpgradeable: some sample saw Upgradeable=False while an At's command ran, none saw it False with no
+// command running for long, and it is True at the end.
+func (x *chaosRun) checkUpgradeable(t *testing.T) checkRow {
+	t.Helper()
+	x.mu.Lock()
+	samples := slices.Clone(x.samples)
+	x.mu.Unlock()
+	held := 0
+	for _, s := range samples {
+		if s.atRanAround && s.status == metav1.ConditionFalse {
+			held++
+		}
+	}
+	if held == 0 {
+		t.Errorf("no sample of the %d saw Upgradeable=False while an At's command ran", len(samples))
+	}
+	var oc operatorsv2.OperatorCondition
+	eventually(t, 2*time.Minute, "Upgradeable=True at the end", func() (bool, string) {
+		if err := get(&oc, chaosOpNS, newCSV); err != nil {
+			return false, err.Error()
+		}
+		cond := meta.FindStatusCondition(oc.Spec.Conditions, operatorsv2.Upgradeable)
+		return cond == nil || cond.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", cond)
+	})
+	return checkRow{"Upgradeable: False while a command ran, True at the end", len(samples),
+		fmt.Sprintf("ok (%d samples held it)", held)}
+}
+
+// deleteChaosWorkload deletes the custom resources while the operator still runs (DatabaseUsers' finalizers
+// need it), before the namespaces go.
+func deleteChaosWorkload(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for _, obj := range []client.Object{&mygroupv1alpha1.DatabaseUser{}, &operatorv1.MyWeb{}, &appv1.AppService{},
+		&batchv1alpha1.AppService{}, &cnatv1alpha1.At{}} {
+		for _, ns := range []string{chaosWebNS, chaosAppNS, chaosAtNS, chaosDBNS} {
+			if err := c.DeleteAllOf(ctx, obj, client.InNamespace(ns)); err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+				t.Errorf("deleting %T in %s: %v", obj, ns, err)
+			}
+		}
+	}
+	eventually(t, 3*time.Minute, "the chaos DatabaseUsers gone", func() (bool, string) {
+		var l mygroupv1alpha1.DatabaseUserList
+		err := c.List(ctx, &l, client.InNamespace(chaosDBNS))
+		return (err == nil && len(l.Items) == 0) || meta.IsNoMatchError(err), fmt.Sprint(len(l.Items), err)
+	})
+}
