@@ -63,7 +63,8 @@ import (
 const (
 	chaosOpNS  = "operator101-chaos"
 	chaosWebNS = "operator101-chaos-web"
-	chaosAppNS = "operator101-chaos-app"
+	chaosAppNS = "operator101-chaos-app"   // app.example.com's AppServices
+	chaosBatNS = "operator101-chaos-batch" // batch.schwarzeni.github.com's: the same names, so another namespace
 	chaosAtNS  = "operator101-chaos-at"
 	chaosDBNS  = "operator101-chaos-db"
 )
@@ -80,7 +81,7 @@ type chaosPlan struct {
 	deletedDBU, rotatedDBU      int
 	editedWebs, scaledApps      []int
 	deletedChildren             []int // MyWebs whose Deployment is deleted
-	deletedServices             []int // app.example.com AppServices whose Service is deleted
+	deletedServices             []int // AppServices whose Service is deleted (app.example.com's, batch's, ...)
 	killedPods, restartsPlanned int
 }
 
@@ -156,9 +157,10 @@ func planChaos(t *testing.T, seed uint64) chaosPlan {
 			return x.remove(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: chaosWebNS, Name: webName(w)}})
 		})
 	}
-	for _, a := range p.deletedServices {
-		add(moment(0, 1), fmt.Sprintf("delete the Service of AppService app-%d", a), func(t *testing.T, x *chaosRun) error {
-			return x.remove(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: chaosAppNS, Name: appName(a)}})
+	for i, a := range p.deletedServices {
+		ns := []string{chaosAppNS, chaosBatNS}[i%2] // of either group
+		add(moment(0, 1), fmt.Sprintf("delete the Service of AppService %s/app-%d", ns, a), func(t *testing.T, x *chaosRun) error {
+			return x.remove(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: appName(a)}})
 		})
 	}
 	add(moment(0, 1), fmt.Sprintf("delete MyWeb web-%d", p.deletedWeb), func(t *testing.T, x *chaosRun) error {
@@ -168,7 +170,7 @@ func planChaos(t *testing.T, seed uint64) chaosPlan {
 		if err := x.remove(&appv1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: chaosAppNS, Name: appName(p.deletedApp)}}); err != nil {
 			return err
 		}
-		return x.remove(&batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: chaosAppNS, Name: appName(p.deletedApp)}})
+		return x.remove(&batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: chaosBatNS, Name: appName(p.deletedApp)}})
 	})
 	add(moment(0, 1), fmt.Sprintf("delete DatabaseUser db-%d", p.deletedDBU), func(t *testing.T, x *chaosRun) error {
 		return x.remove(&mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: chaosDBNS, Name: dbuName(p.deletedDBU)}})
@@ -190,7 +192,9 @@ func dbuName(i int) string { return fmt.Sprintf("db-%d", i) }
 func dbuUser(seed uint64, i int) string { return fmt.Sprintf("chaos%x_%d", seed%0xffff, i) }
 
 // dbuPassword is DatabaseUser i's password, generation gen (1 after a rotation).
-func dbuPassword(seed uint64, i, gen int) string { return fmt.Sprintf("pw-%x-%d-%d-chaos", seed, i, gen) }
+func dbuPassword(seed uint64, i, gen int) string {
+	return fmt.Sprintf("pw-%x-%d-%d-chaos", seed, i, gen)
+}
 
 // chaosRun is the state of one run: the plan, the runs the At pods reported, the samples of the Upgradeable
 // condition, and what happened.
@@ -239,12 +243,21 @@ func TestChaosUpgrade(t *testing.T) {
 		t.Logf("  plan %6.1fs  %s", fl.at.Seconds(), fl.what)
 	}
 	x := &chaosRun{plan: plan, runs: map[string]map[string]bool{}}
+	// What was done, when and how it went: printed however the test ends, so that a failure shows it too.
+	t.Cleanup(func() {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		t.Logf("chaos seed %d: what was done", seed)
+		for _, l := range x.log {
+			t.Logf("  %s", l)
+		}
+	})
 	x.serveRecorder(t)
 	t.Cleanup(func() { _ = x.resumeDatabase(t) }) // never leave the database stopped
 
 	clearInstalls(t)
 	clearDatabaseTargets(t)
-	for _, ns := range []string{chaosOpNS, chaosWebNS, chaosAppNS, chaosAtNS, chaosDBNS} {
+	for _, ns := range []string{chaosOpNS, chaosWebNS, chaosAppNS, chaosBatNS, chaosAtNS, chaosDBNS} {
 		freshNamespace(t, ns)
 	}
 	t.Cleanup(func() { uninstall(t, chaosOpNS) })
@@ -290,10 +303,6 @@ func TestChaosUpgrade(t *testing.T) {
 	wg.Wait()
 	rows = append(rows, x.checkUpgradeable(t))
 
-	t.Logf("chaos seed %d: what was done", seed)
-	for _, l := range x.log {
-		t.Logf("  %s", l)
-	}
 	t.Logf("chaos seed %d: converged %.0fs after the last fault; checked:", seed, converged.Seconds())
 	t.Logf("  %-58s %8s %s", "property", "objects", "result")
 	for _, r := range rows {
@@ -333,7 +342,7 @@ func (x *chaosRun) createWorkload(t *testing.T) {
 		app := appv1.Application{Image: "nginx:1.27", Ports: []appv1.ServicePort{{Port: 80}}}
 		create(t, &appv1.AppService{ObjectMeta: metav1.ObjectMeta{Name: appName(i), Namespace: chaosAppNS},
 			Spec: appv1.AppServiceSpec{Size: replicas(i, p.servingApps), Application: app}})
-		create(t, &batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Name: appName(i), Namespace: chaosAppNS},
+		create(t, &batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Name: appName(i), Namespace: chaosBatNS},
 			Spec: batchv1alpha1.AppServiceSpec{Replicas: replicas(i, p.servingApps), Application: app}})
 	}
 	for i := range p.dbus {
@@ -583,7 +592,7 @@ func (x *chaosRun) waitConverged(t *testing.T) []checkRow {
 	})
 	check("AppServices (batch.schwarzeni.github.com): converged, Available=True", p.apps-1, 5*time.Minute, func() error {
 		var l batchv1alpha1.AppServiceList
-		if err := c.List(ctx, &l, client.InNamespace(chaosAppNS)); err != nil {
+		if err := c.List(ctx, &l, client.InNamespace(chaosBatNS)); err != nil {
 			return err
 		}
 		return convergedAll(len(l.Items), p.apps-1, func(i int) (client.Object, []metav1.Condition) {
@@ -606,7 +615,8 @@ func (x *chaosRun) waitConverged(t *testing.T) []checkRow {
 	return rows
 }
 
-// convergedAll: want objects, each with observedGeneration current and condType True.
+// convergedAll: want objects, each with observedGeneration current, condType True and, where the kind has it,
+// Degraded not True.
 func convergedAll(n, want int, item func(i int) (client.Object, []metav1.Condition), condType string) error {
 	if n != want {
 		return fmt.Errorf("%d objects, want %d", n, want)
@@ -616,6 +626,9 @@ func convergedAll(n, want int, item func(i int) (client.Object, []metav1.Conditi
 		cond := meta.FindStatusCondition(conds, condType)
 		if cond == nil || cond.Status != metav1.ConditionTrue || cond.ObservedGeneration != obj.GetGeneration() {
 			return fmt.Errorf("%s: %+v (generation %d)", obj.GetName(), cond, obj.GetGeneration())
+		}
+		if d := meta.FindStatusCondition(conds, conditions.Degraded); d != nil && d.Status == metav1.ConditionTrue {
+			return fmt.Errorf("%s: Degraded %s: %s", obj.GetName(), d.Reason, d.Message)
 		}
 	}
 	return nil
@@ -649,7 +662,7 @@ func (x *chaosRun) childrenMatch(ctx context.Context) error {
 	var cms corev1.ConfigMapList
 	var deps appsv1.DeploymentList
 	var svcs corev1.ServiceList
-	for _, ns := range []string{chaosWebNS, chaosAppNS} {
+	for _, ns := range []string{chaosWebNS, chaosAppNS, chaosBatNS} {
 		for _, l := range []client.ObjectList{&cms, &deps, &svcs} {
 			if err := c.List(ctx, l, client.InNamespace(ns), managed); err != nil {
 				return err
@@ -828,7 +841,7 @@ func deleteChaosWorkload(t *testing.T) {
 	ctx := context.Background()
 	for _, obj := range []client.Object{&mygroupv1alpha1.DatabaseUser{}, &operatorv1.MyWeb{}, &appv1.AppService{},
 		&batchv1alpha1.AppService{}, &cnatv1alpha1.At{}} {
-		for _, ns := range []string{chaosWebNS, chaosAppNS, chaosAtNS, chaosDBNS} {
+		for _, ns := range []string{chaosWebNS, chaosAppNS, chaosBatNS, chaosAtNS, chaosDBNS} {
 			if err := c.DeleteAllOf(ctx, obj, client.InNamespace(ns)); err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
 				t.Errorf("deleting %T in %s: %v", obj, ns, err)
 			}
