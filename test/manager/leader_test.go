@@ -36,10 +36,8 @@ const leaseName = "operator101.operator101.io"
 // cannot release the Lease) and measures how long until the other one holds the Lease and reconciles.
 func TestLeaderFailover(t *testing.T) {
 	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "leader-election"}}
-	if err := env.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
+	// A namespace of its own each run (go test -count=N), for the Lease and the DatabaseUsers.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: env.NewNamespace(t, "leader-election")}}
 	kc := adminKubeconfig(t)
 	args := []string{"--leader-elect=true", "--leader-election-namespace=" + ns.Name,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0"}
