@@ -331,8 +331,14 @@ func events(g gomega.Gomega, ns, name string) []string {
 // is free.
 func TestMyWebNodePortTaken(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg)
 	ns := env.NewNamespace(t, "web")
+	// Once the operator has stopped (cleanups run last first), the MyWeb and its Service go, so that the next
+	// run (-count=N) finds the port free and no MyWeb of this one: envtest runs no garbage collector.
+	t.Cleanup(func() {
+		_ = env.Client.Delete(ctx, &operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "late"}})
+		_ = env.Client.Delete(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "late"}})
+	})
+	startOperator(t, cfg)
 	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30160)
 	w := newWeb(ns, "late", 30160)
 	key := testenv.Create(t, env.Client, w)
