@@ -125,7 +125,8 @@ test-e2e: ## End to end on the local cluster (or yours: KUBECONFIG, IMAGE_TAG_BA
 	$(TARGET_VARS) hack/cluster/e2e.sh
 
 .PHONY: ci
-ci: check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end (needs root).
+ci: export CHAOS ?= 1
+ci: check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end and the chaos upgrade (needs root).
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager.

@@ -7,7 +7,9 @@
 #      started here on the node address;
 #   3. go test -tags e2e ./test/e2e: first the README's quick start and docs/olm.md's upgrade and uninstall, run
 #      as written (TestQuickStartFromTheREADME; QUICKSTART=0 skips it), then the rest (Subscription install,
-#      samples, upgrade, scorecard, uninstall; operator-sdk run bundle / bundle-upgrade / cleanup);
+#      samples, upgrade, scorecard, uninstall; operator-sdk run bundle / bundle-upgrade / cleanup); then, with
+#      CHAOS=1 (make ci's), the chaos upgrade (TestChaosUpgrade, build tag chaos; CHAOS_ONLY=1 runs it alone:
+#      make test-chaos);
 #   4. make demo (hack/demo.sh) on the same cluster, then TestSeedsAfterDemo: each tutorial's own steps, as its
 #      reader types them, beside the demo's samples; then the demo's uninstall (SEEDS=0 skips 4).
 # It stops what it started: the MariaDB always; the local cluster when it was not running before (KEEP_CLUSTER=1
@@ -90,7 +92,7 @@ e2e_test() {
 # make test-chaos (CHAOS_ONLY=1): the chaos upgrade alone, on the cluster and images set up above.
 if [[ ${CHAOS_ONLY:-0} == 1 ]]; then
 	! $existing || die "the chaos test restarts the local cluster's kubelet and API server: it runs on the local cluster only"
-	say "go test -tags e2e,chaos -run TestChaosUpgrade (CHAOS_SEED=${CHAOS_SEED:-drawn from the clock})"
+	say "the chaos upgrade (TestChaosUpgrade, CHAOS_SEED=${CHAOS_SEED:-drawn from the clock})"
 	E2E_TAGS=chaos e2e_test -timeout 45m -run '^TestChaosUpgrade$'
 	exit 0
 fi
@@ -105,6 +107,13 @@ fi
 say "go test -tags e2e ./test/e2e"
 # shellcheck disable=SC2086 # E2E_TEST_ARGS is a list of go test flags
 e2e_test -timeout 45m -skip '^(TestSeedsAfterDemo|TestQuickStartFromTheREADME)$' ${E2E_TEST_ARGS:-}
+
+# The chaos upgrade (make test-chaos) on the same cluster, when CHAOS=1 (make ci sets it): the local cluster only.
+if [[ ${CHAOS:-0} == 1 ]]; then
+	! $existing || die "CHAOS=1: the chaos test restarts the local cluster's kubelet and API server, so it runs on the local cluster only (CHAOS=0 leaves it out)"
+	say "the chaos upgrade (TestChaosUpgrade, CHAOS_SEED=${CHAOS_SEED:-drawn from the clock})"
+	E2E_TAGS=chaos e2e_test -timeout 45m -run '^TestChaosUpgrade$'
+fi
 
 [[ ${SEEDS:-1} == 1 ]] || exit 0
 # The e2e's MariaDB is done with; the demo starts its own, as make demo does.

@@ -71,10 +71,14 @@ const (
 
 // chaosPlan is everything the seed decides: the workload's size and the schedule of faults and edits.
 type chaosPlan struct {
-	seed                        uint64
-	mywebs, apps, ats, dbus     int           // apps is per AppService group
-	window                      time.Duration // faults and edits happen within it, from the approval on
-	atAt                        []time.Duration
+	seed                    uint64
+	mywebs, apps, ats, dbus int // apps is per AppService group
+	// The run has two phases. The first starts at the approval of the upgrade: the first Ats hold the upgrade
+	// (OLM's Upgradeable gate) for a while, then it proceeds under the first phase's faults, and the operator's
+	// pods are killed once while the new version's rolls out. The second starts once the new version's CSV
+	// Succeeded and the first phase's schedule is done, and faults the new version.
+	during, after               time.Duration      // the length of each phase
+	atAt                        [2][]time.Duration // the Ats of each phase, from its start
 	faults                      []chaosFault
 	servingWebs, servingApps    int // the first ones run one pod; the others none (0 replicas), for two cores
 	deletedWeb, deletedApp      int
@@ -85,11 +89,12 @@ type chaosPlan struct {
 	killedPods, restartsPlanned int
 }
 
-// chaosFault is one thing done to the cluster at a moment of the window.
+// chaosFault is one thing done to the cluster at a moment of a phase.
 type chaosFault struct {
-	at   time.Duration
-	what string
-	do   func(t *testing.T, x *chaosRun) error
+	phase int // 0: from the approval; 1: from the second phase's start
+	at    time.Duration
+	what  string
+	do    func(t *testing.T, x *chaosRun) error
 }
 
 // planChaos draws the plan from seed. CHAOS_SCALE (default 0.4) scales the workload the issue names for a
@@ -106,13 +111,19 @@ func planChaos(t *testing.T, seed uint64) chaosPlan {
 	}
 	n := func(full int) int { return max(4, int(float64(full)*scale)) }
 	rng := rand.New(rand.NewPCG(seed, seed^0x6f70313031))
-	p := chaosPlan{seed: seed, mywebs: n(100), apps: n(100), ats: n(100), dbus: n(30), window: 4 * time.Minute,
-		servingWebs: 3, servingApps: 3}
+	p := chaosPlan{seed: seed, mywebs: n(100), apps: n(100), ats: n(100), dbus: n(30),
+		during: 150 * time.Second, after: 120 * time.Second, servingWebs: 3, servingApps: 3}
+	// phase: which phase a fault or edit happens in, drawn (a coin) unless the plan says.
+	var phase int
+	coin := func() int { return rng.IntN(2) }
 	moment := func(from, to float64) time.Duration {
-		return time.Duration((from + rng.Float64()*(to-from)) * float64(p.window))
+		length := []time.Duration{p.during, p.after}[phase]
+		return time.Duration((from + rng.Float64()*(to-from)) * float64(length))
 	}
-	for range p.ats {
-		p.atAt = append(p.atAt, moment(0, 1))
+	// Half the Ats early in the first phase (the upgrade waits for them), half in the second.
+	for i := range p.ats {
+		phase = i % 2
+		p.atAt[phase] = append(p.atAt[phase], moment([]float64{0.05, 0.1}[phase], []float64{0.35, 0.8}[phase]))
 	}
 	pick := func(n int) int { return rng.IntN(n) }
 	p.deletedWeb, p.deletedApp = p.mywebs-1, p.apps-1
@@ -125,61 +136,78 @@ func planChaos(t *testing.T, seed uint64) chaosPlan {
 	}
 
 	add := func(at time.Duration, what string, do func(*testing.T, *chaosRun) error) {
-		p.faults = append(p.faults, chaosFault{at: at, what: what, do: do})
+		p.faults = append(p.faults, chaosFault{phase: phase, at: at, what: what, do: do})
 	}
+	// Two kills in each phase (whichever version runs), and one during the rollout (followUpgrade).
 	p.killedPods = 4
-	for range p.killedPods {
-		add(moment(0, 1), "force-delete the operator's pod", func(t *testing.T, x *chaosRun) error { return x.killOperator(t) })
+	for i := range p.killedPods {
+		phase = i % 2
+		add(moment(0, 1), "force-delete the operator's pods", func(t *testing.T, x *chaosRun) error { return x.killOperator(t) })
 	}
-	kubelet := moment(0.2, 0.5)
-	apiserver := kubelet + 45*time.Second + moment(0, 0.3)
-	add(kubelet, "restart the kubelet", func(t *testing.T, x *chaosRun) error { return x.restart(t, "kubelet") })
-	add(apiserver, "restart the API server", func(t *testing.T, x *chaosRun) error { return x.restart(t, "kube-apiserver") })
+	// One of the kubelet and the API server restarts in each phase, in a drawn order; the database is
+	// unreachable for a while in a drawn phase.
+	first := coin()
+	phase = first
+	add(moment(0.2, 0.6), "restart the kubelet", func(t *testing.T, x *chaosRun) error { return x.restart(t, "kubelet") })
+	phase = 1 - first
+	add(moment(0.2, 0.6), "restart the API server", func(t *testing.T, x *chaosRun) error { return x.restart(t, "kube-apiserver") })
 	p.restartsPlanned = 2
-	pause := moment(0, 0.6)
-	outage := 30*time.Second + moment(0, 0.125)
+	phase = coin()
+	pause := moment(0, 0.5)
+	outage := 30*time.Second + time.Duration(rng.IntN(15))*time.Second
 	add(pause, fmt.Sprintf("make the database unreachable for %s", outage.Round(time.Second)),
 		func(t *testing.T, x *chaosRun) error { return x.pauseDatabase(t) })
 	add(pause+outage, "make the database reachable again", func(t *testing.T, x *chaosRun) error { return x.resumeDatabase(t) })
 	for i, w := range p.editedWebs {
+		phase = coin()
 		add(moment(0, 1), fmt.Sprintf("edit the page of MyWeb web-%d", w), func(t *testing.T, x *chaosRun) error {
 			return x.patch(&operatorv1.MyWeb{}, chaosWebNS, webName(w),
 				fmt.Sprintf(`{"spec":{"pageContentHtml":"<h1>web %d, edit %d</h1>"}}`, w, i))
 		})
 	}
 	for _, a := range p.scaledApps {
+		phase = coin()
 		add(moment(0, 1), fmt.Sprintf("scale AppService app-%d to 2", a), func(t *testing.T, x *chaosRun) error {
 			return x.patch(&appv1.AppService{}, chaosAppNS, appName(a), `{"spec":{"size":2}}`)
 		})
 	}
 	for _, w := range p.deletedChildren {
+		phase = coin()
 		add(moment(0, 1), fmt.Sprintf("delete the Deployment of MyWeb web-%d", w), func(t *testing.T, x *chaosRun) error {
 			return x.remove(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: chaosWebNS, Name: webName(w)}})
 		})
 	}
 	for i, a := range p.deletedServices {
 		ns := []string{chaosAppNS, chaosBatNS}[i%2] // of either group
+		phase = coin()
 		add(moment(0, 1), fmt.Sprintf("delete the Service of AppService %s/app-%d", ns, a), func(t *testing.T, x *chaosRun) error {
 			return x.remove(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: appName(a)}})
 		})
 	}
+	phase = coin()
 	add(moment(0, 1), fmt.Sprintf("delete MyWeb web-%d", p.deletedWeb), func(t *testing.T, x *chaosRun) error {
 		return x.remove(&operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: chaosWebNS, Name: webName(p.deletedWeb)}})
 	})
+	phase = coin()
 	add(moment(0, 1), fmt.Sprintf("delete both AppServices app-%d", p.deletedApp), func(t *testing.T, x *chaosRun) error {
 		if err := x.remove(&appv1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: chaosAppNS, Name: appName(p.deletedApp)}}); err != nil {
 			return err
 		}
 		return x.remove(&batchv1alpha1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: chaosBatNS, Name: appName(p.deletedApp)}})
 	})
+	phase = coin()
 	add(moment(0, 1), fmt.Sprintf("delete DatabaseUser db-%d", p.deletedDBU), func(t *testing.T, x *chaosRun) error {
 		return x.remove(&mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: chaosDBNS, Name: dbuName(p.deletedDBU)}})
 	})
+	phase = coin()
 	add(moment(0, 1), fmt.Sprintf("rotate the password of DatabaseUser db-%d", p.rotatedDBU), func(t *testing.T, x *chaosRun) error {
 		return x.patch(&corev1.Secret{}, chaosDBNS, dbuName(p.rotatedDBU),
 			fmt.Sprintf(`{"stringData":{"password":%q}}`, dbuPassword(seed, p.rotatedDBU, 1)))
 	})
-	sort.SliceStable(p.faults, func(i, j int) bool { return p.faults[i].at < p.faults[j].at })
+	sort.SliceStable(p.faults, func(i, j int) bool {
+		a, b := p.faults[i], p.faults[j]
+		return a.phase < b.phase || (a.phase == b.phase && a.at < b.at)
+	})
 	return p
 }
 
@@ -207,6 +235,11 @@ type chaosRun struct {
 	samples  []upgradeableSample
 	log      []string // what was done, when, and how it went
 	paused   int      // the MariaDB pid stopped by pauseDatabase (0: none)
+	// The operator's versions, by image: killed counts the pods force-deleted of each.
+	isOld, isNew func(image string) bool
+	killed       map[string]int
+	upgradedAt   time.Time // when followUpgrade first saw the new CSV Succeeded
+	rolloutKill  bool      // the operator's pods were killed while the new version rolled out
 }
 
 // upgradeableSample is the Upgradeable condition of the installed CSV at a moment, with whether an At's
@@ -222,7 +255,11 @@ type upgradeableSample struct {
 func (x *chaosRun) note(format string, args ...any) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.log = append(x.log, fmt.Sprintf("%7.1fs  ", time.Since(x.start).Seconds())+fmt.Sprintf(format, args...))
+	when := "before  "
+	if !x.start.IsZero() {
+		when = fmt.Sprintf("%7.1fs ", time.Since(x.start).Seconds())
+	}
+	x.log = append(x.log, when+fmt.Sprintf(format, args...))
 }
 
 // TestChaosUpgrade: see the package comment. CHAOS_SEED replays a run; the seed, the plan and a table of what
@@ -237,12 +274,15 @@ func TestChaosUpgrade(t *testing.T) {
 		seed = v
 	}
 	plan := planChaos(t, seed)
-	t.Logf("chaos seed %d (replay: CHAOS_SEED=%d make test-chaos): %d MyWebs, %d AppServices of each group, %d Ats, %d DatabaseUsers; window %s",
-		seed, seed, plan.mywebs, plan.apps, plan.ats, plan.dbus, plan.window)
+	t.Logf("chaos seed %d (replay: CHAOS_SEED=%d make test-chaos): %d MyWebs, %d AppServices of each group, %d Ats, %d DatabaseUsers; "+
+		"phase 1 (from the approval) %s, phase 2 (from the upgrade) %s",
+		seed, seed, plan.mywebs, plan.apps, plan.ats, plan.dbus, plan.during, plan.after)
 	for _, fl := range plan.faults {
-		t.Logf("  plan %6.1fs  %s", fl.at.Seconds(), fl.what)
+		t.Logf("  plan phase %d %6.1fs  %s", fl.phase+1, fl.at.Seconds(), fl.what)
 	}
-	x := &chaosRun{plan: plan, runs: map[string]map[string]bool{}}
+	t.Logf("  plan phase 1 on the new version's rollout: force-delete the operator's pods")
+	x := &chaosRun{plan: plan, runs: map[string]map[string]bool{}, killed: map[string]int{},
+		isOld: operatorImage(t, oldVersion), isNew: operatorImage(t, newVersion)}
 	// What was done, when and how it went: printed however the test ends, so that a failure shows it too.
 	t.Cleanup(func() {
 		x.mu.Lock()
@@ -275,18 +315,29 @@ func TestChaosUpgrade(t *testing.T) {
 	operatorPod(t, chaosOpNS, oldVersion)
 
 	x.createWorkload(t)
-	// Approve the upgrade to this tree's version while the workload is still converging.
+	// Phase 1: approve the upgrade to this tree's version while the workload is still converging, with the
+	// first Ats about to run (OLM waits for them).
 	x.start = time.Now()
-	plan.atTimesFrom(t, x)
+	x.createAts(t, 0, x.start)
 	approve(t, chaosOpNS, newCSV)
 	x.note("approved the upgrade %s -> %s", oldCSV, newCSV)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); x.sampleUpgradeable(stop) }()
 	go func() { defer wg.Done(); x.migrateWhenServed(t, stop) }()
-	x.runFaults(t)
+	go func() { defer wg.Done(); x.followUpgrade(stop) }()
+	x.runFaults(t, 0, x.start)
+
+	// Phase 2, once the new version's CSV Succeeded: what the releases needed revoked, the other Ats, more faults.
+	waitCSV(t, chaosOpNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 10*time.Minute)
+	revokeReleaseNeeds()
+	phase2 := time.Now()
+	x.note("phase 2: %s Succeeded %.1fs after the approval, its rollout's pods killed: %v", newCSV,
+		x.upgraded().Sub(x.start).Seconds(), x.killedInRollout())
+	x.createAts(t, 1, phase2)
+	x.runFaults(t, 1, phase2)
 	lastFault := time.Now()
 
 	// Converged: the new version installed, every object as its spec says.
@@ -296,12 +347,11 @@ func TestChaosUpgrade(t *testing.T) {
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
 	operatorPod(t, chaosOpNS, newVersion)
-	revokeReleaseNeeds()
 	rows := x.waitConverged(t)
 	converged := time.Since(lastFault)
 	close(stop)
 	wg.Wait()
-	rows = append(rows, x.checkUpgradeable(t))
+	rows = append(rows, x.checkUpgradeable(t), x.checkKills(t))
 
 	t.Logf("chaos seed %d: converged %.0fs after the last fault; checked:", seed, converged.Seconds())
 	t.Logf("  %-58s %8s %s", "property", "objects", "result")
@@ -310,11 +360,12 @@ func TestChaosUpgrade(t *testing.T) {
 	}
 }
 
-// atTimesFrom creates the Ats, scheduled at the plan's moments from x.start: some before the new version runs,
-// some during the faults, some after.
-func (p chaosPlan) atTimesFrom(t *testing.T, x *chaosRun) {
+// createAts creates the Ats of a phase, scheduled at the plan's moments from its start.
+func (x *chaosRun) createAts(t *testing.T, phase int, from time.Time) {
 	t.Helper()
-	for i, d := range p.atAt {
+	p := x.plan
+	for j, d := range p.atAt[phase] {
+		i := j + phase*len(p.atAt[0])
 		// Each run reports a token of its own to the recorder (retrying while the network is down), then works
 		// for a while, so that the Upgradeable gate has something to hold.
 		cmd := fmt.Sprintf(`tok=$(cat /proc/sys/kernel/random/uuid); n=0; `+
@@ -322,7 +373,7 @@ func (p chaosPlan) atTimesFrom(t *testing.T, x *chaosRun) {
 			x.recorder, atName(i))
 		create(t, &cnatv1alpha1.At{
 			ObjectMeta: metav1.ObjectMeta{Name: atName(i), Namespace: chaosAtNS},
-			Spec: cnatv1alpha1.AtSpec{Schedule: x.start.Add(d).UTC().Format(cnatv1alpha1.ScheduleLayout), Command: cmd,
+			Spec: cnatv1alpha1.AtSpec{Schedule: from.Add(d).UTC().Format(cnatv1alpha1.ScheduleLayout), Command: cmd,
 				ActiveDeadlineSeconds: ptr.To[int64](600)},
 		})
 	}
@@ -381,10 +432,13 @@ func (x *chaosRun) migrateWhenServed(t *testing.T, stop <-chan struct{}) {
 
 // runFaults does the plan's faults and edits at their moments; one that fails is noted (the cluster may be down
 // at that moment) and done again a second later, for at most 30 s.
-func (x *chaosRun) runFaults(t *testing.T) {
+func (x *chaosRun) runFaults(t *testing.T, phase int, from time.Time) {
 	t.Helper()
 	for _, fl := range x.plan.faults {
-		if d := time.Until(x.start.Add(fl.at)); d > 0 {
+		if fl.phase != phase {
+			continue
+		}
+		if d := time.Until(from.Add(fl.at)); d > 0 {
 			time.Sleep(d) // the schedule's next moment: faults happen at planned times, not when something is ready
 		}
 		deadline := time.Now().Add(30 * time.Second)
@@ -415,7 +469,8 @@ func (x *chaosRun) remove(obj client.Object) error {
 	return client.IgnoreNotFound(c.Delete(context.Background(), obj))
 }
 
-// killOperator force-deletes the operator's pods, whichever version runs (grace period 0).
+// killOperator force-deletes the operator's pods, whichever version runs (grace period 0), and counts them by
+// version.
 func (x *chaosRun) killOperator(t *testing.T) error {
 	var pods corev1.PodList
 	if err := c.List(context.Background(), &pods, client.InNamespace(chaosOpNS),
@@ -426,11 +481,109 @@ func (x *chaosRun) killOperator(t *testing.T) error {
 		return fmt.Errorf("no operator pod to kill")
 	}
 	for i := range pods.Items {
-		if err := c.Delete(context.Background(), &pods.Items[i], client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
+		pod := &pods.Items[i]
+		if err := c.Delete(context.Background(), pod, client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
 			return err
 		}
+		version := x.version(pod.Spec.Containers[0].Image)
+		x.mu.Lock()
+		x.killed[version]++
+		x.mu.Unlock()
+		x.note("  killed pod %s (%s, %s)", pod.Name, version, pod.Status.Phase)
 	}
 	return nil
+}
+
+func (x *chaosRun) version(image string) string {
+	switch {
+	case x.isOld(image):
+		return oldVersion
+	case x.isNew(image):
+		return newVersion
+	}
+	return image
+}
+
+// followUpgrade notes each phase the new version's CSV goes through, kills the operator's pods (the old one
+// and the new one coming up) the first time it sees a pod of the new version before its CSV Succeeded, and
+// records when it Succeeded.
+func (x *chaosRun) followUpgrade(stop <-chan struct{}) {
+	ctx := context.Background()
+	last := ""
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+		var csv operatorsv1alpha1.ClusterServiceVersion
+		if err := get(&csv, chaosOpNS, newCSV); err != nil {
+			continue
+		}
+		if now := string(csv.Status.Phase) + " " + string(csv.Status.Reason); now != last {
+			x.note("%s: %s", newCSV, now)
+			last = now
+		}
+		x.mu.Lock()
+		done, killed := !x.upgradedAt.IsZero(), x.rolloutKill
+		x.mu.Unlock()
+		if csv.Status.Phase == operatorsv1alpha1.CSVPhaseSucceeded {
+			if !done {
+				x.mu.Lock()
+				x.upgradedAt = time.Now()
+				x.mu.Unlock()
+			}
+			continue
+		}
+		if killed || done {
+			continue
+		}
+		var pods corev1.PodList
+		if err := c.List(ctx, &pods, client.InNamespace(chaosOpNS), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+			continue
+		}
+		for _, pod := range pods.Items {
+			if x.isNew(pod.Spec.Containers[0].Image) && pod.DeletionTimestamp == nil {
+				x.note("the new version's pod %s is %s while %s is %s: kill the operator's pods", pod.Name, pod.Status.Phase, newCSV, csv.Status.Phase)
+				if err := x.killOperator(nil); err != nil {
+					x.note("  the kill failed: %v", err)
+					break
+				}
+				x.mu.Lock()
+				x.rolloutKill = true
+				x.mu.Unlock()
+				break
+			}
+		}
+	}
+}
+
+func (x *chaosRun) upgraded() time.Time {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.upgradedAt
+}
+
+func (x *chaosRun) killedInRollout() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.rolloutKill
+}
+
+// checkKills: the operator's pods were killed while the new version rolled out, and pods of both versions were
+// killed.
+func (x *chaosRun) checkKills(t *testing.T) checkRow {
+	t.Helper()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.rolloutKill {
+		t.Errorf("the operator's pods were never killed during the new version's rollout")
+	}
+	if x.killed[oldVersion] == 0 || x.killed[newVersion] == 0 {
+		t.Errorf("operator pods killed: %v; want pods of both %s and %s", x.killed, oldVersion, newVersion)
+	}
+	return checkRow{"faults done: operator pods killed, by version (one kill in the rollout)", x.killed[oldVersion] + x.killed[newVersion],
+		fmt.Sprintf("ok (%s: %d, %s: %d)", oldVersion, x.killed[oldVersion], newVersion, x.killed[newVersion])}
 }
 
 // restart restarts a process of the local cluster (hack/cluster/restart.sh: killed, then started again by up.sh).
@@ -610,6 +763,8 @@ func (x *chaosRun) waitConverged(t *testing.T) []checkRow {
 	})
 	check("children: each one's controller exists; each object has its children", p.mywebs-1+2*(p.apps-1), 5*time.Minute,
 		func() error { return x.childrenMatch(ctx) })
+	check("children as the spec says: page, replicas (edited and scaled ones too)", p.mywebs-1+2*(p.apps-1), 3*time.Minute,
+		func() error { return x.childrenFollowSpec(ctx) })
 	check("Ats: each ran exactly once (recorder, pod and status agree)", p.ats, 10*time.Minute, func() error { return x.atsRanOnce(ctx) })
 	check("accounts: password and grants as the spec says; none orphaned", p.dbus, 5*time.Minute, func() error { return x.accountsMatch() })
 	return rows
@@ -700,6 +855,56 @@ func (x *chaosRun) childrenMatch(ctx context.Context) error {
 	return nil
 }
 
+// childrenFollowSpec: each MyWeb's ConfigMap holds its page and its Deployment its replicas; each AppService's
+// Deployment, of either group, its size. The edits and scalings of the run are among them.
+func (x *chaosRun) childrenFollowSpec(ctx context.Context) error {
+	replicas := func(ns, name string, want *int32) error {
+		var d appsv1.Deployment
+		if err := get(&d, ns, name); err != nil {
+			return err
+		}
+		if want != nil && (d.Spec.Replicas == nil || *d.Spec.Replicas != *want) {
+			return fmt.Errorf("Deployment %s/%s: %v replicas, its owner says %d", ns, name, ptr.Deref(d.Spec.Replicas, -1), *want)
+		}
+		return nil
+	}
+	var webs operatorv1.MyWebList
+	if err := c.List(ctx, &webs, client.InNamespace(chaosWebNS)); err != nil {
+		return err
+	}
+	for _, w := range webs.Items {
+		var cm corev1.ConfigMap
+		if err := get(&cm, chaosWebNS, w.Name); err != nil {
+			return err
+		}
+		if cm.Data["index.html"] != w.Spec.PageContentHtml {
+			return fmt.Errorf("MyWeb %s: its ConfigMap holds %q, its spec %q", w.Name, cm.Data["index.html"], w.Spec.PageContentHtml)
+		}
+		if err := replicas(chaosWebNS, w.Name, w.Spec.Replicas); err != nil {
+			return err
+		}
+	}
+	var apps appv1.AppServiceList
+	if err := c.List(ctx, &apps, client.InNamespace(chaosAppNS)); err != nil {
+		return err
+	}
+	for _, a := range apps.Items {
+		if err := replicas(chaosAppNS, a.Name, a.Spec.Size); err != nil {
+			return err
+		}
+	}
+	var batch batchv1alpha1.AppServiceList
+	if err := c.List(ctx, &batch, client.InNamespace(chaosBatNS)); err != nil {
+		return err
+	}
+	for _, a := range batch.Items {
+		if err := replicas(chaosBatNS, a.Name, a.Spec.Replicas); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // atsRanOnce: every At is DONE, its pod Succeeded, and its command reported exactly one run.
 func (x *chaosRun) atsRanOnce(ctx context.Context) error {
 	var ats cnatv1alpha1.AtList
@@ -716,8 +921,11 @@ func (x *chaosRun) atsRanOnce(ctx context.Context) error {
 			return fmt.Errorf("At %s: %s %s", a.Name, a.Status.Phase, a.Status.Message)
 		}
 		var pod corev1.Pod
-		if err := get(&pod, chaosAtNS, a.Name+"-pod"); err != nil || pod.Status.Phase != corev1.PodSucceeded {
-			return fmt.Errorf("At %s DONE, its pod: %v %s", a.Name, err, pod.Status.Phase)
+		if err := get(&pod, chaosAtNS, a.Name+"-pod"); err != nil {
+			return fmt.Errorf("At %s DONE, its pod: %w", a.Name, err)
+		}
+		if pod.Status.Phase != corev1.PodSucceeded {
+			return fmt.Errorf("At %s DONE, its pod %s", a.Name, pod.Status.Phase)
 		}
 		if n := len(x.runs[a.Name]); n != 1 {
 			return fmt.Errorf("At %s: its command ran %d times", a.Name, n)
