@@ -151,6 +151,10 @@ func TestAdoptOnlyWithinPolicy(t *testing.T) {
 		if res, err := c.Drop(ctx, user, "%", alice); err != nil || res.Dropped || !res.NotClaimed {
 			t.Errorf("%s: Drop by the tenant: %+v, %v; want NotClaimed", tc.name, res, err)
 		}
+		res, err := c.DropAccount(ctx, mysqlaccount.Account{User: user, Host: "%", Claimant: alice, Adopt: true, AdoptDatabases: policy})
+		if err != nil || res.Dropped || !res.NotClaimed {
+			t.Errorf("%s: DropAccount by the tenant, adoption allowed: %+v, %v; want NotClaimed", tc.name, res, err)
+		}
 		if after := accountState(t, c, user); after != before {
 			t.Errorf("%s: the account changed:\nbefore:\n%s\nafter:\n%s", tc.name, before, after)
 		}
@@ -196,5 +200,63 @@ func TestAdoptOnlyWithinPolicy(t *testing.T) {
 	}
 	if res, err := c.Drop(ctx, user, "%", alice); err != nil || !res.Dropped {
 		t.Errorf("drop the adopted account: %+v, %v", res, err)
+	}
+}
+
+// TestDropAccountAdoptsWithinPolicy: a DatabaseUser deleted before it adopted an account made without a claim
+// (by hand, or by operator101 0.1.0) drops it when its target allows adoption and every privilege fits the
+// policy, and leaves it otherwise: adoption not allowed, or the account claimed by another DatabaseUser.
+func TestDropAccountAdoptsWithinPolicy(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	c := admin(t)
+	alice := mysqlaccount.Claimant{UID: "uid-dropper", Namespace: "adopt-c", Name: "dropper"}
+	bob := mysqlaccount.Claimant{UID: "uid-bob", Namespace: "adopt-c", Name: "bob"}
+	policy := []string{"adopt-c", "adopt-c_*"}
+	byHand := func(user string) {
+		t.Helper()
+		for _, s := range []string{"CREATE USER `" + user + "`@`%` IDENTIFIED BY 'by-hand'",
+			"GRANT SELECT ON `adopt-c\\_app`.* TO `" + user + "`@`%`"} {
+			if _, err := c.DB().Exec(s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		t.Cleanup(func() { _, _ = c.DB().Exec("DROP USER IF EXISTS `" + user + "`@`%`") })
+	}
+	exists := func(user string) bool {
+		t.Helper()
+		var n int
+		if err := c.DB().QueryRow("SELECT COUNT(*) FROM mysql.user WHERE User = ?", user).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	drop := func(user string, adopt bool) mysqlaccount.DropResult {
+		t.Helper()
+		res, err := c.DropAccount(ctx, mysqlaccount.Account{User: user, Host: "%", Claimant: alice, Adopt: adopt, AdoptDatabases: policy})
+		if err != nil {
+			t.Fatalf("DropAccount %s: %v", user, err)
+		}
+		return res
+	}
+
+	byHand("drop_within")
+	if res := drop("drop_within", false); res.Dropped || !res.NotClaimed || !exists("drop_within") {
+		t.Errorf("adoption not allowed: %+v, exists %v; want NotClaimed and the account kept", res, exists("drop_within"))
+	}
+	if res := drop("drop_within", true); !res.Dropped || exists("drop_within") {
+		t.Errorf("adoption allowed, within policy: %+v, exists %v; want Dropped", res, exists("drop_within"))
+	}
+	if state := accountState(t, c, "drop_within"); strings.Contains(state, alice.UID) {
+		t.Errorf("a claim is left behind:\n%s", state)
+	}
+
+	// Claimed by another DatabaseUser: never the dropper's, adoption or not.
+	if _, err := c.Ensure(ctx, mysqlaccount.Account{User: "drop_bobs", Host: "%", Password: "bobs-pw", Claimant: bob}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = c.Drop(ctx, "drop_bobs", "%", bob) })
+	if res := drop("drop_bobs", true); res.Dropped || !res.NotClaimed || !exists("drop_bobs") {
+		t.Errorf("claimed by another: %+v, exists %v; want NotClaimed and the account kept", res, exists("drop_bobs"))
 	}
 }

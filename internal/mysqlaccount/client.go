@@ -611,6 +611,16 @@ type DropResult struct {
 // Drop drops user@host, and its claim, when the claim names claimant. Any other account is left
 // as it is.
 func (c *Client) Drop(ctx context.Context, user, host string, claimant Claimant) (DropResult, error) {
+	return c.DropAccount(ctx, Account{User: user, Host: host, Claimant: claimant})
+}
+
+// DropAccount is Drop for a.User@a.Host and a.Claimant, which also drops an account that has no claim when a
+// allows adoption (a.Adopt) and Ensure would adopt it (every privilege within a.AdoptDatabases): a
+// DatabaseUser deleted before it took over such an account (one an earlier operator101 made without a claim,
+// or made by hand) drops what it would have owned. The claim is recorded first, as Ensure does, so that a
+// DatabaseUser claiming the name meanwhile keeps it. Any other account is left as it is.
+func (c *Client) DropAccount(ctx context.Context, a Account) (DropResult, error) {
+	user, host := a.User, a.Host
 	if err := checkAccount(user, host); err != nil {
 		return DropResult{}, err
 	}
@@ -625,7 +635,25 @@ func (c *Client) Drop(ctx context.Context, user, host string, claimant Claimant)
 	if err != nil {
 		return DropResult{}, err
 	}
-	if o.Claim == nil || o.Claim.UID != claimant.UID {
+	if o.Claim == nil && o.Exists && a.Adopt {
+		if d, err := decide(a, o); err != nil || d != adopt {
+			return DropResult{NotClaimed: true}, nil
+		}
+		switch err := c.checkAdoptable(ctx, a); {
+		case KindOf(err) == KindAdoptionRefused:
+			return DropResult{NotClaimed: true}, nil
+		case err != nil:
+			return DropResult{}, err
+		}
+		if err := c.record(ctx, a); err != nil {
+			if KindOf(err) == KindNotClaimed {
+				return DropResult{NotClaimed: true}, nil
+			}
+			return DropResult{}, err
+		}
+		o.Claim = &claim{Claimant: a.Claimant}
+	}
+	if o.Claim == nil || o.Claim.UID != a.Claimant.UID {
 		return DropResult{NotClaimed: true}, nil
 	}
 	acct, err := accountName(user, host)

@@ -357,7 +357,9 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 	if db == nil {
 		return r.retryFinalize(ctx, dbu, name, failed)
 	}
-	res, err := db.Drop(ctx, dbu.Spec.User, accountHost(dbu), claimant(dbu))
+	// As the target's policy says: on an Adopt target, an account the DatabaseUser was deleted before adopting
+	// (made by an earlier operator101, whose accounts have no claim) is dropped too. No password is needed.
+	res, err := db.DropAccount(ctx, desiredClaimedAccount(dbu, target, ""))
 	_ = db.Close()
 	switch k := mysqlaccount.KindOf(err); {
 	case err == nil:

@@ -454,3 +454,44 @@ func TestNarrowedPolicy(t *testing.T) {
 		t.Error("the account the policy no longer allows was not dropped with its DatabaseUser")
 	}
 }
+
+// TestDeletedBeforeAdoptionDrops: a DatabaseUser deleted before it could adopt its account (here its Secret
+// is missing; in an upgrade from 0.1.0, whose accounts have no claim, it is deleted before the new version
+// reconciles it) drops that account when its target allows adoption and the account's privileges fit the
+// policy, as it would once adopted; on a target that refuses existing accounts the account stays.
+func TestDeletedBeforeAdoptionDrops(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	o := startOperator(t, nil, randomPassword(t, "badadmin"))
+	ns := env.NewNamespace(t, "early")
+	mkTarget(t, "adopt-early", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
+		s.Databases = []string{"${namespace}_*"}
+		s.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+	})
+	mkTarget(t, "refuse-early", o.ns, "mariadb-target", nil)
+	db := server.SQL(t)
+	for _, tc := range []struct {
+		target  string
+		dropped bool
+	}{{"adopt-early", true}, {"refuse-early", false}} {
+		user := uniqueUser("early")
+		for _, stmt := range []string{"CREATE USER `" + user + "`@`%` IDENTIFIED BY 'made-earlier'",
+			"GRANT SELECT ON `" + strings.ReplaceAll(ns+"_app", "_", "\\_") + "`.* TO `" + user + "`@`%`"} {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS `" + user + "`@`%`") })
+		dbu := newDBU(ns, tc.target, user, "missing", "pw")
+		dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: tc.target}
+		key := testenv.Create(t, env.Client, dbu)
+		waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonSecretNotFound)
+		if err := env.Client.Delete(ctx, mustGet(t, ns, tc.target)); err != nil {
+			t.Fatal(err)
+		}
+		waitGone(t, key)
+		if got := !accountExists(t, user); got != tc.dropped {
+			t.Errorf("target %s: account dropped %v, want %v", tc.target, got, tc.dropped)
+		}
+	}
+}
