@@ -141,6 +141,7 @@ func readEnvironment(cfg *config, getenv func(string) string) error {
 	// workloads the operator runs in tenants' namespaces: never with the user and password of a proxy URL.
 	c.ProxyEnv, cfg.proxyStripped, cfg.proxyOmitted = kit.ProxyEnvWithoutCredentials(proxy.ReadProxyVarsFromEnv())
 	cfg.legacyDatabaseTargets = getenv("DATABASE_TARGETS")
+	c.DatabaseMigratingTargets = legacyTargetNames(cfg.legacyDatabaseTargets)
 	if c.DatabaseDefaultTarget == "" {
 		c.DatabaseDefaultTarget = getenv("DATABASE_DEFAULT_TARGET")
 	}
@@ -222,4 +223,15 @@ func gcPercent(getenv func(string) string) int {
 		return 0
 	}
 	return defaultGCPercent
+}
+
+// legacyTargetNames are the target names of DATABASE_TARGETS (name=secretName,...), the format 0.1.0 read.
+func legacyTargetNames(v string) []string {
+	var names []string
+	for _, entry := range strings.Split(v, ",") {
+		if name, _, _ := strings.Cut(strings.TrimSpace(entry), "="); name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }

@@ -79,8 +79,8 @@ func TestParseConfigFlagsAndEnv(t *testing.T) {
 	if c.OperatorNamespace != "ops" || c.OperatorConditionName != "operator101.v0.2.0" || c.AtDefaultImage != env["RELATED_IMAGE_BUSYBOX"] {
 		t.Errorf("from the environment: %+v", c)
 	}
-	if cfg.legacyDatabaseTargets != "x=s" || cfg.gcPercent != 0 {
-		t.Errorf("DATABASE_TARGETS %q, gcPercent %d", cfg.legacyDatabaseTargets, cfg.gcPercent)
+	if cfg.legacyDatabaseTargets != "x=s" || cfg.gcPercent != 0 || !reflect.DeepEqual(cfg.controllers.DatabaseMigratingTargets, []string{"x"}) {
+		t.Errorf("DATABASE_TARGETS %q (migrating %v), gcPercent %d", cfg.legacyDatabaseTargets, cfg.controllers.DatabaseMigratingTargets, cfg.gcPercent)
 	}
 }
 
@@ -215,5 +215,18 @@ func TestGCPercent(t *testing.T) {
 	}
 	if got := gcPercent(func(k string) string { return map[string]string{"GOGC": "200"}[k] }); got != 0 {
 		t.Errorf("gcPercent with GOGC=200 = %d, want 0 (the runtime's own)", got)
+	}
+}
+
+func TestLegacyTargetNames(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                       nil,
+		"default=mariadb-target": {"default"},
+		"default=mariadb-target,that-database=db": {"default", "that-database"},
+		" a=s , ,b=t,=x": {"a", "b"},
+	} {
+		if got := legacyTargetNames(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("legacyTargetNames(%q) = %v, want %v", in, got, want)
+		}
 	}
 }

@@ -53,4 +53,6 @@ type Options struct {
 	DatabaseDefaultTarget string
 	// DatabaseResyncPeriod is how often each DatabaseUser is checked against its database.
 	DatabaseResyncPeriod time.Duration
+	// DatabaseMigratingTargets are the target names the former DATABASE_TARGETS still lists (databaseuser.Config).
+	DatabaseMigratingTargets []string
 }

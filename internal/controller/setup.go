@@ -49,7 +49,8 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("At controller: %w", err)
 	}
 	if err := databaseuser.Setup(mgr, k, databaseuser.Config{OperatorNamespace: o.OperatorNamespace,
-		DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod}); err != nil {
+		DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod,
+		MigratingTargets: o.DatabaseMigratingTargets}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}
 	return nil

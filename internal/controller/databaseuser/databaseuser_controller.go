@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -347,6 +348,12 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 	target, out := getTarget(ctx, r.Client, r.cfg.OperatorNamespace, name)
 	switch {
 	case out != nil && out.retry:
+		return r.retryFinalize(ctx, dbu, name, *out)
+	case out != nil && out.reason == mygroupv1alpha1.ReasonUnknownTarget && slices.Contains(r.cfg.MigratingTargets, name):
+		// The target is being migrated from DATABASE_TARGETS: its account is on a server the admin is about to
+		// declare. Creating the DatabaseTarget (a watched kind) lets the deletion go on.
+		out.message = fmt.Sprintf("DatabaseTarget %q does not exist yet, and the operator's DATABASE_TARGETS still "+
+			"names it: the cluster admin is migrating it (docs/databases.md)", name)
 		return r.retryFinalize(ctx, dbu, name, *out)
 	case out != nil:
 		r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",

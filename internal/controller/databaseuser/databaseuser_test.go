@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/databaseuser"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
@@ -506,7 +507,7 @@ func TestTargetMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = second.Stop() })
-	startOperatorWith(t, nil, randomPassword(t, "badadmin"), map[string]mysqlaccount.Target{"second": second.Admin}, resync)
+	startOperatorWith(t, nil, randomPassword(t, "badadmin"), map[string]mysqlaccount.Target{"second": second.Admin}, databaseuser.Config{ResyncPeriod: resync})
 	ns := env.NewNamespace(t, "dbu")
 	user, pw := uniqueUser("move"), randomPassword(t, "move")
 	dbu, key := readyUser(t, ns, "move", user, pw)
@@ -545,7 +546,7 @@ func TestTargetMove(t *testing.T) {
 func TestRotateNow(t *testing.T) {
 	mariadbtest.Require(t, server)
 	ctx := context.Background()
-	o := startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil, time.Hour)
+	o := startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil, databaseuser.Config{ResyncPeriod: time.Hour})
 	ns := env.NewNamespace(t, "dbu")
 	user, pw1, pw2 := uniqueUser("now"), randomPassword(t, "now1"), randomPassword(t, "now2")
 	dbu, key := readyUser(t, ns, "now", user, pw1)

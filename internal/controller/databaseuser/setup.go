@@ -50,6 +50,10 @@ type Config struct {
 	StatusRefresh time.Duration
 	// ConnectTimeout bounds connecting to a database (default 5s).
 	ConnectTimeout time.Duration
+	// MigratingTargets are the names the former DATABASE_TARGETS variable still lists: targets the cluster admin
+	// is migrating to DatabaseTargets (docs/databases.md). While no DatabaseTarget of such a name exists, a
+	// deleted DatabaseUser of it is held, not released with its account left on the server.
+	MigratingTargets []string
 }
 
 // The defaults of Config.

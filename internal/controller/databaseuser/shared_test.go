@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/databaseuser"
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -320,7 +321,7 @@ func TestTargets(t *testing.T) {
 func TestNamespacedInstall(t *testing.T) {
 	mariadbtest.Require(t, server)
 	ns, elsewhere := env.NewNamespace(t, "served"), env.NewNamespace(t, "not-served")
-	startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil, resync, func(opts *ctrl.Options) {
+	startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil, databaseuser.Config{ResyncPeriod: resync}, func(opts *ctrl.Options) {
 		opts.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
 	})
 	user, pw := uniqueUser("served"), randomPassword(t, "served")
@@ -417,7 +418,7 @@ func mustGetTarget(t *testing.T, name string) *mygroupv1alpha1.DatabaseTarget {
 func TestNarrowedPolicy(t *testing.T) {
 	mariadbtest.Require(t, server)
 	ctx := context.Background()
-	o := startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil, time.Hour)
+	o := startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil, databaseuser.Config{ResyncPeriod: time.Hour})
 	ns := env.NewNamespace(t, "narrowed")
 	dt := mkTarget(t, "narrowed", o.ns, "mariadb-target", nil)
 	user, pw := uniqueUser("narrowed"), randomPassword(t, "narrowed")
@@ -494,4 +495,57 @@ func TestDeletedBeforeAdoptionDrops(t *testing.T) {
 			t.Errorf("target %s: account dropped %v, want %v", tc.target, got, tc.dropped)
 		}
 	}
+}
+
+// TestMigratingTargetHoldsDeletion: a DatabaseUser of a target that DATABASE_TARGETS still names but no
+// DatabaseTarget declares yet (the migration from 0.1.0, between the upgrade and the admin's step 1) is held
+// when deleted, UnknownTarget saying why, its account untouched; once the admin creates the DatabaseTarget
+// (Adopt), its account is dropped and it goes. A target DATABASE_TARGETS does not name is released at once.
+func TestMigratingTargetHoldsDeletion(t *testing.T) {
+	mariadbtest.Require(t, server)
+	ctx := context.Background()
+	o := startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil,
+		databaseuser.Config{ResyncPeriod: resync, MigratingTargets: []string{"migrating"}})
+	ns := env.NewNamespace(t, "migrate")
+	db := server.SQL(t)
+	user := uniqueUser("old")
+	if _, err := db.Exec("CREATE USER `" + user + "`@`%` IDENTIFIED BY 'made-by-0.1.0'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS `" + user + "`@`%`") })
+	dbu := newDBU(ns, "old", user, "missing", "pw")
+	dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "migrating"}
+	key := testenv.Create(t, env.Client, dbu)
+	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonUnknownTarget)
+	if err := env.Client.Delete(ctx, mustGet(t, ns, "old")); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, timeout, "the deletion held, saying why", func() error {
+		c := meta.FindStatusCondition(mustGet(t, ns, "old").Status.Conditions, mygroupv1alpha1.ConditionReady)
+		if c == nil || c.Reason != mygroupv1alpha1.ReasonUnknownTarget || !strings.Contains(c.Message, "deletion is held") ||
+			!strings.Contains(c.Message, "DATABASE_TARGETS") {
+			return fmt.Errorf("%+v", c)
+		}
+		return nil
+	})
+	if !accountExists(t, user) {
+		t.Fatal("the account went while the target was unknown")
+	}
+	mkTarget(t, "migrating", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
+		s.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+	})
+	waitGone(t, key)
+	if accountExists(t, user) {
+		t.Error("the account was not dropped once the DatabaseTarget was created")
+	}
+
+	// A name DATABASE_TARGETS does not list: released at once, nothing dropped.
+	other := newDBU(ns, "other", uniqueUser("other"), "missing", "pw")
+	other.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "never-declared"}
+	otherKey := testenv.Create(t, env.Client, other)
+	waitReady(t, otherKey, metav1.ConditionFalse, mygroupv1alpha1.ReasonUnknownTarget)
+	if err := env.Client.Delete(ctx, mustGet(t, ns, "other")); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, otherKey)
 }

@@ -100,12 +100,13 @@ func (o *operator) count(key types.NamespacedName) int { return o.mgr.Reconciles
 //   - nosecret: a target whose Secret does not exist
 func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *operator {
 	t.Helper()
-	return startOperatorWith(t, cfg, badAdminPassword, nil, resync)
+	return startOperatorWith(t, cfg, badAdminPassword, nil, databaseuser.Config{ResyncPeriod: resync})
 }
 
-// startOperatorWith also configures the extra targets and the resync period.
+// startOperatorWith also configures the extra targets and the controller (its resync period, its migrating
+// targets; the namespace and connect timeout are set here).
 func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]mysqlaccount.Target,
-	resyncPeriod time.Duration, opts ...func(*ctrl.Options)) *operator {
+	config databaseuser.Config, opts ...func(*ctrl.Options)) *operator {
 	t.Helper()
 	o := &operator{ns: env.NewNamespace(t, "dbu"), log: captureLog(t)}
 	a := server.Admin
@@ -120,11 +121,8 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, 
 		mkTarget(t, name, o.ns, "extra-"+name, nil)
 	}
 	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
-			OperatorNamespace: o.ns,
-			ResyncPeriod:      resyncPeriod,
-			ConnectTimeout:    2 * time.Second,
-		})
+		config.OperatorNamespace, config.ConnectTimeout = o.ns, 2*time.Second
+		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, config)
 	}, append([]func(*ctrl.Options){func(opts *ctrl.Options) {
 		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
 	}}, opts...)...)
