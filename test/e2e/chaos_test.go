@@ -864,10 +864,29 @@ func (x *chaosRun) childrenMatch(ctx context.Context) error {
 // childrenFollowSpec: each MyWeb's ConfigMap holds its page and its Deployment its replicas; each AppService's
 // Deployment, of either group, its size. The edits and scalings of the run are among them.
 func (x *chaosRun) childrenFollowSpec(ctx context.Context) error {
-	replicas := func(ns, name string, want *int32) error {
-		var d appsv1.Deployment
-		if err := get(&d, ns, name); err != nil {
+	// One List per kind and namespace: a GET per object would queue behind the client's rate limit.
+	deployments := map[string]appsv1.Deployment{} // ns/name
+	pages := map[string]string{}                  // MyWeb name -> its ConfigMap's page
+	for _, ns := range []string{chaosWebNS, chaosAppNS, chaosBatNS} {
+		var l appsv1.DeploymentList
+		if err := c.List(ctx, &l, client.InNamespace(ns)); err != nil {
 			return err
+		}
+		for _, d := range l.Items {
+			deployments[ns+"/"+d.Name] = d
+		}
+	}
+	var cms corev1.ConfigMapList
+	if err := c.List(ctx, &cms, client.InNamespace(chaosWebNS)); err != nil {
+		return err
+	}
+	for _, cm := range cms.Items {
+		pages[cm.Name] = cm.Data["index.html"]
+	}
+	replicas := func(ns, name string, want *int32) error {
+		d, ok := deployments[ns+"/"+name]
+		if !ok {
+			return fmt.Errorf("no Deployment %s/%s", ns, name)
 		}
 		if want != nil && (d.Spec.Replicas == nil || *d.Spec.Replicas != *want) {
 			return fmt.Errorf("Deployment %s/%s: %v replicas, its owner says %d", ns, name, ptr.Deref(d.Spec.Replicas, -1), *want)
@@ -879,12 +898,8 @@ func (x *chaosRun) childrenFollowSpec(ctx context.Context) error {
 		return err
 	}
 	for _, w := range webs.Items {
-		var cm corev1.ConfigMap
-		if err := get(&cm, chaosWebNS, w.Name); err != nil {
-			return err
-		}
-		if cm.Data["index.html"] != w.Spec.PageContentHtml {
-			return fmt.Errorf("MyWeb %s: its ConfigMap holds %q, its spec %q", w.Name, cm.Data["index.html"], w.Spec.PageContentHtml)
+		if page, ok := pages[w.Name]; !ok || page != w.Spec.PageContentHtml {
+			return fmt.Errorf("MyWeb %s: its ConfigMap holds %q, its spec %q", w.Name, page, w.Spec.PageContentHtml)
 		}
 		if err := replicas(chaosWebNS, w.Name, w.Spec.Replicas); err != nil {
 			return err
@@ -911,7 +926,8 @@ func (x *chaosRun) childrenFollowSpec(ctx context.Context) error {
 	return nil
 }
 
-// atsRanOnce: every At is DONE, its pod Succeeded, and its command reported exactly one run.
+// atsRanOnce: every At is DONE, its pod Succeeded (one pod per At, none else), and its command reported exactly
+// one run.
 func (x *chaosRun) atsRanOnce(ctx context.Context) error {
 	var ats cnatv1alpha1.AtList
 	if err := c.List(ctx, &ats, client.InNamespace(chaosAtNS)); err != nil {
@@ -920,15 +936,26 @@ func (x *chaosRun) atsRanOnce(ctx context.Context) error {
 	if len(ats.Items) != x.plan.ats {
 		return fmt.Errorf("%d Ats, want %d", len(ats.Items), x.plan.ats)
 	}
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods, client.InNamespace(chaosAtNS)); err != nil {
+		return err
+	}
+	if len(pods.Items) != len(ats.Items) {
+		return fmt.Errorf("%d pods for %d Ats", len(pods.Items), len(ats.Items))
+	}
+	byName := map[string]corev1.Pod{}
+	for _, p := range pods.Items {
+		byName[p.Name] = p
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, a := range ats.Items {
 		if a.Status.Phase != cnatv1alpha1.PhaseDone || a.Status.ObservedGeneration != a.Generation {
 			return fmt.Errorf("At %s: %s %s", a.Name, a.Status.Phase, a.Status.Message)
 		}
-		var pod corev1.Pod
-		if err := get(&pod, chaosAtNS, a.Name+"-pod"); err != nil {
-			return fmt.Errorf("At %s DONE, its pod: %w", a.Name, err)
+		pod, ok := byName[a.Name+"-pod"]
+		if !ok {
+			return fmt.Errorf("At %s DONE, its pod is missing", a.Name)
 		}
 		if pod.Status.Phase != corev1.PodSucceeded {
 			return fmt.Errorf("At %s DONE, its pod %s", a.Name, pod.Status.Phase)
