@@ -300,8 +300,10 @@ ensure)
 		want_op=$op want_sc=$sc want_bundle=$bundle
 		# The Go it was built with; podman, buildah and skopeo are Debian's: a different one is named below.
 		gover=$(tr ' ' '\n' <<<"$tools" | sed -n 's/^go=//p')
+		# Under the names it was released with (the recorded images'), whatever IMAGE_TAG_BASE this run names: the
+		# bundle holds the operator's and the scorecard's names, so only those give the recorded digests.
 		# shellcheck disable=SC2086 # the recorded default images, VAR=IMAGE@DIGEST each
-		GOTOOLCHAIN=${gover:-local} build "$version" "$commit" "$recipe" $pinned
+		BASE=${op%@*} GOTOOLCHAIN=${gover:-local} build "$version" "$commit" "$recipe" $pinned
 		bad=0
 		for pair in "operator $op $want_op" "scorecard $sc $want_sc" "bundle $bundle $want_bundle"; do
 			read -r name got want <<<"$pair"
