@@ -137,7 +137,7 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 	}
 	if desired := Service(a); desired != nil {
 		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Service", svc, desired, corev1ac.ExtractService))
-	} else if kit.Found(svc) != nil && metav1.IsControlledBy(svc, a) {
+	} else if kit.Controlled(svc, a) != nil {
 		// No ports any more: the Service has nothing to expose.
 		err := r.Client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
 		if err != nil && !apierrors.IsNotFound(err) {
