@@ -89,11 +89,17 @@ e2e_test() {
 		go test -tags "e2e${E2E_TAGS:+,$E2E_TAGS}" ./test/e2e/ -count=1 -v "$@"
 }
 
-# make test-chaos (CHAOS_ONLY=1): the chaos upgrade alone, on the cluster and images set up above.
-if [[ ${CHAOS_ONLY:-0} == 1 ]]; then
-	! $existing || die "the chaos test restarts the local cluster's kubelet and API server: it runs on the local cluster only"
+# chaos_upgrade: TestChaosUpgrade (build tag chaos), which restarts the local cluster's kubelet and API server:
+# the local cluster only.
+chaos_upgrade() {
+	! $existing || die "the chaos test restarts the local cluster's kubelet and API server, so it runs on the local cluster only (CHAOS=0 leaves it out of make ci)"
 	say "the chaos upgrade (TestChaosUpgrade, CHAOS_SEED=${CHAOS_SEED:-drawn from the clock})"
 	E2E_TAGS=chaos e2e_test -timeout 45m -run '^TestChaosUpgrade$'
+}
+
+# make test-chaos (CHAOS_ONLY=1): the chaos upgrade alone, on the cluster and images set up above.
+if [[ ${CHAOS_ONLY:-0} == 1 ]]; then
+	chaos_upgrade
 	exit 0
 fi
 
@@ -108,11 +114,9 @@ say "go test -tags e2e ./test/e2e"
 # shellcheck disable=SC2086 # E2E_TEST_ARGS is a list of go test flags
 e2e_test -timeout 45m -skip '^(TestSeedsAfterDemo|TestQuickStartFromTheREADME)$' ${E2E_TEST_ARGS:-}
 
-# The chaos upgrade (make test-chaos) on the same cluster, when CHAOS=1 (make ci sets it): the local cluster only.
+# The chaos upgrade on the same cluster, when CHAOS=1 (make ci sets it).
 if [[ ${CHAOS:-0} == 1 ]]; then
-	! $existing || die "CHAOS=1: the chaos test restarts the local cluster's kubelet and API server, so it runs on the local cluster only (CHAOS=0 leaves it out)"
-	say "the chaos upgrade (TestChaosUpgrade, CHAOS_SEED=${CHAOS_SEED:-drawn from the clock})"
-	E2E_TAGS=chaos e2e_test -timeout 45m -run '^TestChaosUpgrade$'
+	chaos_upgrade
 fi
 
 [[ ${SEEDS:-1} == 1 ]] || exit 0
