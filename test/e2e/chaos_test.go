@@ -973,9 +973,7 @@ func (x *chaosRun) atsRanOnce(ctx context.Context) error {
 // its spec; the deleted one's account is gone, and no account of the run is without its DatabaseUser.
 func (x *chaosRun) accountsMatch() error {
 	p := x.plan
-	env := mariadb()
-	admin, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s:%s)/", env["MARIADB_ADMIN_USER"], env["MARIADB_ADMIN_PASSWORD"],
-		env["MARIADB_HOST"], env["MARIADB_PORT"]))
+	admin, err := sql.Open("mysql", mariadbDSN("", ""))
 	if err != nil {
 		return err
 	}
@@ -1010,7 +1008,7 @@ func (x *chaosRun) accountsMatch() error {
 		if i == p.rotatedDBU {
 			gen = 1
 		}
-		db, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s:%s)/", user, dbuPassword(p.seed, i, gen), env["MARIADB_HOST"], env["MARIADB_PORT"]))
+		db, err := sql.Open("mysql", mariadbDSN(user, dbuPassword(p.seed, i, gen)))
 		if err != nil {
 			return err
 		}

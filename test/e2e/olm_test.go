@@ -891,11 +891,19 @@ func mariadb() map[string]string {
 	return env
 }
 
+// mariadbDSN is the go-sql-driver DSN of the e2e's MariaDB for user, or for its admin account when user is "".
+func mariadbDSN(user, password string) string {
+	env := mariadb()
+	if user == "" {
+		user, password = env["MARIADB_ADMIN_USER"], env["MARIADB_ADMIN_PASSWORD"]
+	}
+	return fmt.Sprintf("%s:%s@tcp(%s:%s)/", user, password, env["MARIADB_HOST"], env["MARIADB_PORT"])
+}
+
 // login connects as user and returns CURRENT_USER().
 func login(t *testing.T, user, password string) string {
 	t.Helper()
-	env := mariadb()
-	db, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s:%s)/", user, password, env["MARIADB_HOST"], env["MARIADB_PORT"]))
+	db, err := sql.Open("mysql", mariadbDSN(user, password))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -910,9 +918,7 @@ func login(t *testing.T, user, password string) string {
 // accounts counts the database accounts named user (as the admin).
 func accounts(t *testing.T, user string) int {
 	t.Helper()
-	env := mariadb()
-	db, err := sql.Open("mysql", fmt.Sprintf("%s:%s@tcp(%s:%s)/", env["MARIADB_ADMIN_USER"], env["MARIADB_ADMIN_PASSWORD"],
-		env["MARIADB_HOST"], env["MARIADB_PORT"]))
+	db, err := sql.Open("mysql", mariadbDSN("", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
