@@ -223,11 +223,7 @@ func TestAdoptOnlyWhenTheTargetSaysSo(t *testing.T) {
 	ns := env.NewNamespace(t, "adopt")
 	dt := mkTarget(t, "legacy", o.ns, "mariadb-target", nil)
 	user := uniqueUser("legacy")
-	db := server.SQL(t)
-	if _, err := db.Exec("CREATE USER `" + user + "`@`%` IDENTIFIED BY 'old-password'"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS `" + user + "`@`%`") })
+	handMadeAccount(t, user, "old-password")
 	pw := randomPassword(t, "adopted")
 	key := refusedUser(t, ns, "legacy", user, "legacy", mygroupv1alpha1.ReasonAccountNotOwned)
 	setSecret(t, ns, "s-legacy", map[string]string{"pw": pw})
@@ -470,19 +466,12 @@ func TestDeletedBeforeAdoptionDrops(t *testing.T) {
 		s.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
 	})
 	mkTarget(t, "refuse-early", o.ns, "mariadb-target", nil)
-	db := server.SQL(t)
 	for _, tc := range []struct {
 		target  string
 		dropped bool
 	}{{"adopt-early", true}, {"refuse-early", false}} {
 		user := uniqueUser("early")
-		for _, stmt := range []string{"CREATE USER `" + user + "`@`%` IDENTIFIED BY 'made-earlier'",
-			"GRANT SELECT ON `" + strings.ReplaceAll(ns+"_app", "_", "\\_") + "`.* TO `" + user + "`@`%`"} {
-			if _, err := db.Exec(stmt); err != nil {
-				t.Fatalf("%s: %v", stmt, err)
-			}
-		}
-		t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS `" + user + "`@`%`") })
+		handMadeAccount(t, user, "made-earlier", "GRANT SELECT ON `"+strings.ReplaceAll(ns+"_app", "_", "\\_")+"`.* TO %s")
 		dbu := newDBU(ns, tc.target, user, "missing", "pw")
 		dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: tc.target}
 		key := testenv.Create(t, env.Client, dbu)
@@ -507,12 +496,8 @@ func TestMigratingTargetHoldsDeletion(t *testing.T) {
 	o := startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil,
 		databaseuser.Config{ResyncPeriod: resync, MigratingTargets: []string{"migrating"}})
 	ns := env.NewNamespace(t, "migrate")
-	db := server.SQL(t)
 	user := uniqueUser("old")
-	if _, err := db.Exec("CREATE USER `" + user + "`@`%` IDENTIFIED BY 'made-by-0.1.0'"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS `" + user + "`@`%`") })
+	handMadeAccount(t, user, "made-by-0.1.0")
 	dbu := newDBU(ns, "old", user, "missing", "pw")
 	dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "migrating"}
 	key := testenv.Create(t, env.Client, dbu)

@@ -298,6 +298,21 @@ func uniqueUser(prefix string) string {
 	return prefix + "-" + hex.EncodeToString(b)
 }
 
+// handMadeAccount creates user@% with password as the server's admin, as someone other than this operator
+// (by hand, or operator101 0.1.0) would, then runs grants (each with %s for the quoted account); the account
+// is dropped when the test ends.
+func handMadeAccount(t *testing.T, user, password string, grants ...string) {
+	t.Helper()
+	db := server.SQL(t)
+	acct := "`" + user + "`@`%`"
+	for _, stmt := range append([]string{"CREATE USER " + acct + " IDENTIFIED BY '" + password + "'"}, grants...) {
+		if _, err := db.Exec(strings.ReplaceAll(stmt, "%s", acct)); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS " + acct) })
+}
+
 func newDBU(ns, name, user, secret, key string) *mygroupv1alpha1.DatabaseUser {
 	return &mygroupv1alpha1.DatabaseUser{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
