@@ -47,7 +47,8 @@ func register[T client.Object](mgr ctrl.Manager, o kit.Options, name string, api
 	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		For(api.new(), builder.WithPredicates(kit.ChangedByOthers())).
-		Owns(&appsv1.Deployment{}).
+		// The Deployment's rollout is the object's progress: ahead of new objects (kit.PriorityProgress).
+		Watches(&appsv1.Deployment{}, kit.OwnerAhead(mgr, api.new())).
 		Owns(&corev1.Service{}), r.Options, r)
 }
 

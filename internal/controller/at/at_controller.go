@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -142,7 +143,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.writeStatus(ctx, at, pending(at.Status, when, now)); err != nil {
 			return ctrl.Result{}, err
 		}
-		return ctrl.Result{RequeueAfter: wait}, nil
+		// When it falls due it goes ahead of the pods' events (kit.PriorityProgress): Ats due together
+		// get their pods first, the Running status of the earlier ones after.
+		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(kit.PriorityProgress)}, nil
 	}
 
 	// Due. Make sure the cached At is the current one before acting on it: a stale PENDING copy of an At

@@ -39,7 +39,8 @@ func Setup(mgr ctrl.Manager, o kit.Options, _ Config) error {
 		Named("myweb").
 		For(&operatorv1.MyWeb{}, builder.WithPredicates(kit.ChangedByOthers())).
 		Owns(&corev1.ConfigMap{}).
-		Owns(&appsv1.Deployment{}).
+		// The Deployment's rollout is the object's progress: ahead of new objects (kit.PriorityProgress).
+		Watches(&appsv1.Deployment{}, kit.OwnerAhead(mgr, &operatorv1.MyWeb{})).
 		Owns(&corev1.Service{}), r.Options, r)
 }
 
