@@ -145,6 +145,7 @@ func run() error {
 		res, err := runSize(ctx, o, size, dir)
 		if res != nil {
 			res.LoadAverage = [2]float64{load, loadAverage()}
+			res.Goals = res.goals()
 			report.Sizes = append(report.Sizes, *res)
 			save()
 		}

@@ -52,8 +52,24 @@ type LowerBoundRun struct {
 	Seconds  float64 `json:"seconds"`
 	// Done is when each object got its status, in seconds from the start, ascending.
 	Done []float64 `json:"done"`
+	// ToAvailable is, per object, the time from the start of its create to its last status write (seconds,
+	// ascending); ToAvailableP its percentiles.
+	ToAvailable  []float64   `json:"toAvailable"`
+	ToAvailableP Percentiles `json:"toAvailablePercentiles"`
+	// Design: the run made the requests of operator101's design too (lowerbound -design).
+	Design bool `json:"design,omitempty"`
 	// PeakRSSMiB is the program's peak resident memory (getrusage's ru_maxrss).
 	PeakRSSMiB float64 `json:"peakRSSMiB"`
+}
+
+// Percentiles of the time from an object's create to its being Available, in seconds.
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
+func percentiles(xs []float64) Percentiles {
+	return Percentiles{P50: benchutil.Percentile(xs, 50), P99: benchutil.Percentile(xs, 99)}
 }
 
 // Contender is the peer contender's run at one size: a controller written the way tutorials write theirs
@@ -63,10 +79,13 @@ type Contender struct {
 	Name               string  `json:"name"`
 	ConvergenceSeconds float64 `json:"convergenceSeconds"`
 	Ratio              float64 `json:"ratio"`
-	SteadyRate         float64 `json:"steadyObjectsPerSecond"`
-	CreationWrites     Writes  `json:"creationWrites"`
-	PerObject          float64 `json:"writesPerObject"`
-	StatusWritesPer    float64 `json:"statusWritesPerObject"`
+	// DesignRatio is the convergence over the design's lower bound.
+	DesignRatio     float64     `json:"designRatio"`
+	ToAvailable     Percentiles `json:"toAvailable"`
+	SteadyRate      float64     `json:"steadyObjectsPerSecond"`
+	CreationWrites  Writes      `json:"creationWrites"`
+	PerObject       float64     `json:"writesPerObject"`
+	StatusWritesPer float64     `json:"statusWritesPerObject"`
 	// BenchWrites are the bench's own writes in the same window (the creates, the stand-in kubelet's).
 	BenchWrites    map[string]int `json:"benchWrites"`
 	TrailingWrites Writes         `json:"trailingWrites"`
@@ -125,6 +144,11 @@ type SizeResult struct {
 	LowerBound     []LowerBoundRun `json:"lowerBound"`
 	LowerBoundBest float64         `json:"lowerBoundBestSeconds"`
 	LowerBoundW    int             `json:"lowerBoundBestWorkers"`
+	// DesignBound is the design's lower bound (lowerbound -design): the plain one plus the requests
+	// operator101's design makes per object (the lookups past the cache, the first status, the Event).
+	DesignBound     []LowerBoundRun `json:"designBound"`
+	DesignBoundBest float64         `json:"designBoundBestSeconds"`
+	DesignBoundW    int             `json:"designBoundBestWorkers"`
 	// Peer is the tutorial-style controller's run (nil with -skip-peer).
 	Peer *Contender `json:"peer,omitempty"`
 	// Idle is the manager started, its caches synced, before the first object exists.
@@ -139,7 +163,10 @@ type SizeResult struct {
 	ConvergenceSeconds float64 `json:"convergenceSeconds"`
 	CreateSeconds      float64 `json:"createSeconds"`
 	Ratio              float64 `json:"ratio"`
-	SteadyRate         float64 `json:"steadyObjectsPerSecond"`
+	DesignRatio        float64 `json:"designRatio"`
+	// ToAvailable: from the start of each object's create to its being seen Available.
+	ToAvailable Percentiles `json:"toAvailable"`
+	SteadyRate  float64     `json:"steadyObjectsPerSecond"`
 	// CreationWrites are the manager's writes from the first create to convergence + settle.
 	CreationWrites  Writes             `json:"creationWrites"`
 	PerObject       float64            `json:"writesPerObject"`
@@ -165,7 +192,9 @@ type SizeResult struct {
 	// LoadAverage is /proc/loadavg's 1-minute figure at the start and at the end of the size: the machine
 	// is shared, and the numbers are only as good as it was quiet.
 	LoadAverage [2]float64 `json:"loadAverage"`
-	Errors      []string   `json:"errors,omitempty"`
+	// Goals are the goals at this size, as the table prints them.
+	Goals  []Goal   `json:"goals,omitempty"`
+	Errors []string `json:"errors,omitempty"`
 }
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
@@ -221,20 +250,28 @@ func (r Report) Markdown() string {
 				s.Plan.N, u.Status, u.Reason, u.RunningPods, u.Writes, u.Message)
 		}
 	}
-	b.WriteString("\nSide by side: the lower bound (plain client-go, best of its worker counts), the peer (a controller written " +
+	b.WriteString("\nSide by side: the lower bound (plain client-go, best of its worker counts), the design's lower bound " +
+		"(the same with the requests operator101's design adds: a lookup past the cache per new child, the first status, the Event), the peer (a controller written " +
 		"the way tutorials write theirs: CreateOrUpdate of each child and a status update on every reconcile, " +
 		"controller-runtime's defaults) and operator101's manager. Writes per object count the contender's own writes " +
 		"at creation (the lower bound's include the create and the Deployment status, which the bench writes for the " +
 		"others). At rest: the contender's writes in the at-rest window after it stopped writing; the lower bound " +
 		"exits. Idle RSS: started, caches synced, no objects.\n\n")
-	b.WriteString("| N | contender | converge s | × lower bound | writes/object at creation: own (with the bench's) | writes after convergence / at rest | peak RSS MiB | idle RSS MiB |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| N | contender | converge s | × lower bound | × design's lower bound | to Available p50 / p99 s | requests or own writes per object (with the bench's) | writes after convergence / at rest | CPU ms per object | peak RSS MiB | idle RSS MiB |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
-		for _, lb := range s.LowerBound {
-			if lb.Workers == s.LowerBoundW {
-				per := float64(lb.Requests) / float64(max(lb.Objects, 1))
-				fmt.Fprintf(&b, "| %d | lower bound (%d workers) | %s | 1.00 | %.2f (%.2f) | – | %s | – |\n", s.Plan.N, lb.Workers,
-					f1(lb.Seconds), per, per, f1(lb.PeakRSSMiB))
+		objects := s.Plan.Objects()
+		for _, runs := range []struct {
+			name    string
+			r       []LowerBoundRun
+			workers int
+		}{{"lower bound", s.LowerBound, s.LowerBoundW}, {"design's lower bound", s.DesignBound, s.DesignBoundW}} {
+			if lb := bestRun(runs.r, runs.workers); lb.Objects > 0 {
+				per := requestsPerObject(runs.r, runs.workers)
+				fmt.Fprintf(&b, "| %d | %s (%d workers) | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | – | – | %s | – |\n", s.Plan.N,
+					runs.name, lb.Workers, f1(lb.Seconds), ratioText(lb.Seconds/s.LowerBoundBest),
+					ratioText(lb.Seconds/max(s.DesignBoundBest, 1e-9)), lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per,
+					f1(lb.PeakRSSMiB))
 			}
 		}
 		if p := s.Peer; p != nil {
@@ -242,15 +279,15 @@ func (r Report) Markdown() string {
 			if p.StillWriting {
 				still = " (still writing)"
 			}
-			fmt.Fprintf(&b, "| %d | peer (tutorial style) | %s | %s | %.2f (%.2f) | %d%s / %d in %.0fs | %s | %s |\n", s.Plan.N,
-				f1(p.ConvergenceSeconds), ratioText(p.Ratio), p.PerObject,
-				p.PerObject+float64(benchutil.Total(p.BenchWrites))/float64(s.Plan.Objects()), p.TrailingWrites.Total, still, p.AtRest.Total,
-				p.AtRest.Seconds, f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
+			fmt.Fprintf(&b, "| %d | peer (tutorial style) | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d%s / %d in %.0fs | %.2f | %s | %s |\n", s.Plan.N,
+				f1(p.ConvergenceSeconds), ratioText(p.Ratio), ratioText(p.DesignRatio), p.ToAvailable.P50, p.ToAvailable.P99, p.PerObject,
+				p.PerObject+float64(benchutil.Total(p.BenchWrites))/float64(objects), p.TrailingWrites.Total, still, p.AtRest.Total,
+				p.AtRest.Seconds, cpuPerObjectMs(p.Idle, p.AfterConvergence, objects), f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
 		}
-		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %.2f (%.2f) | %d / %d in %.0fs | %s | %s |\n", s.Plan.N,
-			f1(s.ConvergenceSeconds), ratioText(s.Ratio), s.PerObject,
-			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(s.Plan.Objects()), s.TrailingWrites.Total, s.AtRest.Total,
-			s.AtRest.Seconds, f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
+		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d / %d in %.0fs | %.2f | %s | %s |\n", s.Plan.N,
+			f1(s.ConvergenceSeconds), ratioText(s.Ratio), ratioText(s.DesignRatio), s.ToAvailable.P50, s.ToAvailable.P99, s.PerObject,
+			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(objects), s.TrailingWrites.Total, s.AtRest.Total,
+			s.AtRest.Seconds, cpuPerObjectMs(s.Idle, s.AfterConvergence, objects), f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
 	}
 	for _, s := range r.Sizes {
 		if p := s.Peer; p != nil {
@@ -262,5 +299,7 @@ func (r Report) Markdown() string {
 	for _, s := range r.Sizes {
 		fmt.Fprintf(&b, "- N=%d: %s\n", s.Plan.N, benchutil.FormatCounts(s.CreationWrites.ByKey, s.Plan.Objects()))
 	}
+	b.WriteString("\nGoals (docs/performance.md \"Targets and measurements\"):\n\n")
+	b.WriteString(goalsMarkdown(r.Sizes))
 	return b.String()
 }

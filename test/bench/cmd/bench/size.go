@@ -74,16 +74,21 @@ func addPids(path string, pids ...int) {
 	}
 }
 
-// createAll creates the plan's MyWebs and AppServices in ns, 16 at a time, as a user's scripts would.
-func createAll(ctx context.Context, c client.Client, plan benchutil.Plan, ns string) error {
+// createAll creates the plan's MyWebs and AppServices in ns, 16 at a time, as a user's scripts would, and
+// tells t when each create started.
+func createAll(ctx context.Context, c client.Client, plan benchutil.Plan, ns string, t *tracker) error {
 	return parallel(ctx, max(plan.MyWebs, plan.AppServices), 16, func(ctx context.Context, i int) error {
 		if i < plan.MyWebs {
-			if err := c.Create(ctx, plan.MyWeb(ns, i)); err != nil {
+			w := plan.MyWeb(ns, i)
+			t.created("web/"+w.Name, time.Now())
+			if err := c.Create(ctx, w); err != nil {
 				return fmt.Errorf("creating MyWeb %d: %w", i, err)
 			}
 		}
 		if i < plan.AppServices {
-			if err := c.Create(ctx, plan.AppService(ns, i)); err != nil {
+			a := plan.AppService(ns, i)
+			t.created("app/"+a.Name, time.Now())
+			if err := c.Create(ctx, a); err != nil {
 				return fmt.Errorf("creating AppService %d: %w", i, err)
 			}
 		}
@@ -126,24 +131,47 @@ loop:
 	return first
 }
 
-// tracker records when each object is first seen in a wanted state.
+// tracker records when each object is first seen in a wanted state, and when its create started.
 type tracker struct {
 	mu    sync.Mutex
 	start time.Time
 	want  int
 	seen  map[string]time.Duration
+	born  map[string]time.Duration
 	last  time.Time
 	done  chan struct{}
 }
 
 func newTracker(want int) *tracker {
-	return &tracker{want: want, seen: map[string]time.Duration{}, done: make(chan struct{})}
+	return &tracker{want: want, seen: map[string]time.Duration{}, born: map[string]time.Duration{}, done: make(chan struct{})}
 }
 
 func (t *tracker) reset(start time.Time, want int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.start, t.want, t.seen, t.done = start, want, map[string]time.Duration{}, make(chan struct{})
+	t.start, t.want, t.seen, t.born, t.done = start, want, map[string]time.Duration{}, map[string]time.Duration{}, make(chan struct{})
+}
+
+// created records that the create of key started at at.
+func (t *tracker) created(key string, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.born[key] = at.Sub(t.start)
+}
+
+// toAvailable is, per object seen, the time from the start of its create to its being seen (seconds,
+// ascending).
+func (t *tracker) toAvailable() []float64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]float64, 0, len(t.seen))
+	for k, d := range t.seen {
+		if b, ok := t.born[k]; ok {
+			out = append(out, (d - b).Seconds())
+		}
+	}
+	sort.Float64s(out)
+	return out
 }
 
 func (t *tracker) mark(key string) {
@@ -219,7 +247,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 				return res, err
 			}
-			r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w)
+			r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w, false)
 			if err != nil {
 				return res, err
 			}
@@ -229,6 +257,25 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 				res.LowerBoundBest, res.LowerBoundW = r.Seconds, r.Workers
 			}
 			// Free the node ports and keep the API server's store as small as it was.
+			if err := cleanNamespace(ctx, c, ns); err != nil {
+				return res, err
+			}
+		}
+		// The design's lower bound: the same, with the requests operator101's design adds per object.
+		for _, w := range o.workers {
+			ns := fmt.Sprintf("designbound-%d", w)
+			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+				return res, err
+			}
+			r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w, true)
+			if err != nil {
+				return res, err
+			}
+			logf("N=%d: design lower bound with %d workers: %.2f s (%d requests)", n, w, r.Seconds, r.Requests)
+			res.DesignBound = append(res.DesignBound, r)
+			if res.DesignBoundBest == 0 || r.Seconds < res.DesignBoundBest {
+				res.DesignBoundBest, res.DesignBoundW = r.Seconds, r.Workers
+			}
 			if err := cleanNamespace(ctx, c, ns); err != nil {
 				return res, err
 			}
@@ -364,6 +411,9 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 			if res.LowerBoundBest > 0 {
 				peer.Ratio = peer.ConvergenceSeconds / res.LowerBoundBest
 			}
+			if res.DesignBoundBest > 0 {
+				peer.DesignRatio = peer.ConvergenceSeconds / res.DesignBoundBest
+			}
 			res.Peer = peer
 		}
 		if err != nil {
@@ -415,7 +465,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	t0 := time.Now()
 	ready.reset(t0, plan.Objects())
 	logf("N=%d: creating %d objects", n, plan.Objects())
-	err = createAll(ctx, c, plan, ns)
+	err = createAll(ctx, c, plan, ns, ready)
 	if err != nil {
 		return res, err
 	}
@@ -429,7 +479,11 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if res.LowerBoundBest > 0 {
 		res.Ratio = res.ConvergenceSeconds / res.LowerBoundBest
 	}
+	if res.DesignBoundBest > 0 {
+		res.DesignRatio = res.ConvergenceSeconds / res.DesignBoundBest
+	}
 	res.AvailableSeconds, res.SteadyRate = completions(seen)
+	res.ToAvailable = percentiles(ready.toAvailable())
 	logf("N=%d: converged in %.2f s (lower bound %.2f s)", n, res.ConvergenceSeconds, res.LowerBoundBest)
 
 	// At rest, the manager running: first it finishes what it queued (Events are sent in the background),
@@ -706,12 +760,12 @@ func waitReconciled(ctx context.Context, m *manager, want map[string]float64, ti
 	}
 }
 
-// runLowerBound runs the lower-bound program once.
-func runLowerBound(ctx context.Context, bin, kubeconfig, ns string, n, workers int) (LowerBoundRun, error) {
+// runLowerBound runs the lower-bound program once (with design: its -design, the design's lower bound).
+func runLowerBound(ctx context.Context, bin, kubeconfig, ns string, n, workers int, design bool) (LowerBoundRun, error) {
 	var r LowerBoundRun
 	var out, errb bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, "-kubeconfig", kubeconfig, "-namespace", ns, "-n", fmt.Sprint(n),
-		"-workers", fmt.Sprint(workers))
+		"-workers", fmt.Sprint(workers), fmt.Sprintf("-design=%t", design))
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Run(); err != nil {
@@ -720,6 +774,7 @@ func runLowerBound(ctx context.Context, bin, kubeconfig, ns string, n, workers i
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return r, fmt.Errorf("lower bound output %q: %w", out.String(), err)
 	}
+	r.ToAvailableP = percentiles(r.ToAvailable)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.PeakRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
 	}
@@ -799,7 +854,7 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	t0 := time.Now()
 	ready.reset(t0, plan.Objects())
 	logf("N=%d: peer: creating %d objects", n, plan.Objects())
-	if err := createAll(ctx, c, plan, peerNamespace); err != nil {
+	if err := createAll(ctx, c, plan, peerNamespace, ready); err != nil {
 		return res, err
 	}
 	seen, t1, err := ready.await(ctx, o.timeout, "peer: ")
@@ -808,6 +863,7 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	}
 	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
 	res.AvailableSeconds, res.SteadyRate = completions(seen)
+	res.ToAvailable = percentiles(ready.toAvailable())
 	logf("N=%d: peer converged in %.2f s", n, res.ConvergenceSeconds)
 
 	// Its queued writes, then the at-rest window. A controller that never stops writing is given two minutes.

@@ -19,6 +19,12 @@ limitations under the License.
 // object, server-side apply its children (the operator's own builders, so the same objects), mark the
 // Deployment available (what the bench's stand-in kubelet does in the operator's run) and write one
 // status-sized status patch. No cache, no watch, no client-side rate limit (QPS -1). It prints one JSON line.
+//
+// With -design it makes, besides, the requests operator101's design adds for every object: the lookup of each
+// child past the cache before its first write (a GET that finds nothing), the first status ("rolling out",
+// before the Deployment is available) and the one Event of a new object. It is the lower bound of the design,
+// where the plain one is the lower bound of the work; the two ratios separate what the design costs from what
+// the manager adds on top of it (docs/performance.md).
 package main
 
 import (
@@ -33,6 +39,9 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -57,6 +66,10 @@ type Result struct {
 	Seconds  float64 `json:"seconds"`
 	// Done is when each object got its status (seconds from the start, ascending): the chart's curve.
 	Done []float64 `json:"done"`
+	// ToAvailable is, per object, the time from the start of its create to its last status write (seconds,
+	// ascending).
+	ToAvailable []float64 `json:"toAvailable"`
+	Design      bool      `json:"design,omitempty"`
 }
 
 var (
@@ -78,15 +91,18 @@ type lb struct {
 	dyn      dynamic.Interface
 	requests atomic.Int64
 	start    time.Time
+	design   bool
 	mu       sync.Mutex
 	done     []float64
+	took     []float64
 }
 
-// finished records that one object has its status.
-func (l *lb) finished() {
-	t := time.Since(l.start).Seconds()
+// finished records that the object whose create started at began has its status.
+func (l *lb) finished(began time.Time) {
+	now := time.Now()
 	l.mu.Lock()
-	l.done = append(l.done, t)
+	l.done = append(l.done, now.Sub(l.start).Seconds())
+	l.took = append(l.took, now.Sub(began).Seconds())
 	l.mu.Unlock()
 }
 
@@ -97,6 +113,7 @@ func run() error {
 	ns := fs.String("namespace", "lowerbound", "namespace (must exist)")
 	n := fs.Int("n", 1000, "bench size (see benchutil.PlanFor)")
 	workers := fs.Int("workers", 8, "objects worked on at once")
+	design := fs.Bool("design", false, "also the lookups past the cache, the first status and the Event operator101 makes")
 	_ = fs.Parse(os.Args[1:])
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
@@ -104,7 +121,7 @@ func run() error {
 		return fmt.Errorf("loading %s: %w", *kubeconfig, err)
 	}
 	cfg.QPS, cfg.Burst = -1, 0 // no client-side rate limit
-	l := &lb{ns: *ns, plan: benchutil.PlanFor(*n)}
+	l := &lb{ns: *ns, plan: benchutil.PlanFor(*n), design: *design}
 	if l.cs, err = kubernetes.NewForConfig(cfg); err != nil {
 		return err
 	}
@@ -157,8 +174,9 @@ feed:
 	default:
 	}
 	sort.Float64s(l.done)
+	sort.Float64s(l.took)
 	return json.NewEncoder(os.Stdout).Encode(Result{Workers: *workers, Objects: l.plan.Objects(),
-		Requests: l.requests.Load(), Seconds: elapsed.Seconds(), Done: l.done})
+		Requests: l.requests.Load(), Seconds: elapsed.Seconds(), Done: l.done, ToAvailable: l.took, Design: l.design})
 }
 
 var apply = metav1.ApplyOptions{FieldManager: "operator101", Force: true}
@@ -176,6 +194,43 @@ func (l *lb) create(ctx context.Context, gvr schema.GroupVersionResource, kind s
 		return fmt.Errorf("creating %s: %w", gvr.Resource, err)
 	}
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(got.Object, obj)
+}
+
+// lookup is, with -design, the read of a child's name past the cache before its first write, which finds
+// nothing.
+func (l *lb) lookup(ctx context.Context, what string, get func(context.Context) error) error {
+	if !l.design {
+		return nil
+	}
+	l.requests.Add(1)
+	if err := get(ctx); !apierrors.IsNotFound(err) {
+		return fmt.Errorf("looking up %s: want NotFound, got %v", what, err)
+	}
+	return nil
+}
+
+// event is, with -design, the Event of a new object (operator101's Available).
+func (l *lb) event(ctx context.Context, kind, apiVersion, name string) error {
+	if !l.design {
+		return nil
+	}
+	l.requests.Add(1)
+	now := metav1.NowMicro()
+	_, err := l.cs.EventsV1().Events(l.ns).Create(ctx, &eventsv1.Event{
+		ObjectMeta:          metav1.ObjectMeta{GenerateName: name + "."},
+		EventTime:           now,
+		ReportingController: "operator101.io/lowerbound",
+		ReportingInstance:   "lowerbound",
+		Action:              "Reconcile",
+		Reason:              "Available",
+		Regarding:           corev1.ObjectReference{Kind: kind, APIVersion: apiVersion, Namespace: l.ns, Name: name},
+		Note:                "every replica is available",
+		Type:                corev1.EventTypeNormal,
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("event of %s %s: %w", kind, name, err)
+	}
+	return nil
 }
 
 // markAvailable does the stand-in kubelet's write.
@@ -207,19 +262,37 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 		return nil
 	}
 	w := l.plan.MyWeb(l.ns, i)
+	began := time.Now()
 	if err := l.create(ctx, mywebsGVR, "MyWeb", w); err != nil {
 		return err
 	}
-	l.requests.Add(3)
-	if _, err := l.cs.CoreV1().ConfigMaps(l.ns).Apply(ctx, myweb.ConfigMap(w), apply); err != nil {
+	cms, deps, svcs := l.cs.CoreV1().ConfigMaps(l.ns), l.cs.AppsV1().Deployments(l.ns), l.cs.CoreV1().Services(l.ns)
+	if err := l.lookup(ctx, "configmap "+w.Name, func(ctx context.Context) error { _, err := cms.Get(ctx, w.Name, metav1.GetOptions{}); return err }); err != nil {
+		return err
+	}
+	l.requests.Add(1)
+	if _, err := cms.Apply(ctx, myweb.ConfigMap(w), apply); err != nil {
 		return fmt.Errorf("configmap %s: %w", w.Name, err)
 	}
-	dep, err := l.cs.AppsV1().Deployments(l.ns).Apply(ctx, myweb.Deployment(w, nil), apply)
+	if err := l.lookup(ctx, "deployment "+w.Name, func(ctx context.Context) error { _, err := deps.Get(ctx, w.Name, metav1.GetOptions{}); return err }); err != nil {
+		return err
+	}
+	l.requests.Add(1)
+	dep, err := deps.Apply(ctx, myweb.Deployment(w, nil), apply)
 	if err != nil {
 		return fmt.Errorf("deployment %s: %w", w.Name, err)
 	}
-	if _, err := l.cs.CoreV1().Services(l.ns).Apply(ctx, myweb.Service(w), apply); err != nil {
+	if err := l.lookup(ctx, "service "+w.Name, func(ctx context.Context) error { _, err := svcs.Get(ctx, w.Name, metav1.GetOptions{}); return err }); err != nil {
+		return err
+	}
+	l.requests.Add(1)
+	if _, err := svcs.Apply(ctx, myweb.Service(w), apply); err != nil {
 		return fmt.Errorf("service %s: %w", w.Name, err)
+	}
+	if l.design {
+		if err := l.status(ctx, mywebsGVR, w.Name, myweb.Status(w, dep, nil, metav1.Now())); err != nil {
+			return err
+		}
 	}
 	if err := l.markAvailable(ctx, dep); err != nil {
 		return err
@@ -233,8 +306,8 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 	if err := l.status(ctx, mywebsGVR, w.Name, myweb.Status(w, avail, nil, metav1.Now())); err != nil {
 		return err
 	}
-	l.finished()
-	return nil
+	l.finished(began)
+	return l.event(ctx, "MyWeb", operatorv1.GroupVersion.String(), w.Name)
 }
 
 func (l *lb) appService(ctx context.Context, i int) error {
@@ -242,6 +315,7 @@ func (l *lb) appService(ctx context.Context, i int) error {
 		return nil
 	}
 	a := l.plan.AppService(l.ns, i)
+	began := time.Now()
 	if err := l.create(ctx, appsGVR, "AppService", a); err != nil {
 		return err
 	}
@@ -249,15 +323,27 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
+	deps, svcs := l.cs.AppsV1().Deployments(l.ns), l.cs.CoreV1().Services(l.ns)
+	if err := l.lookup(ctx, "deployment "+a.Name, func(ctx context.Context) error { _, err := deps.Get(ctx, a.Name, metav1.GetOptions{}); return err }); err != nil {
+		return err
+	}
 	l.requests.Add(1)
-	dep, err := l.cs.AppsV1().Deployments(l.ns).Apply(ctx, desired, apply)
+	dep, err := deps.Apply(ctx, desired, apply)
 	if err != nil {
 		return fmt.Errorf("deployment %s: %w", a.Name, err)
 	}
 	if svc := appservice.Service(a); svc != nil {
+		if err := l.lookup(ctx, "service "+a.Name, func(ctx context.Context) error { _, err := svcs.Get(ctx, a.Name, metav1.GetOptions{}); return err }); err != nil {
+			return err
+		}
 		l.requests.Add(1)
-		if _, err := l.cs.CoreV1().Services(l.ns).Apply(ctx, svc, apply); err != nil {
+		if _, err := svcs.Apply(ctx, svc, apply); err != nil {
 			return fmt.Errorf("service %s: %w", a.Name, err)
+		}
+	}
+	if l.design {
+		if err := l.status(ctx, appsGVR, a.Name, appservice.Status(a, dep, nil, metav1.Now())); err != nil {
+			return err
 		}
 	}
 	if err := l.markAvailable(ctx, dep); err != nil {
@@ -270,6 +356,6 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	if err := l.status(ctx, appsGVR, a.Name, appservice.Status(a, avail, nil, metav1.Now())); err != nil {
 		return err
 	}
-	l.finished()
-	return nil
+	l.finished(began)
+	return l.event(ctx, "AppService", appv1.GroupVersion.String(), a.Name)
 }

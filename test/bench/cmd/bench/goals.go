@@ -1,0 +1,136 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Goal is one of the bench's goals (docs/performance.md "Targets and measurements") at one size: met or
+// not, with what was measured and, when not met, the measured reason.
+type Goal struct {
+	Goal     string `json:"goal"`
+	Measured string `json:"measured"`
+	Met      bool   `json:"met"`
+	Why      string `json:"why,omitempty"`
+}
+
+// peakRSSGoalMiB is the converged peak RSS goal by size; sizes not listed have none.
+var peakRSSGoalMiB = map[int]float64{1000: 80, 3000: 140}
+
+// cpuPerObjectMs is the CPU a contender spent from idle to the end of the at-rest window, per object.
+func cpuPerObjectMs(idle, after procStats, objects int) float64 {
+	return (after.CPUSeconds - idle.CPUSeconds) * 1000 / float64(max(objects, 1))
+}
+
+// requestsPerObject is a lower-bound run's requests per object.
+func requestsPerObject(r []LowerBoundRun, workers int) float64 {
+	for _, x := range r {
+		if x.Workers == workers {
+			return float64(x.Requests) / float64(max(x.Objects, 1))
+		}
+	}
+	return 0
+}
+
+// bestRun is the run of r with the given workers.
+func bestRun(r []LowerBoundRun, workers int) LowerBoundRun {
+	for _, x := range r {
+		if x.Workers == workers {
+			return x
+		}
+	}
+	return LowerBoundRun{}
+}
+
+// goals are the goals at this size, from what was measured. A goal whose inputs were not measured (a skipped
+// contender) is left out.
+func (s SizeResult) goals() []Goal {
+	var out []Goal
+	add := func(goal, measured string, met bool, why string) {
+		g := Goal{Goal: goal, Measured: measured, Met: met}
+		if !met {
+			g.Why = why
+		}
+		out = append(out, g)
+	}
+	objects := s.Plan.Objects()
+	lb, db := s.LowerBoundBest, s.DesignBoundBest
+	designCost := fmt.Sprintf("the design's lower bound (%.1f requests per object against %.1f: the lookups past the "+
+		"cache, the first status, the Event) takes %.1f s, %.2f× the plain one's %.1f s",
+		requestsPerObject(s.DesignBound, s.DesignBoundW), requestsPerObject(s.LowerBound, s.LowerBoundW), db, db/lb, lb)
+	if p := s.Peer; p != nil {
+		add("converges faster than the peer", fmt.Sprintf("%.1f s against %.1f s", s.ConvergenceSeconds, p.ConvergenceSeconds),
+			s.ConvergenceSeconds < p.ConvergenceSeconds,
+			fmt.Sprintf("the peer makes %.2f own writes per object and no reads past its cache, no Event; %s",
+				p.PerObject, designCost))
+		mgr := cpuPerObjectMs(s.Idle, s.AfterConvergence, objects)
+		peer := cpuPerObjectMs(p.Idle, p.AfterConvergence, objects)
+		add("manager CPU per object at or below the peer's", fmt.Sprintf("%.2f ms against %.2f ms", mgr, peer), mgr <= peer,
+			"see the CPU profile of the run (cpu.txt)")
+	}
+	if lb > 0 && db > 0 {
+		add("converges within 1.3× the lower bound", fmt.Sprintf("%.2f× (%.1f s against %.1f s)", s.Ratio, s.ConvergenceSeconds, lb),
+			s.Ratio <= 1.3, designCost)
+		add("converges within 1.1× the design's lower bound", fmt.Sprintf("%.2f× (%.1f s against %.1f s)", s.DesignRatio,
+			s.ConvergenceSeconds, db), s.DesignRatio <= 1.1,
+			fmt.Sprintf("the manager takes %.1f s more than the design's lower bound", s.ConvergenceSeconds-db))
+		lbp := bestRun(s.LowerBound, s.LowerBoundW).ToAvailableP.P50
+		dbp := bestRun(s.DesignBound, s.DesignBoundW).ToAvailableP.P50
+		add("p50 time to Available within 2× the lower bound's", fmt.Sprintf("%.2f s against %.2f s (design's lower bound %.2f s)",
+			s.ToAvailable.P50, lbp, dbp), s.ToAvailable.P50 <= 2*lbp,
+			"the bench creates objects faster than the API server completes them, so an object waits behind the "+
+				"objects created before it")
+	}
+	if a := s.At; a != nil && a.FloorSeconds > 0 {
+		add("At p99 within 1.5× the floor", fmt.Sprintf("%.2f s against a floor of %.2f s (%.2f×)", a.P99Seconds,
+			a.FloorSeconds, a.P99Seconds/a.FloorSeconds), a.P99Seconds <= 1.5*a.FloorSeconds,
+			fmt.Sprintf("a due At costs two requests before its pod exists (the GET that keeps the command exactly once, "+
+				"then the POST): the design's floor is %.2f s", 2*a.FloorSeconds))
+	}
+	var restarts []string
+	zero := s.AtRest.Total == 0
+	for _, r := range s.Restarts {
+		restarts = append(restarts, fmt.Sprint(r.Total))
+		zero = zero && r.Total == 0
+	}
+	add("0 writes at rest and per restart", fmt.Sprintf("%d at rest; restarts: %s", s.AtRest.Total, strings.Join(restarts, ", ")),
+		zero, "see the audit log of the run")
+	if g, ok := peakRSSGoalMiB[s.Plan.N]; ok {
+		add(fmt.Sprintf("peak RSS at or under %.0f MiB (converged)", g), fmt.Sprintf("%.1f MiB (with the Ats %.1f)",
+			s.AfterConvergence.PeakRSSMiB, s.AfterAt.PeakRSSMiB), s.AfterConvergence.PeakRSSMiB <= g,
+			fmt.Sprintf("live heap %.1f MiB, mapped files %.1f MiB", s.LiveHeapMiB, s.AfterConvergence.FileMiB))
+	}
+	return out
+}
+
+// goalsMarkdown is the goals of every size as a table.
+func goalsMarkdown(sizes []SizeResult) string {
+	var b strings.Builder
+	b.WriteString("| N | goal | measured | met? | why not |\n|---|---|---|---|---|\n")
+	for _, s := range sizes {
+		for _, g := range s.goals() {
+			met := "**met**"
+			if !g.Met {
+				met = "**missed**"
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", s.Plan.N, g.Goal, g.Measured, met, g.Why)
+		}
+	}
+	return b.String()
+}

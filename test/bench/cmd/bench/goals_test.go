@@ -1,0 +1,81 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/operator101/operator101/test/bench/benchutil"
+)
+
+// TestGoals: each goal is met or missed by the figures it names, and a missed one says why.
+func TestGoals(t *testing.T) {
+	base := func() SizeResult {
+		return SizeResult{
+			Plan:       benchutil.PlanFor(1000),
+			LowerBound: []LowerBoundRun{{Workers: 16, Objects: 2000, Requests: 11000, Seconds: 20, ToAvailableP: Percentiles{P50: 1}}},
+			DesignBound: []LowerBoundRun{{Workers: 16, Objects: 2000, Requests: 20000, Seconds: 25,
+				ToAvailableP: Percentiles{P50: 1.2}}},
+			LowerBoundBest: 20, LowerBoundW: 16, DesignBoundBest: 25, DesignBoundW: 16,
+			Peer: &Contender{ConvergenceSeconds: 30, Idle: procStats{CPUSeconds: 1}, AfterConvergence: procStats{CPUSeconds: 21}},
+			Idle: procStats{CPUSeconds: 1}, AfterConvergence: procStats{CPUSeconds: 17, PeakRSSMiB: 70},
+			ConvergenceSeconds: 25.5, Ratio: 25.5 / 20, DesignRatio: 25.5 / 25, ToAvailable: Percentiles{P50: 1.9},
+			At:       &AtResult{P99Seconds: 2, FloorSeconds: 1.5},
+			Restarts: []Writes{{Total: 0}, {Total: 0}},
+		}
+	}
+	met := func(s SizeResult) map[string]Goal {
+		out := map[string]Goal{}
+		for _, g := range s.goals() {
+			out[g.Goal] = g
+		}
+		return out
+	}
+	all := met(base())
+	if len(all) != 8 {
+		t.Fatalf("%d goals at N=1000, want 8: %v", len(all), all)
+	}
+	for name, g := range all {
+		if !g.Met || g.Why != "" {
+			t.Errorf("%s: %+v, want met with no reason", name, g)
+		}
+	}
+
+	worse := base()
+	worse.ConvergenceSeconds, worse.Ratio, worse.DesignRatio = 31, 31.0/20, 31.0/25
+	worse.AfterConvergence.CPUSeconds = 22
+	worse.ToAvailable.P50 = 2.1
+	worse.At.P99Seconds = 2.3
+	worse.Restarts[1].Total = 1
+	worse.AfterConvergence.PeakRSSMiB = 81
+	for name, g := range met(worse) {
+		if g.Met || g.Why == "" {
+			t.Errorf("%s: %+v, want missed with a reason", name, g)
+		}
+	}
+	if g := met(worse)["converges within 1.3× the lower bound"]; !strings.Contains(g.Why, "1.25×") {
+		t.Errorf("the lower-bound goal's reason does not give the design's own ratio: %q", g.Why)
+	}
+
+	noPeer := base()
+	noPeer.Peer = nil
+	noPeer.Plan = benchutil.PlanFor(100)
+	if got := len(noPeer.goals()); got != 5 {
+		t.Errorf("%d goals without the peer at N=100, want 5 (no peer goals, no memory goal)", got)
+	}
+}
