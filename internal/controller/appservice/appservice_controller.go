@@ -130,13 +130,14 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 // Service when a has no ports.
 func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service) []error {
 	var errs []error
+	taken := kit.NameTaken(a.Status.Conditions)
 	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
 		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
 	} else {
-		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment))
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment, taken))
 	}
 	if desired := Service(a); desired != nil {
-		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Service", svc, desired, corev1ac.ExtractService))
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Service", svc, desired, corev1ac.ExtractService, taken))
 	} else if kit.Controlled(svc, a) != nil {
 		// No ports any more: the Service has nothing to expose.
 		err := r.Client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})

@@ -33,10 +33,13 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator101/operator101/api/conditions"
 )
 
 // FieldManager is the field manager of every write operator101 makes with server-side apply.
@@ -102,32 +105,54 @@ func Controlled[O client.Object](obj O, owner metav1.Object) O {
 
 // ApplyChild applies desired unless observed already matches it. observed is what the cache holds (empty
 // when the cache has no such child). The operator never takes over an object it did not create: a child the
-// cache holds must be controlled by owner, and a child the cache lacks is first read from the API server
-// through live (the uncached reader, Options.Reader) into observed. An object of that name that owner does not
-// control is ErrNotOwned (NotOwned names it), and nothing is written. One that owner controls (the cache has not
-// seen it yet: a reconcile soon after the child's create) is compared like a cached one, so it costs no write
-// when it already matches. kind names the child's kind in the error.
+// cache holds must be controlled by owner, and for a child the cache lacks the first write only creates
+// (IfChanged with no observed object, createOnly), which the API server refuses with a Conflict, leaving the
+// object as it is, when the name is in use. Only then is the object read from the API server through live (the
+// uncached reader, Options.Reader) into observed: one that owner does not control is ErrNotOwned (NotOwned names
+// it), and nothing is written; one that owner controls (the cache has not seen it yet: a reconcile soon after
+// the child's create) is compared like a cached one, so it costs no further write when it already matches. On a
+// server that refuses the createOnly apply itself, the lookup comes first and the first write is a plain apply
+// (docs/security.md). So does it when lookFirst (NameTaken: the owner found a child's name taken at its last
+// look), so that a name that stays taken costs a read per look and no write request. kind names the child's
+// kind in the error.
 func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, live client.Reader,
-	owner metav1.Object, kind string, observed O, desired A, extract Extractor[O, A]) error {
-	if observed.GetUID() == "" {
+	owner metav1.Object, kind string, observed O, desired A, extract Extractor[O, A], lookFirst bool) error {
+	if observed.GetUID() == "" && lookFirst {
 		if err := readPast(ctx, live, kind, observed, desired); err != nil {
 			return err
 		}
+		if observed.GetUID() == "" {
+			var none O
+			_, err := IfChanged(ctx, c, none, desired, extract)
+			if errors.Is(err, errCreateOnlyRefused) {
+				return applyPlain(ctx, c, desired)
+			}
+			return err // a Conflict: created since the lookup, looked at again on the next reconcile
+		}
 	}
-	if observed.GetUID() != "" && !metav1.IsControlledBy(observed, owner) {
+	if observed.GetUID() == "" {
+		var none O
+		_, err := IfChanged(ctx, c, none, desired, extract)
+		refused := errors.Is(err, errCreateOnlyRefused)
+		if err == nil || (!refused && !apierrors.IsConflict(err)) {
+			return err
+		}
+		// The name is in use (Conflict), or the server does not take createOnly: look the object up.
+		if err := readPast(ctx, live, kind, observed, desired); err != nil {
+			return err
+		}
+		if observed.GetUID() == "" {
+			if !refused {
+				return err // deleted since the Conflict: the next reconcile creates it
+			}
+			// The first write as before createOnly, with the gap of one round trip since the lookup left open.
+			return applyPlain(ctx, c, desired)
+		}
+	}
+	if !metav1.IsControlledBy(observed, owner) {
 		return NotOwned(kind, observed)
 	}
-	_, err := IfChanged(ctx, c, Found(observed), desired, extract)
-	if observed.GetUID() == "" && apierrors.IsConflict(err) {
-		// Created by someone since the lookup (IfChanged's first write applies only to an absent object): look
-		// again, and leave it if it is not owner's.
-		if err := readPast(ctx, live, kind, observed, desired); err != nil {
-			return err
-		}
-		if observed.GetUID() != "" && !metav1.IsControlledBy(observed, owner) {
-			return NotOwned(kind, observed)
-		}
-	}
+	_, err := IfChanged(ctx, c, observed, desired, extract)
 	return err
 }
 
@@ -135,10 +160,9 @@ func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Conte
 // is none.
 //
 // Why past the cache: the cache holds only objects labelled ManagedByLabel, so someone else's unlabelled object
-// of the child's name is not in it, and a forced apply would take it over. The check is one GET, made only for a
-// child the cache lacks (its first write, a reconcile that runs before the cache has seen the create, or while
-// its name is taken), never for a converged one. An object someone else creates between this GET and the first
-// apply is not taken over either: that apply names createOnly.
+// of the child's name is not in it, and a forced apply would take it over. The check is one GET, made only when
+// the first write (createOnly) found the name in use (a reconcile that runs before the cache has seen the
+// create, or while the name is taken) or on a server that refuses createOnly, never for a converged child.
 func readPast[O client.Object](ctx context.Context, live client.Reader, kind string, observed O, desired runtime.ApplyConfiguration) error {
 	body, err := toMap(desired)
 	if err != nil {
@@ -148,7 +172,7 @@ func readPast[O client.Object](ctx context.Context, live client.Reader, kind str
 	key := client.ObjectKey{Namespace: u.GetNamespace(), Name: u.GetName()}
 	// On an error the client decodes nothing, so observed stays empty.
 	if err := live.Get(ctx, key, observed); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("looking up %s %s before writing it: %w", kind, key, err)
+		return fmt.Errorf("looking up %s %s past the cache: %w", kind, key, err)
 	}
 	return nil
 }
@@ -161,9 +185,20 @@ func readPast[O client.Object](ctx context.Context, live client.Reader, kind str
 // (TestFirstWriteHasNoCreateOnlyForm), costing a second write to own them as an applier.
 const createOnly = "18446744073709551615"
 
+// NameTaken tells whether an owner's conditions say that a child's name was taken at its last look (Degraded,
+// reason ChildNotOwned): ApplyChild's lookFirst.
+func NameTaken(conds []metav1.Condition) bool {
+	c := meta.FindStatusCondition(conds, conditions.Degraded)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == conditions.ReasonNotOwned
+}
+
+// errCreateOnlyRefused: the server refused the createOnly apply of an absent object itself (createOnlyRefused).
+var errCreateOnlyRefused = errors.New("the server does not create with a resourceVersion named")
+
 // IfChanged applies desired unless observed already carries exactly desired under FieldManager (their Digests
 // are the same). Pass a nil observed when the object does not exist: the apply then only creates (createOnly),
-// and is refused with a Conflict if the object exists by then. It reports whether it wrote.
+// and is refused with a Conflict if the object exists by then; a server that refuses such an apply of an absent
+// object itself gets nothing written, and the error wraps errCreateOnlyRefused. It reports whether it wrote.
 func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, observed O,
 	desired A, extract Extractor[O, A]) (bool, error) {
 	if !isNil(observed) {
@@ -191,15 +226,25 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 	}
 	err = c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
 	if err != nil && u.GetResourceVersion() != "" && createOnlyRefused(err) {
-		// A server that will not create with a resourceVersion named: the first write as before, with the
-		// gap of one round trip since the lookup left open there (docs/security.md).
-		u.SetResourceVersion("")
-		err = c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
+		err = fmt.Errorf("%w: %w", errCreateOnlyRefused, err)
 	}
 	if err != nil {
 		return false, fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
 	}
 	return true, nil
+}
+
+// applyPlain applies desired with no resourceVersion: the first write on a server that refuses createOnly.
+func applyPlain(ctx context.Context, c client.Client, desired runtime.ApplyConfiguration) error {
+	body, err := toMap(desired)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: body}
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	return nil
 }
 
 // createOnlyRefused tells whether err is a server's refusal of the createOnly apply of an absent object itself

@@ -316,14 +316,14 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 		return &cm
 	}
 	// step applies name's desired child with observed as the cache's copy (nil: the cache lacks it), and checks
-	// the outcome, the writes and the uncached GETs.
-	step := func(what, name string, observed *corev1.ConfigMap, wantNotOwned bool, wantWrites, wantGets int) {
+	// the outcome, the write requests (a refused createOnly apply is one) and the uncached GETs.
+	step := func(what, name string, observed *corev1.ConfigMap, lookFirst, wantNotOwned bool, wantWrites, wantGets int) {
 		t.Helper()
 		if observed == nil {
 			observed = &corev1.ConfigMap{}
 		}
 		counter.Reset()
-		err := ApplyChild(ctx, c, c, owner, "ConfigMap", observed, desired(name), corev1ac.ExtractConfigMap)
+		err := ApplyChild(ctx, c, c, owner, "ConfigMap", observed, desired(name), corev1ac.ExtractConfigMap, lookFirst)
 		switch {
 		case wantNotOwned && !errors.Is(err, ErrNotOwned):
 			t.Errorf("%s: err = %v, want ErrNotOwned", what, err)
@@ -342,7 +342,10 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 	if err := env.Client.Create(ctx, theirs); err != nil {
 		t.Fatal(err)
 	}
-	step("unlabelled, not in the cache", "theirs", nil, true, 0, 1)
+	// The first write only creates: refused, then the lookup names the object.
+	step("unlabelled, not in the cache", "theirs", nil, false, true, 1, 1)
+	// Found taken at the owner's last look (NameTaken): looked up first, no write request.
+	step("unlabelled, not in the cache, taken last time", "theirs", nil, true, true, 0, 1)
 	if now := get("theirs"); now.ResourceVersion != theirs.ResourceVersion || len(now.OwnerReferences) != 0 ||
 		!equality.Semantic.DeepEqual(now.Data, theirs.Data) {
 		t.Errorf("the other object was changed: %+v", now)
@@ -353,11 +356,12 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 	if err := env.Client.Create(ctx, labelled); err != nil {
 		t.Fatal(err)
 	}
-	step("labelled, in the cache, another controller", "labelled", get("labelled"), true, 0, 0)
+	step("labelled, in the cache, another controller", "labelled", get("labelled"), false, true, 0, 0)
 
-	step("absent: created", "mine", nil, false, 1, 1)
-	step("ours, the cache behind, converged", "mine", nil, false, 0, 1)
-	step("ours, in the cache, converged", "mine", get("mine"), false, 0, 0)
+	step("absent: created, no lookup", "mine", nil, false, false, 1, 0)
+	step("absent, taken last time: looked up, then created", "mine-later", nil, true, false, 1, 1)
+	step("ours, the cache behind, converged", "mine", nil, false, false, 1, 1)
+	step("ours, in the cache, converged", "mine", get("mine"), false, false, 0, 0)
 	// Changed by someone while the cache is behind (or for good: without the label the cache never holds it).
 	edited := get("mine")
 	edited.Labels = nil
@@ -365,7 +369,7 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 	if err := env.Client.Update(ctx, edited); err != nil {
 		t.Fatal(err)
 	}
-	step("ours, the cache behind, edited", "mine", nil, false, 1, 1)
+	step("ours, the cache behind, edited", "mine", nil, false, false, 2, 1)
 	if now := get("mine"); now.Labels[ManagedByLabel] != ManagedBy || now.Data["index.html"] != "<h1>ours</h1>" {
 		t.Errorf("the edited child was not taken back: labels %v, data %v", now.Labels, now.Data)
 	}

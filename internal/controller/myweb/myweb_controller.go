@@ -77,10 +77,11 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		if found, err := kit.ReadWhole(ctx, r.Reader, w, whole); err != nil || !found || whole.DeletionTimestamp != nil {
 			return ctrl.Result{}, err
 		}
+		taken := kit.NameTaken(whole.Status.Conditions)
 		applyErr = errors.Join(
-			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "ConfigMap", cm, ConfigMap(whole), corev1ac.ExtractConfigMap),
-			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment),
-			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Service", svc, Service(whole), corev1ac.ExtractService))
+			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "ConfigMap", cm, ConfigMap(whole), corev1ac.ExtractConfigMap, taken),
+			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment, taken),
+			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Service", svc, Service(whole), corev1ac.ExtractService, taken))
 	}
 
 	before := w.DeepCopy()
