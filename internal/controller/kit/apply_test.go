@@ -71,6 +71,12 @@ func TestDigest(t *testing.T) {
 		{"other order of keys", corev1ac.ConfigMap("a", "b").WithData(map[string]string{"x": "1", "y": "2"}),
 			corev1ac.ConfigMap("a", "b").WithData(map[string]string{"y": "2", "x": "1"}), true},
 		{"server-assigned metadata", corev1ac.ConfigMap("a", "b"), corev1ac.ConfigMap("a", "b").WithResourceVersion("7").WithUID("u"), true},
+		{"server-assigned metadata, the rest differs", corev1ac.ConfigMap("a", "b").WithLabels(map[string]string{"x": "1"}),
+			corev1ac.ConfigMap("a", "b").WithResourceVersion("7").WithGeneration(2), false},
+		{"an apply configuration's empty map and none", corev1ac.ConfigMap("a", "b").WithData(map[string]string{}),
+			corev1ac.ConfigMap("a", "b"), true},
+		{"an owner reference's uid is not the server's", corev1ac.ConfigMap("a", "b").WithOwnerReferences(metav1ac.OwnerReference().WithUID("1")),
+			corev1ac.ConfigMap("a", "b").WithOwnerReferences(metav1ac.OwnerReference().WithUID("2")), false},
 	}
 	for _, c := range cases {
 		da, errA := Digest(c.a)

@@ -31,6 +31,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,6 +41,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,18 +95,54 @@ var digestKey = func() []byte {
 // (controller-runtime writes the server's answer back into an applied configuration, and Extract never returns
 // it). So quantities count by value ("0.5" is "500m"), and an empty map or list is the same as none. It is an
 // HMAC-SHA256 under digestKey, so it means something only inside this process.
+//
+// An apply configuration (what the builders return and Extract gives back) is encoded as it is, its type's
+// fields in their order, map keys sorted, empty ones left out (every field is omitempty), quantities in their
+// canonical form, and the metadata the server assigns taken out first: about a tenth of the CPU and memory of
+// the general path, which converts to an unstructured map first. Its Digest is of a different encoding than
+// that of the same content as an unstructured object, so only Digests of one kind of value compare: the
+// reconcilers and the cache transforms compare apply configurations of one type with each other.
 func Digest(v any) (string, error) {
-	m, err := toMap(v)
-	if err != nil {
-		return "", err
+	var b []byte
+	var err error
+	if ac, ok := v.(runtime.ApplyConfiguration); ok && !isNil(ac) {
+		b, err = json.Marshal(withoutServerAssigned(ac))
+	} else {
+		var m map[string]any
+		if m, err = toMap(v); err != nil {
+			return "", err
+		}
+		b, err = json.Marshal(canonical(m)) // encoding/json writes map keys sorted
 	}
-	b, err := json.Marshal(canonical(m)) // encoding/json writes map keys sorted
 	if err != nil {
 		return "", fmt.Errorf("encoding %T for its digest: %w", v, err)
 	}
 	mac := hmac.New(sha256.New, digestKey)
 	mac.Write(b)
 	return base64.RawStdEncoding.EncodeToString(mac.Sum(nil)), nil
+}
+
+// withoutServerAssigned is ac, or a shallow copy of it whose metadata has none of the fields the server assigns
+// (serverAssigned), when it has some.
+func withoutServerAssigned(ac runtime.ApplyConfiguration) any {
+	v := reflect.ValueOf(ac)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return ac
+	}
+	f := v.Elem().FieldByName("ObjectMetaApplyConfiguration")
+	if !f.IsValid() || f.IsNil() {
+		return ac
+	}
+	m, ok := f.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
+	if !ok || (m.UID == nil && m.ResourceVersion == nil && m.Generation == nil && m.CreationTimestamp == nil) {
+		return ac
+	}
+	meta := *m
+	meta.UID, meta.ResourceVersion, meta.Generation, meta.CreationTimestamp = nil, nil, nil, nil
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	cp.Elem().FieldByName("ObjectMetaApplyConfiguration").Set(reflect.ValueOf(&meta))
+	return cp.Interface()
 }
 
 // canonical gives nil and empty maps and lists one spelling, as equality.Semantic does.
