@@ -19,9 +19,12 @@ limitations under the License.
 package controller
 
 import (
+	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
@@ -52,6 +55,14 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod,
 		MigratingTargets: o.DatabaseMigratingTargets}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
+	}
+	// What the cache transform remembers of a Deployment goes with it (kit.ForgetDigest).
+	inf, err := mgr.GetCache().GetInformer(context.Background(), &appsv1.Deployment{})
+	if err != nil {
+		return fmt.Errorf("the Deployments' informer: %w", err)
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: kit.ForgetDigest}); err != nil {
+		return fmt.Errorf("the Deployments' informer: %w", err)
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -34,8 +35,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/test/testenv"
@@ -483,3 +486,87 @@ func TestOwnerForCache(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestChildForCacheRemembersDeployments: an event of a Deployment that changed neither its spec (generation),
+// nor its metadata, nor operator101's managedFields entries (its status, written by its controller several
+// times per rollout) reuses the digest taken before without reading managedFields again; any of those changes
+// reads them again, and so does a Deployment the informer saw deleted.
+func TestChildForCacheRemembersDeployments(t *testing.T) {
+	extracts := 0
+	transform := ChildForCache(func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
+		extracts++
+		return appsv1ac.ExtractDeployment(d, m)
+	}, func(d *appsv1.Deployment) { d.Spec = appsv1.DeploymentSpec{} })
+	ours := metav1.ManagedFieldsEntry{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)}
+	dep := func(gen int64, replicas int32, mutate func(*appsv1.Deployment)) *appsv1.Deployment {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "web", UID: "d-1", Generation: gen,
+			Labels: map[string]string{"app": "web"}, ManagedFields: []metav1.ManagedFieldsEntry{ours}},
+			Spec: appsv1.DeploymentSpec{Replicas: &replicas}}
+		if mutate != nil {
+			mutate(d)
+		}
+		return d
+	}
+	digestOf := func(d *appsv1.Deployment) string {
+		t.Helper()
+		out, err := transform(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*appsv1.Deployment).Annotations[digestAnnotation]
+	}
+	steps := []struct {
+		what        string
+		d           *appsv1.Deployment
+		wantExtract bool
+	}{
+		{"first seen", dep(1, 1, nil), true},
+		{"its status changed", dep(1, 1, func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 1 }), false},
+		{"its spec changed (a new generation)", dep(2, 3, nil), true},
+		{"a label changed", dep(2, 3, func(d *appsv1.Deployment) { d.Labels["team"] = "shop" }), true},
+		{"an annotation changed", dep(2, 3, func(d *appsv1.Deployment) { d.Annotations = map[string]string{"a": "b"} }), true},
+		{"another manager took a field", dep(2, 3, func(d *appsv1.Deployment) {
+			d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+				APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:app":{}}}}`)}}
+		}), true},
+	}
+	var last string
+	for _, s := range steps {
+		before := extracts
+		d := digestOf(s.d.DeepCopy())
+		if got := extracts > before; got != s.wantExtract {
+			t.Errorf("%s: read managedFields = %v, want %v", s.what, got, s.wantExtract)
+		}
+		want, _ := Digest(must(appsv1ac.ExtractDeployment(s.d, FieldManager)))
+		if d != want {
+			t.Errorf("%s: digest %q, want %q", s.what, d, want)
+		}
+		last = d
+	}
+	if last == "" {
+		t.Fatal("no digest")
+	}
+	ForgetDigest(toolscache.DeletedFinalStateUnknown{Obj: dep(2, 3, nil)})
+	before := extracts
+	digestOf(steps[len(steps)-1].d)
+	if extracts == before {
+		t.Error("a Deployment seen deleted: its digest was remembered")
+	}
+	// A ConfigMap has no generation: never remembered.
+	cms := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web", UID: "c-1"}}
+	if _, err := cms(cm.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := specDigests.get("c-1", ""); ok {
+		t.Error("a ConfigMap's digest was remembered")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -32,6 +32,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -39,6 +41,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -193,13 +196,19 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		if _, done := o.GetAnnotations()[digestAnnotation]; done && len(o.GetManagedFields()) == 0 {
 			return o, nil // transformed already (client-go may hand an object to the transform twice)
 		}
-		current, err := extract(o, FieldManager)
-		if err != nil {
-			return TrimForCache(obj)
-		}
-		d, err := Digest(current)
-		if err != nil {
-			return TrimForCache(obj)
+		key, remember := specDigests.key(o)
+		d, ok := specDigests.get(o.GetUID(), key)
+		if !ok {
+			current, err := extract(o, FieldManager)
+			if err != nil {
+				return TrimForCache(obj)
+			}
+			if d, err = Digest(current); err != nil {
+				return TrimForCache(obj)
+			}
+			if remember {
+				specDigests.put(o.GetUID(), key, d)
+			}
 		}
 		if _, err := TrimForCache(obj); err != nil {
 			return nil, err
@@ -213,6 +222,72 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		a[digestAnnotation] = d
 		o.SetAnnotations(a)
 		return o, nil
+	}
+}
+
+// specDigests remembers, by UID, the last Digest ChildForCache took of each child that has a generation (a
+// Deployment), under a key of everything else that Digest depends on, so that an event that changed none of it
+// costs no extraction from managedFields, the most expensive step of the transform: a Deployment's status,
+// which its controller writes several times per rollout. Entries go when the informer sees the object deleted
+// (ForgetDigest). Its own code because no library keeps such a memo for a cache transform.
+var specDigests = &digestMemo{m: map[types.UID]memoEntry{}}
+
+type digestMemo struct {
+	mu sync.Mutex
+	m  map[types.UID]memoEntry
+}
+
+type memoEntry struct{ key, digest string }
+
+// key is what a Digest of o's fields under FieldManager depends on besides the values of its spec: its UID
+// and generation (the API server raises the generation with every change of the spec), its labels,
+// annotations, owner references and finalizers, and FieldManager's managedFields entries but their time. An
+// object without a generation (a ConfigMap, a Service) is not remembered: its data or spec may change without
+// one.
+func (m *digestMemo) key(o client.Object) (string, bool) {
+	if o.GetGeneration() == 0 || o.GetUID() == "" {
+		return "", false
+	}
+	var ours []metav1.ManagedFieldsEntry
+	for _, f := range o.GetManagedFields() {
+		if f.Manager == FieldManager {
+			f.Time = nil
+			ours = append(ours, f)
+		}
+	}
+	b, err := json.Marshal([]any{o.GetLabels(), o.GetAnnotations(), o.GetOwnerReferences(), o.GetFinalizers(), ours})
+	if err != nil {
+		return "", false
+	}
+	return mac(string(o.GetUID()), strconv.FormatInt(o.GetGeneration(), 10), string(b)), true
+}
+
+func (m *digestMemo) get(uid types.UID, key string) (string, bool) {
+	if key == "" {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.m[uid]
+	return e.digest, ok && e.key == key
+}
+
+func (m *digestMemo) put(uid types.UID, key, digest string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m[uid] = memoEntry{key: key, digest: digest}
+}
+
+// ForgetDigest is the delete handler of the informers of the children ChildForCache transforms: it drops what
+// specDigests remembers of the deleted object.
+func ForgetDigest(obj any) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	if o, ok := obj.(metav1.Object); ok {
+		specDigests.mu.Lock()
+		delete(specDigests.m, o.GetUID())
+		specDigests.mu.Unlock()
 	}
 }
 
