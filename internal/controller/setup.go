@@ -27,7 +27,10 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/at"
@@ -56,13 +59,15 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		MigratingTargets: o.DatabaseMigratingTargets}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}
-	// What the cache transform remembers of a Deployment goes with it (kit.ForgetDigest).
-	inf, err := mgr.GetCache().GetInformer(context.Background(), &appsv1.Deployment{})
-	if err != nil {
-		return fmt.Errorf("the Deployments' informer: %w", err)
-	}
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: kit.ForgetDigest}); err != nil {
-		return fmt.Errorf("the Deployments' informer: %w", err)
+	// What the cache transforms remember of an object goes with it (kit.ForgetDigest).
+	for _, obj := range []client.Object{&appsv1.Deployment{}, &operatorv1.MyWeb{}, &appv1.AppService{}, &batchv1alpha1.AppService{}} {
+		inf, err := mgr.GetCache().GetInformer(context.Background(), obj)
+		if err != nil {
+			return fmt.Errorf("the informer of %T: %w", obj, err)
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: kit.ForgetDigest}); err != nil {
+			return fmt.Errorf("the informer of %T: %w", obj, err)
+		}
 	}
 	return nil
 }

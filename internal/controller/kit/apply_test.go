@@ -570,3 +570,51 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestOwnerForCacheRemembersDigests: an owner's event that changed neither its spec (generation) nor its
+// labels and annotations (its own status write) reuses the digests of its children without building them;
+// either change builds them again, and so does an owner the informer saw deleted.
+func TestOwnerForCacheRemembersDigests(t *testing.T) {
+	builds := 0
+	transform := OwnerForCache(func(s *corev1.Secret) (map[string]runtime.ApplyConfiguration, error) {
+		builds++
+		return map[string]runtime.ApplyConfiguration{"ConfigMap": corev1ac.ConfigMap(s.Name, s.Namespace).
+			WithData(map[string]string{"page": string(s.Data["page"])})}, nil
+	}, func(s *corev1.Secret) { s.Data = nil })
+	// A Secret with a generation stands for a custom resource with a status subresource.
+	owner := func(gen int64, rv, page string, labels map[string]string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "owner-memo", Generation: gen,
+			ResourceVersion: rv, Labels: labels}, Data: map[string][]byte{"page": []byte(page)}}
+	}
+	var last string
+	for _, s := range []struct {
+		what      string
+		o         *corev1.Secret
+		wantBuild bool
+	}{
+		{"first seen", owner(1, "1", "a", nil), true},
+		{"its status written", owner(1, "2", "a", nil), false},
+		{"its spec changed", owner(2, "3", "b", nil), true},
+		{"a label changed", owner(2, "4", "b", map[string]string{"x": "y"}), true},
+		{"its status written again", owner(2, "5", "b", map[string]string{"x": "y"}), false},
+	} {
+		before := builds
+		out, err := transform(s.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := builds > before; got != s.wantBuild {
+			t.Errorf("%s: built = %v, want %v", s.what, got, s.wantBuild)
+		}
+		got := out.(*corev1.Secret).Annotations[desiredAnnotation]
+		if !s.wantBuild && got != last {
+			t.Errorf("%s: digests %s, want those of the last event, %s", s.what, got, last)
+		}
+		last = got
+	}
+	ForgetDigest(owner(2, "5", "b", nil))
+	before := builds
+	if _, err := transform(owner(2, "6", "b", map[string]string{"x": "y"})); err != nil || builds == before {
+		t.Errorf("an owner seen deleted: built = %v (%v), want its children built again", builds > before, err)
+	}
+}

@@ -228,8 +228,9 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 // specDigests remembers, by UID, the last Digest ChildForCache took of each child that has a generation (a
 // Deployment), under a key of everything else that Digest depends on, so that an event that changed none of it
 // costs no extraction from managedFields, the most expensive step of the transform: a Deployment's status,
-// which its controller writes several times per rollout. Entries go when the informer sees the object deleted
-// (ForgetDigest). Its own code because no library keeps such a memo for a cache transform.
+// which its controller writes several times per rollout. OwnerForCache remembers the digests of an owner's
+// children the same way, so that its status writes cost no build. Entries go when the informer sees the
+// object deleted (ForgetDigest). Its own code because no library keeps such a memo for a cache transform.
 var specDigests = &digestMemo{m: map[types.UID]memoEntry{}}
 
 type digestMemo struct {
@@ -371,29 +372,24 @@ func OwnerForCache[O client.Object](desired func(O) (map[string]runtime.ApplyCon
 		if s, done := a[sealAnnotation]; done && s == seal(o, a[desiredAnnotation], a[metadataAnnotation]) {
 			return o, nil // the transform's own output (client-go may hand an object to the transform twice)
 		}
-		var want string
-		if children, err := desired(o); err == nil {
-			digests := make(map[string]string, len(children))
-			for kind, c := range children {
-				if isNil(c) {
-					digests[kind] = absent
-					continue
-				}
-				if digests[kind], err = Digest(c); err != nil {
-					break
-				}
-			}
-			if err == nil {
-				b, err := json.Marshal(digests)
-				if err != nil {
-					return nil, fmt.Errorf("encoding the digests of the children of %s: %w", o.GetName(), err)
-				}
-				want = string(b)
-			}
-		}
 		meta, err := json.Marshal([]map[string]string{o.GetLabels(), a})
 		if err != nil {
 			return nil, fmt.Errorf("encoding the metadata of %s: %w", o.GetName(), err)
+		}
+		// The children depend on the spec (the generation) and the metadata: an event of neither (a status
+		// write) reuses the digests of the last event (specDigests).
+		key := ""
+		if o.GetGeneration() != 0 && o.GetUID() != "" {
+			key = mac(string(o.GetUID()), strconv.FormatInt(o.GetGeneration(), 10), string(meta))
+		}
+		want, known := specDigests.get(o.GetUID(), key)
+		if !known {
+			if want, err = desiredDigests(o, desired); err != nil {
+				return nil, err
+			}
+			if want != "" && key != "" {
+				specDigests.put(o.GetUID(), key, want)
+			}
 		}
 		metadata := mac(string(meta))
 		strip(o)
@@ -409,6 +405,30 @@ func OwnerForCache[O client.Object](desired func(O) (map[string]runtime.ApplyCon
 		o.SetAnnotations(kept)
 		return o, nil
 	}
+}
+
+// desiredDigests is the JSON of the Digest of each child desired builds for o, by kind (absent for a child that
+// must not exist); "" when desired fails.
+func desiredDigests[O client.Object](o O, desired func(O) (map[string]runtime.ApplyConfiguration, error)) (string, error) {
+	children, err := desired(o)
+	if err != nil {
+		return "", nil
+	}
+	digests := make(map[string]string, len(children))
+	for kind, c := range children {
+		if isNil(c) {
+			digests[kind] = absent
+			continue
+		}
+		if digests[kind], err = Digest(c); err != nil {
+			return "", nil
+		}
+	}
+	b, err := json.Marshal(digests)
+	if err != nil {
+		return "", fmt.Errorf("encoding the digests of the children of %s: %w", o.GetName(), err)
+	}
+	return string(b), nil
 }
 
 // CachedConverged tells whether the children the cache holds (children, by kind, as ReadChildren filled them)
