@@ -19,8 +19,10 @@ package at
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -77,6 +79,7 @@ type Reconciler struct {
 	kit.Base
 	startDeadline time.Duration
 	defaultImage  string
+	uids          namespaceUIDs
 }
 
 func newReconciler(b kit.Base, cfg Config) *Reconciler {
@@ -207,10 +210,60 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
 }
 
-// namespaceUID is the UID the pod of an At in ns runs as (PodUID), from the namespace read with one GET past
-// the cache, when a pod is about to be created. A cache of namespaces would need list and watch on them
-// cluster-wide, which a namespaced install does not have; a pod is created once per At.
+// uidTTL is how long the UID of a namespace's pods is kept (namespaceUIDs).
+const uidTTL = 10 * time.Second
+
+// namespaceUIDs keeps the UID the pods of each namespace run as for uidTTL, and makes one read of a namespace
+// at a time: Ats fall due together, often many in one namespace, and the UID range OpenShift gives a
+// namespace is set when it is created. Its own code because controller-runtime's cache would need list and
+// watch on namespaces cluster-wide, and client-go offers no expiring cache of single reads.
+type namespaceUIDs struct {
+	mu    sync.Mutex
+	known map[string]uidEntry
+	reads singleflight.Group
+}
+
+type uidEntry struct {
+	uid   int64
+	until time.Time
+}
+
+func (c *namespaceUIDs) get(ns string, read func() (int64, error)) (int64, error) {
+	c.mu.Lock()
+	e, ok := c.known[ns]
+	c.mu.Unlock()
+	if ok && time.Now().Before(e.until) {
+		return e.uid, nil
+	}
+	v, err, _ := c.reads.Do(ns, func() (any, error) {
+		uid, err := read()
+		if err != nil {
+			return int64(0), err
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.known == nil {
+			c.known = map[string]uidEntry{}
+		}
+		for k, e := range c.known { // the namespaces no At fell due in lately
+			if time.Now().After(e.until) {
+				delete(c.known, k)
+			}
+		}
+		c.known[ns] = uidEntry{uid: uid, until: time.Now().Add(uidTTL)}
+		return uid, nil
+	})
+	return v.(int64), err
+}
+
+// namespaceUID is the UID the pod of an At in ns runs as (PodUID), from the namespace read with a GET past the
+// cache at most every uidTTL (namespaceUIDs), when a pod is about to be created. A cache of namespaces would
+// need list and watch on them cluster-wide, which a namespaced install does not have.
 func (r *Reconciler) namespaceUID(ctx context.Context, ns string) (int64, error) {
+	return r.uids.get(ns, func() (int64, error) { return r.readNamespaceUID(ctx, ns) })
+}
+
+func (r *Reconciler) readNamespaceUID(ctx context.Context, ns string) (int64, error) {
 	n := &metav1.PartialObjectMetadata{}
 	n.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
 	if err := r.Reader.Get(ctx, types.NamespacedName{Name: ns}, n); err != nil {

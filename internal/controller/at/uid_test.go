@@ -18,6 +18,7 @@ package at_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,4 +92,26 @@ func TestPodUIDFollowsTheNamespace(t *testing.T) {
 			t.Errorf("phase %s, want the At still waiting", got)
 		}
 	})
+}
+
+// TestNamespaceReadOncePerBurst: Ats falling due together in one namespace read the namespace (for its UID
+// range) once, not once per pod; each gets its pod, with the namespace's UID.
+func TestNamespaceReadOncePerBurst(t *testing.T) {
+	ns := uidNamespace(t, map[string]string{atctl.UIDRangeAnnotation: "1000680000/10000"})
+	cfg, counter := testenv.Counting(env.Config)
+	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	var ats []*cnatv1alpha1.At
+	for i := range 10 {
+		ats = append(ats, createAt(t, ns, fmt.Sprintf("burst-%d", i), sched(t0.Add(-time.Minute)), "id -u"))
+	}
+	for _, at := range ats {
+		waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
+		pod, ok := getPod(t, key(at))
+		if !ok || ptr.Deref(pod.Spec.SecurityContext.RunAsUser, -1) != 1000680000 {
+			t.Fatalf("%s: pod %v, want one running as 1000680000", at.Name, ok)
+		}
+	}
+	if n := counter.Gets()["GET namespaces"]; n != 1 {
+		t.Errorf("%d reads of the namespace for 10 pods, want 1 (%v)", n, counter.Gets())
+	}
 }
