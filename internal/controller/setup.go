@@ -24,13 +24,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
+	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/at"
@@ -59,13 +60,14 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		MigratingTargets: o.DatabaseMigratingTargets}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}
-	// What the cache transforms remember of an object goes with it (kit.ForgetDigest).
-	for _, obj := range []client.Object{&appsv1.Deployment{}, &operatorv1.MyWeb{}, &appv1.AppService{}, &batchv1alpha1.AppService{}} {
+	// What the kit remembers of an object goes once the cache has moved past it (kit.CacheHandler).
+	for _, obj := range []client.Object{&appsv1.Deployment{}, &operatorv1.MyWeb{}, &appv1.AppService{},
+		&batchv1alpha1.AppService{}, &cnatv1alpha1.At{}, &mygroupv1alpha1.DatabaseUser{}, &mygroupv1alpha1.DatabaseTarget{}} {
 		inf, err := mgr.GetCache().GetInformer(context.Background(), obj)
 		if err != nil {
 			return fmt.Errorf("the informer of %T: %w", obj, err)
 		}
-		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: kit.ForgetDigest}); err != nil {
+		if _, err := inf.AddEventHandler(kit.CacheHandler()); err != nil {
 			return fmt.Errorf("the informer of %T: %w", obj, err)
 		}
 	}

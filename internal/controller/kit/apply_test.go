@@ -547,7 +547,7 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 	if last == "" {
 		t.Fatal("no digest")
 	}
-	ForgetDigest(toolscache.DeletedFinalStateUnknown{Obj: dep(2, 3, nil)})
+	CacheHandler().OnDelete(toolscache.DeletedFinalStateUnknown{Obj: dep(2, 3, nil)})
 	before := extracts
 	digestOf(steps[len(steps)-1].d)
 	if extracts == before {
@@ -612,7 +612,7 @@ func TestOwnerForCacheRemembersDigests(t *testing.T) {
 		}
 		last = got
 	}
-	ForgetDigest(owner(2, "5", "b", nil))
+	CacheHandler().OnDelete(owner(2, "5", "b", nil))
 	before := builds
 	if _, err := transform(owner(2, "6", "b", map[string]string{"x": "y"})); err != nil || builds == before {
 		t.Errorf("an owner seen deleted: built = %v (%v), want its children built again", builds > before, err)

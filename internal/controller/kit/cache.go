@@ -230,7 +230,7 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 // costs no extraction from managedFields, the most expensive step of the transform: a Deployment's status,
 // which its controller writes several times per rollout. OwnerForCache remembers the digests of an owner's
 // children the same way, so that its status writes cost no build. Entries go when the informer sees the
-// object deleted (ForgetDigest). Its own code because no library keeps such a memo for a cache transform.
+// object deleted (CacheHandler). Its own code because no library keeps such a memo for a cache transform.
 var specDigests = &digestMemo{m: map[types.UID]memoEntry{}}
 
 type digestMemo struct {
@@ -279,17 +279,10 @@ func (m *digestMemo) put(uid types.UID, key, digest string) {
 	m.m[uid] = memoEntry{key: key, digest: digest}
 }
 
-// ForgetDigest is the delete handler of the informers of the children ChildForCache transforms: it drops what
-// specDigests remembers of the deleted object.
-func ForgetDigest(obj any) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	if o, ok := obj.(metav1.Object); ok {
-		specDigests.mu.Lock()
-		delete(specDigests.m, o.GetUID())
-		specDigests.mu.Unlock()
-	}
+func (m *digestMemo) forget(uid types.UID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.m, uid)
 }
 
 // lastApplied is the annotation `kubectl apply` keeps a whole copy of the object in (a MyWeb's page included).

@@ -20,10 +20,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 )
@@ -54,9 +58,16 @@ type Event struct {
 // the object changed meanwhile, so that a stale status never overwrites a newer one), and then each event is
 // recorded: an Event tells of a status that is stored. When they do not differ, nothing is written and no
 // Event is recorded. An object deleted meanwhile is not an error.
+//
+// A status write of a version this process already wrote the status of is sure to be refused: Report returns
+// ErrStale without sending it (replaced). That is the common case of a reconcile that runs just after the one
+// that wrote, before the cache has the written version (a Deployment's progress is put ahead in the queue).
 func Report(ctx context.Context, c client.Client, rec recorder.EventRecorder, before, obj client.Object, events ...Event) error {
 	if equality.Semantic.DeepEqual(before, obj) {
 		return nil
+	}
+	if replaced.has(before) {
+		return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), ErrStale)
 	}
 	if err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		switch {
@@ -67,10 +78,81 @@ func Report(ctx context.Context, c client.Client, rec recorder.EventRecorder, be
 		}
 		return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), err)
 	}
+	replaced.put(before)
 	for _, e := range events {
 		rec.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", eventNote(e.Note))
 	}
 	return nil
+}
+
+// replaced remembers, by UID, the resourceVersion whose status Report last replaced, until the cache holds a
+// newer version of the object (CacheHandler) or the object is gone. Its own code because controller-runtime
+// keeps no record of a controller's writes for its cache to catch up with.
+var replaced = &versions{m: map[types.UID]string{}}
+
+type versions struct {
+	mu sync.Mutex
+	m  map[types.UID]string
+}
+
+func (v *versions) has(o client.Object) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	rv, ok := v.m[o.GetUID()]
+	return ok && rv == o.GetResourceVersion()
+}
+
+func (v *versions) put(o client.Object) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.m[o.GetUID()] = o.GetResourceVersion()
+}
+
+// seen drops the entry of o's UID unless it names o's resourceVersion: the cache has moved past it.
+func (v *versions) seen(o metav1.Object) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if rv, ok := v.m[o.GetUID()]; ok && rv != o.GetResourceVersion() {
+		delete(v.m, o.GetUID())
+	}
+}
+
+func (v *versions) forget(o metav1.Object) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.m, o.GetUID())
+}
+
+// CacheHandler is the informer handler of every kind whose objects the cache transforms or whose status
+// Report writes: it drops what the kit remembers of an object once the cache holds a newer version of it
+// (Report's replaced versions) or the object is deleted (those and the digests ChildForCache and
+// OwnerForCache remember).
+func CacheHandler() toolscache.ResourceEventHandlerFuncs {
+	object := func(obj any) (metav1.Object, bool) {
+		if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		o, ok := obj.(metav1.Object)
+		return o, ok
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if o, ok := object(obj); ok {
+				replaced.seen(o)
+			}
+		},
+		UpdateFunc: func(_, obj any) {
+			if o, ok := object(obj); ok {
+				replaced.seen(o)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if o, ok := object(obj); ok {
+				replaced.forget(o)
+				specDigests.forget(o.GetUID())
+			}
+		},
+	}
 }
 
 // eventNote shortens a note to the API server's limit.

@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kit
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// noEvents records nothing.
+type noEvents struct{ recorder.EventRecorder }
+
+// TestReportKnowsItsOwnWrites: once Report wrote the status of a version, a status computed from that version
+// again (the cache has not caught up) is ErrStale without a request; once the cache holds a newer version
+// (CacheHandler), Report sends again, and the server's Conflict is ErrStale too.
+func TestReportKnowsItsOwnWrites(t *testing.T) {
+	ctx := context.Background()
+	ns := env.NewNamespace(t, "kit-report")
+	cfg, counter := testenv.Counting(env.Config)
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"app": "x"}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "x"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr(int32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "x", Image: "x"}}}}}}
+	if err := env.Client.Create(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+	cached := dep.DeepCopy() // what the cache holds until it sees the write
+	report := func(observed int64) error {
+		before := cached.DeepCopy()
+		obj := cached.DeepCopy()
+		obj.Status.ObservedGeneration = observed
+		return Report(ctx, c, noEvents{}, before, obj)
+	}
+
+	counter.Reset()
+	if err := report(1); err != nil || counter.Total() != 1 {
+		t.Fatalf("first write: %v, %d writes [%s]; want it written", err, counter.Total(), counter)
+	}
+	counter.Reset()
+	if err := report(2); !errors.Is(err, ErrStale) || counter.Total() != 0 {
+		t.Errorf("from the version just written: %v, %d writes [%s]; want ErrStale and no request", err, counter.Total(), counter)
+	}
+
+	// The cache moves on to a newer version: Report sends again; from a version the server no longer has, the
+	// Conflict is ErrStale.
+	newer := cached.DeepCopy()
+	newer.ResourceVersion = "newer"
+	CacheHandler().OnUpdate(cached, newer)
+	counter.Reset()
+	if err := report(2); !errors.Is(err, ErrStale) || counter.Total() != 1 {
+		t.Errorf("after the cache moved on: %v, %d writes [%s]; want the request sent and ErrStale", err, counter.Total(), counter)
+	}
+	var now appsv1.Deployment
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(dep), &now); err != nil || now.Status.ObservedGeneration != 1 {
+		t.Errorf("the status stored: %+v (%v), want the first write's", now.Status, err)
+	}
+}
