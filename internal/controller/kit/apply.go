@@ -27,6 +27,7 @@ package kit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -37,6 +38,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/api/conditions"
@@ -214,35 +216,53 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 			return false, nil
 		}
 	}
-	// Apply a copy: controller-runtime writes the server's answer (resourceVersion included) back into what it
-	// applies, and a resourceVersion left in desired would turn the next apply into a conditional one.
-	body, err := toMap(desired)
-	if err != nil {
-		return false, err
-	}
-	u := &unstructured.Unstructured{Object: body}
+	rv := ""
 	if isNil(observed) {
-		u.SetResourceVersion(createOnly)
+		rv = createOnly
 	}
-	err = c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership)
-	if err != nil && u.GetResourceVersion() != "" && createOnlyRefused(err) {
+	err := apply(ctx, c, desired, rv)
+	if err != nil && rv != "" && createOnlyRefused(err) {
 		err = fmt.Errorf("%w: %w", errCreateOnlyRefused, err)
 	}
 	if err != nil {
-		return false, fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		return false, err
 	}
 	return true, nil
 }
 
 // applyPlain applies desired with no resourceVersion: the first write on a server that refuses createOnly.
 func applyPlain(ctx context.Context, c client.Client, desired runtime.ApplyConfiguration) error {
-	body, err := toMap(desired)
-	if err != nil {
-		return err
+	return apply(ctx, c, desired, "")
+}
+
+// apply sends desired as a server-side apply by FieldManager, forced, naming resourceVersion when it is not
+// empty, and reads back only the object's metadata: no reconcile reads the answer, and the API server encodes
+// a PartialObjectMetadata instead of the whole object. The body is desired's JSON, with none of the metadata
+// the server assigns; desired is not changed.
+func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfiguration, resourceVersion string) error {
+	var rv *string
+	if resourceVersion != "" {
+		rv = &resourceVersion
 	}
-	u := &unstructured.Unstructured{Object: body}
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("applying %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	body, err := json.Marshal(withMetadata(desired, rv))
+	if err != nil {
+		return fmt.Errorf("encoding %T to apply it: %w", desired, err)
+	}
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(body, &head); err != nil {
+		return fmt.Errorf("reading the kind and name of %T: %w", desired, err)
+	}
+	obj := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: head.APIVersion, Kind: head.Kind},
+		ObjectMeta: metav1.ObjectMeta{Namespace: head.Metadata.Namespace, Name: head.Metadata.Name}}
+	if err := c.Patch(ctx, obj, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying %s %s/%s: %w", head.Kind, head.Metadata.Namespace, head.Metadata.Name, err)
 	}
 	return nil
 }

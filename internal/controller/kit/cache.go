@@ -128,20 +128,34 @@ func Digest(v any) (string, error) {
 // withoutServerAssigned is ac, or a shallow copy of it whose metadata has none of the fields the server assigns
 // (serverAssigned), when it has some.
 func withoutServerAssigned(ac runtime.ApplyConfiguration) any {
+	return withMetadata(ac, nil)
+}
+
+// withMetadata is ac, or a shallow copy of it whose metadata has none of the fields the server assigns
+// (serverAssigned) and resourceVersion as its resourceVersion (none when nil), when ac's differs.
+func withMetadata(ac runtime.ApplyConfiguration, resourceVersion *string) any {
 	v := reflect.ValueOf(ac)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return ac
 	}
 	f := v.Elem().FieldByName("ObjectMetaApplyConfiguration")
-	if !f.IsValid() || f.IsNil() {
+	if !f.IsValid() || f.Kind() != reflect.Pointer {
 		return ac
 	}
-	m, ok := f.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
-	if !ok || (m.UID == nil && m.ResourceVersion == nil && m.Generation == nil && m.CreationTimestamp == nil) {
-		return ac
+	var meta metav1ac.ObjectMetaApplyConfiguration
+	if !f.IsNil() {
+		m, ok := f.Interface().(*metav1ac.ObjectMetaApplyConfiguration)
+		if !ok {
+			return ac
+		}
+		if m.UID == nil && m.Generation == nil && m.CreationTimestamp == nil &&
+			((m.ResourceVersion == nil && resourceVersion == nil) ||
+				(m.ResourceVersion != nil && resourceVersion != nil && *m.ResourceVersion == *resourceVersion)) {
+			return ac
+		}
+		meta = *m
 	}
-	meta := *m
-	meta.UID, meta.ResourceVersion, meta.Generation, meta.CreationTimestamp = nil, nil, nil, nil
+	meta.UID, meta.Generation, meta.CreationTimestamp, meta.ResourceVersion = nil, nil, nil, resourceVersion
 	cp := reflect.New(v.Elem().Type())
 	cp.Elem().Set(v.Elem())
 	cp.Elem().FieldByName("ObjectMetaApplyConfiguration").Set(reflect.ValueOf(&meta))

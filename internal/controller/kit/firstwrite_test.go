@@ -17,6 +17,7 @@ limitations under the License.
 package kit
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -180,12 +181,12 @@ func TestApplyChildNeverTakesOverInTheGap(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Someone else creates the name just before the operator's first write reaches the server.
-	racer := interceptor.NewClient(base, interceptor.Funcs{Apply: func(ctx context.Context, c client.WithWatch,
-		obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	racer := interceptor.NewClient(base, interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch,
+		obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 		if cerr := c.Create(ctx, theirs.DeepCopy()); cerr != nil && !apierrors.IsAlreadyExists(cerr) {
 			return cerr
 		}
-		return c.Apply(ctx, obj, opts...)
+		return c.Patch(ctx, obj, patch, opts...)
 	}})
 	err = ApplyChild(ctx, racer, racer, owner, "ConfigMap", &corev1.ConfigMap{}, desired("contested"), corev1ac.ExtractConfigMap, false)
 	if !errors.Is(err, ErrNotOwned) || !strings.HasPrefix(err.Error(), "ConfigMap "+ns+"/contested exists") {
@@ -210,13 +211,17 @@ func TestApplyChildNeverTakesOverInTheGap(t *testing.T) {
 		"not-found":   apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "x"),
 	} {
 		applies := 0
-		c := interceptor.NewClient(base, interceptor.Funcs{Apply: func(ctx context.Context, c client.WithWatch,
-			obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+		c := interceptor.NewClient(base, interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch,
+			obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 			applies++
-			if u, ok := obj.(interface{ GetResourceVersion() string }); ok && u.GetResourceVersion() != "" {
+			body, err := patch.Data(obj)
+			if err != nil {
+				return err
+			}
+			if bytes.Contains(body, []byte(`"resourceVersion"`)) {
 				return refusal
 			}
-			return c.Apply(ctx, obj, opts...)
+			return c.Patch(ctx, obj, patch, opts...)
 		}})
 		if err := ApplyChild(ctx, c, c, owner, "ConfigMap", &corev1.ConfigMap{}, desired(name), corev1ac.ExtractConfigMap, false); err != nil {
 			t.Errorf("%s: %v", name, err)
