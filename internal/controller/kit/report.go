@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 )
 
@@ -69,7 +70,7 @@ func Report(ctx context.Context, c client.Client, rec recorder.EventRecorder, be
 	if replaced.has(before) {
 		return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), ErrStale)
 	}
-	if err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := patchStatus(ctx, c, before, obj); err != nil {
 		switch {
 		case apierrors.IsConflict(err):
 			return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), ErrStale)
@@ -82,6 +83,29 @@ func Report(ctx context.Context, c client.Client, rec recorder.EventRecorder, be
 	for _, e := range events {
 		rec.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", eventNote(e.Note))
 	}
+	return nil
+}
+
+// patchStatus writes obj's status as a merge patch from before, with before's resourceVersion, and reads back
+// only the metadata (no reconcile reads the answer; the API server encodes less): obj gets the new
+// resourceVersion.
+func patchStatus(ctx context.Context, c client.Client, before, obj client.Object) error {
+	data, err := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}).Data(obj)
+	if err != nil {
+		return fmt.Errorf("computing the status patch of %s: %w", client.ObjectKeyFromObject(obj), err)
+	}
+	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	if err != nil {
+		return err
+	}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(gvk)
+	meta.SetNamespace(obj.GetNamespace())
+	meta.SetName(obj.GetName())
+	if err := c.Status().Patch(ctx, meta, client.RawPatch(types.MergePatchType, data)); err != nil {
+		return err
+	}
+	obj.SetResourceVersion(meta.GetResourceVersion())
 	return nil
 }
 
