@@ -19,6 +19,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/operator101/operator101/test/bench/benchutil"
 )
 
 // Goal is one of the bench's goals (docs/performance.md "Targets and measurements") at one size: met or
@@ -90,12 +92,14 @@ func (s SizeResult) goals() []Goal {
 		add("converges within 1.1× the design's lower bound", fmt.Sprintf("%.2f× (%.1f s against %.1f s)", s.DesignRatio,
 			s.ConvergenceSeconds, db), s.DesignRatio <= 1.1,
 			fmt.Sprintf("the manager takes %.1f s more than the design's lower bound", s.ConvergenceSeconds-db))
-		lbp := bestRun(s.LowerBound, s.LowerBoundW).ToAvailableP.P50
-		dbp := bestRun(s.DesignBound, s.DesignBoundW).ToAvailableP.P50
-		add("p50 time to Available within 2× the lower bound's", fmt.Sprintf("%.2f s against %.2f s (design's lower bound %.2f s)",
-			s.ToAvailable.P50, lbp, dbp), s.ToAvailable.P50 <= 2*lbp,
-			"the bench creates objects faster than the API server completes them, so an object waits behind the "+
-				"objects created before it")
+		// From the first create, as the charts show it: the lower bound creates an object only when one of its
+		// workers is free, so its time from an object's own create hides the wait in front of its workers.
+		mine := benchutil.Percentile(s.AvailableSeconds, 50)
+		lbp := benchutil.Percentile(bestRun(s.LowerBound, s.LowerBoundW).Done, 50)
+		dbp := benchutil.Percentile(bestRun(s.DesignBound, s.DesignBoundW).Done, 50)
+		add("p50 time to Available (from the first create) within 2× the lower bound's",
+			fmt.Sprintf("%.1f s against %.1f s (%.2f×; design's lower bound %.1f s)", mine, lbp, mine/lbp, dbp), mine <= 2*lbp,
+			fmt.Sprintf("the design's lower bound alone reaches its p50 at %.1f s, %.2f× the lower bound's", dbp, dbp/lbp))
 	}
 	if a := s.At; a != nil && a.FloorSeconds > 0 {
 		add("At p99 within 1.5× the floor", fmt.Sprintf("%.2f s against a floor of %.2f s (%.2f×)", a.P99Seconds,

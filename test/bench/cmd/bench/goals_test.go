@@ -28,13 +28,13 @@ func TestGoals(t *testing.T) {
 	base := func() SizeResult {
 		return SizeResult{
 			Plan:       benchutil.PlanFor(1000),
-			LowerBound: []LowerBoundRun{{Workers: 16, Objects: 2000, Requests: 11000, Seconds: 20, ToAvailableP: Percentiles{P50: 1}}},
+			LowerBound: []LowerBoundRun{{Workers: 16, Objects: 2000, Requests: 11000, Seconds: 20, Done: []float64{5, 10, 15}}},
 			DesignBound: []LowerBoundRun{{Workers: 16, Objects: 2000, Requests: 20000, Seconds: 25,
-				ToAvailableP: Percentiles{P50: 1.2}}},
+				Done: []float64{6, 12, 18}}},
 			LowerBoundBest: 20, LowerBoundW: 16, DesignBoundBest: 25, DesignBoundW: 16,
 			Peer: &Contender{ConvergenceSeconds: 30, Idle: procStats{CPUSeconds: 1}, AfterConvergence: procStats{CPUSeconds: 21}},
 			Idle: procStats{CPUSeconds: 1}, AfterConvergence: procStats{CPUSeconds: 17, PeakRSSMiB: 70},
-			ConvergenceSeconds: 25.5, Ratio: 25.5 / 20, DesignRatio: 25.5 / 25, ToAvailable: Percentiles{P50: 1.9},
+			ConvergenceSeconds: 25.5, Ratio: 25.5 / 20, DesignRatio: 25.5 / 25, AvailableSeconds: []float64{10, 19, 25.5},
 			At:       &AtResult{P99Seconds: 2, FloorSeconds: 1.5},
 			Restarts: []Writes{{Total: 0}, {Total: 0}},
 		}
@@ -59,7 +59,7 @@ func TestGoals(t *testing.T) {
 	worse := base()
 	worse.ConvergenceSeconds, worse.Ratio, worse.DesignRatio = 31, 31.0/20, 31.0/25
 	worse.AfterConvergence.CPUSeconds = 22
-	worse.ToAvailable.P50 = 2.1
+	worse.AvailableSeconds = []float64{10, 21, 31}
 	worse.At.P99Seconds = 2.3
 	worse.Restarts[1].Total = 1
 	worse.AfterConvergence.PeakRSSMiB = 81
