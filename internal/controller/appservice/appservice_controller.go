@@ -121,6 +121,9 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	}
 	applyErr := errors.Join(errs...)
 
+	if kit.DeploymentUnseen(dep, applyErr) {
+		return kit.UnseenRetry, nil
+	}
 	before := obj.DeepCopyObject().(T)
 	*r.api.status(obj) = Status(a, kit.Controlled(dep, a), applyErr, metav1.NewTime(r.Clock.Now()))
 	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)

@@ -21,6 +21,8 @@ limitations under the License.
 package kit
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -184,6 +186,20 @@ func RolloutEvents(old, cur []metav1.Condition) []Event {
 	}
 	return out
 }
+
+// DeploymentUnseen tells whether a reconcile that wrote its children without an error should end without a
+// status, with UnseenRetry as its result: the cache has not seen the Deployment (dep is what it holds), which
+// has just been written. The Deployment's event brings the reconcile that reports its rollout from what it
+// shows; a status written now would say only that nothing was observed yet, one write more for every new
+// object.
+func DeploymentUnseen(dep *appsv1.Deployment, applyErr error) bool {
+	return applyErr == nil && dep.GetUID() == ""
+}
+
+// UnseenRetry is the result of a reconcile that ends without a status (DeploymentUnseen): should the
+// Deployment's event never come (a watch that relisted after the Deployment's label was removed), the object
+// is looked at again in 30 s. The event, which normally comes within milliseconds, replaces it in the queue.
+var UnseenRetry = ctrl.Result{RequeueAfter: 30 * time.Second}
 
 // ReportRollout ends the reconcile of a kind that runs a Deployment: obj holds the status just derived from
 // what was observed, before is obj as it was read, and applyErr the error of writing the children. The status

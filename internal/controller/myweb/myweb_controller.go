@@ -84,6 +84,9 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Service", svc, Service(whole), corev1ac.ExtractService, taken))
 	}
 
+	if kit.DeploymentUnseen(dep, applyErr) {
+		return kit.UnseenRetry, nil
+	}
 	before := w.DeepCopy()
 	w.Status = Status(w, kit.Controlled(dep, w), applyErr, metav1.NewTime(r.Clock.Now()))
 	return r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
