@@ -74,7 +74,7 @@ func (s SizeResult) goals() []Goal {
 	objects := s.Plan.Objects()
 	lb, db := s.LowerBoundBest, s.DesignBoundBest
 	designCost := fmt.Sprintf("the design's lower bound (%.1f requests per object against %.1f: the read past the "+
-		"cache, the first status, the Event) takes %.1f s, %.2f× the plain one's %.1f s",
+		"cache, the Event) takes %.1f s, %.2f× the plain one's %.1f s",
 		requestsPerObject(s.DesignBound, s.DesignBoundW), requestsPerObject(s.LowerBound, s.LowerBoundW), db, db/lb, lb)
 	if p := s.Peer; p != nil {
 		add("converges faster than the peer", fmt.Sprintf("%.1f s against %.1f s", s.ConvergenceSeconds, p.ConvergenceSeconds),

@@ -145,7 +145,7 @@ type SizeResult struct {
 	LowerBoundBest float64         `json:"lowerBoundBestSeconds"`
 	LowerBoundW    int             `json:"lowerBoundBestWorkers"`
 	// DesignBound is the design's lower bound (lowerbound -design): the plain one plus the requests
-	// operator101's design makes per object (the read of the object whole past the cache, the first status, the Event).
+	// operator101's design makes per object (the read of the object whole past the cache, the Event).
 	DesignBound     []LowerBoundRun `json:"designBound"`
 	DesignBoundBest float64         `json:"designBoundBestSeconds"`
 	DesignBoundW    int             `json:"designBoundBestWorkers"`
@@ -251,7 +251,7 @@ func (r Report) Markdown() string {
 		}
 	}
 	b.WriteString("\nSide by side: the lower bound (plain client-go, best of its worker counts), the design's lower bound " +
-		"(the same with the requests operator101's design adds: the read of a new object whole past the cache, the first status, the Event), the peer (a controller written " +
+		"(the same with the requests operator101's design adds: the read of a new object whole past the cache, the Event), the peer (a controller written " +
 		"the way tutorials write theirs: CreateOrUpdate of each child and a status update on every reconcile, " +
 		"controller-runtime's defaults) and operator101's manager. Writes per object count the contender's own writes " +
 		"at creation (the lower bound's include the create and the Deployment status, which the bench writes for the " +

@@ -21,8 +21,8 @@ limitations under the License.
 // status-sized status patch. No cache, no watch, no client-side rate limit (QPS -1). It prints one JSON line.
 //
 // With -design it makes, besides, the requests operator101's design adds for every object: the read of the
-// object whole past the cache (the cache holds it without its page or environment), the first status ("rolling
-// out", before the Deployment is available) and the one Event of a new object. It is the lower bound of the design,
+// object whole past the cache (the cache holds it without its page or environment) and the one Event of a new
+// object. It is the lower bound of the design,
 // where the plain one is the lower bound of the work; the two ratios separate what the design costs from what
 // the manager adds on top of it (docs/performance.md).
 package main
@@ -112,7 +112,7 @@ func run() error {
 	ns := fs.String("namespace", "lowerbound", "namespace (must exist)")
 	n := fs.Int("n", 1000, "bench size (see benchutil.PlanFor)")
 	workers := fs.Int("workers", 8, "objects worked on at once")
-	design := fs.Bool("design", false, "also the read past the cache, the first status and the Event operator101 makes per object")
+	design := fs.Bool("design", false, "also the read past the cache and the Event operator101 makes per object")
 	_ = fs.Parse(os.Args[1:])
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
@@ -281,11 +281,6 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 	if _, err := svcs.Apply(ctx, myweb.Service(w), apply); err != nil {
 		return fmt.Errorf("service %s: %w", w.Name, err)
 	}
-	if l.design {
-		if err := l.status(ctx, mywebsGVR, w.Name, myweb.Status(w, dep, nil, metav1.Now())); err != nil {
-			return err
-		}
-	}
 	if err := l.markAvailable(ctx, dep); err != nil {
 		return err
 	}
@@ -328,11 +323,6 @@ func (l *lb) appService(ctx context.Context, i int) error {
 		l.requests.Add(1)
 		if _, err := svcs.Apply(ctx, svc, apply); err != nil {
 			return fmt.Errorf("service %s: %w", a.Name, err)
-		}
-	}
-	if l.design {
-		if err := l.status(ctx, appsGVR, a.Name, appservice.Status(a, dep, nil, metav1.Now())); err != nil {
-			return err
 		}
 	}
 	if err := l.markAvailable(ctx, dep); err != nil {
