@@ -134,11 +134,6 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service) []error {
 	var errs []error
 	taken := kit.NameTaken(a.Status.Conditions)
-	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
-		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
-	} else {
-		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment, taken))
-	}
 	if desired := Service(a); desired != nil {
 		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Service", svc, desired, corev1ac.ExtractService, taken))
 	} else if kit.Controlled(svc, a) != nil {
@@ -147,6 +142,13 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting Service %s/%s, which has no ports left: %w", a.Namespace, a.Name, err))
 		}
+	}
+	// The Deployment last: its rollout's events bring the next reconcile, by when the cache should hold the
+	// Service.
+	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
+		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
+	} else {
+		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment, taken))
 	}
 	return errs
 }

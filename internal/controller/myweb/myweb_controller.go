@@ -78,10 +78,12 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			return ctrl.Result{}, err
 		}
 		taken := kit.NameTaken(whole.Status.Conditions)
+		// The Deployment last: its rollout's events bring the next reconcile, by when the cache should hold
+		// the others.
 		applyErr = errors.Join(
 			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "ConfigMap", cm, ConfigMap(whole), corev1ac.ExtractConfigMap, taken),
-			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment, taken),
-			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Service", svc, Service(whole), corev1ac.ExtractService, taken))
+			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Service", svc, Service(whole), corev1ac.ExtractService, taken),
+			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment, taken))
 	}
 
 	if kit.DeploymentUnseen(dep, applyErr) {
