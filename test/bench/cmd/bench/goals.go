@@ -64,6 +64,9 @@ func bestRun(r []LowerBoundRun, workers int) LowerBoundRun {
 // contender) is left out.
 func (s SizeResult) goals() []Goal {
 	var out []Goal
+	if s.ConvergenceSeconds <= 0 {
+		return nil // the manager did not converge: nothing of it was measured
+	}
 	add := func(goal, measured string, met bool, why string) {
 		g := Goal{Goal: goal, Measured: measured, Met: met}
 		if !met {

@@ -199,6 +199,14 @@ type SizeResult struct {
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 
+// safeRatio is a/b, or 0 (no ratio) when b is not positive.
+func safeRatio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
 func ratioText(r float64) string {
 	if r <= 0 {
 		return "-"
@@ -270,7 +278,7 @@ func (r Report) Markdown() string {
 				per := requestsPerObject(runs.r, runs.workers)
 				fmt.Fprintf(&b, "| %d | %s (%d workers) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | – | – | %s | – |\n", s.Plan.N,
 					runs.name, lb.Workers, f1(lb.Seconds), ratioText(lb.Seconds/s.LowerBoundBest),
-					ratioText(lb.Seconds/max(s.DesignBoundBest, 1e-9)), f1(benchutil.Percentile(lb.Done, 50)),
+					ratioText(safeRatio(lb.Seconds, s.DesignBoundBest)), f1(benchutil.Percentile(lb.Done, 50)),
 					lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per, f1(lb.PeakRSSMiB))
 			}
 		}

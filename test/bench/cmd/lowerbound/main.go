@@ -215,7 +215,7 @@ func (l *lb) event(ctx context.Context, kind, apiVersion, name string) error {
 	l.requests.Add(1)
 	now := metav1.NowMicro()
 	_, err := l.cs.EventsV1().Events(l.ns).Create(ctx, &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{GenerateName: name + "."},
+		ObjectMeta:          metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", name, now.UnixNano())}, // as client-go names Events
 		EventTime:           now,
 		ReportingController: "operator101.io/lowerbound",
 		ReportingInstance:   "lowerbound",
