@@ -36,7 +36,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -119,17 +118,10 @@ func Controlled[O client.Object](obj O, owner metav1.Object) O {
 // kind in the error.
 func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, live client.Reader,
 	owner metav1.Object, kind string, observed O, desired A, extract Extractor[O, A], lookFirst bool) error {
-	if observed.GetUID() == "" && lookFirst {
+	looked := observed.GetUID() == "" && lookFirst
+	if looked {
 		if err := readPast(ctx, live, kind, observed, desired); err != nil {
 			return err
-		}
-		if observed.GetUID() == "" {
-			var none O
-			_, err := IfChanged(ctx, c, none, desired, extract)
-			if errors.Is(err, errCreateOnlyRefused) {
-				return applyPlain(ctx, c, desired)
-			}
-			return err // a Conflict: created since the lookup, looked at again on the next reconcile
 		}
 	}
 	if observed.GetUID() == "" {
@@ -139,13 +131,16 @@ func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Conte
 		if err == nil || (!refused && !apierrors.IsConflict(err)) {
 			return err
 		}
-		// The name is in use (Conflict), or the server does not take createOnly: look the object up.
-		if err := readPast(ctx, live, kind, observed, desired); err != nil {
-			return err
+		// The name is in use (Conflict), or the server does not take createOnly: look the object up, unless
+		// that was done just before.
+		if !looked {
+			if err := readPast(ctx, live, kind, observed, desired); err != nil {
+				return err
+			}
 		}
 		if observed.GetUID() == "" {
 			if !refused {
-				return err // deleted since the Conflict: the next reconcile creates it
+				return err // created or deleted since the lookup: the next reconcile looks again
 			}
 			// The first write as before createOnly, with the gap of one round trip since the lookup left open.
 			return applyPlain(ctx, c, desired)
@@ -166,12 +161,11 @@ func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Conte
 // the first write (createOnly) found the name in use (a reconcile that runs before the cache has seen the
 // create, or while the name is taken) or on a server that refuses createOnly, never for a converged child.
 func readPast[O client.Object](ctx context.Context, live client.Reader, kind string, observed O, desired runtime.ApplyConfiguration) error {
-	body, err := toMap(desired)
+	id, err := identityOf(desired)
 	if err != nil {
 		return err
 	}
-	u := &unstructured.Unstructured{Object: body}
-	key := client.ObjectKey{Namespace: u.GetNamespace(), Name: u.GetName()}
+	key := client.ObjectKey{Namespace: id.namespace, Name: id.name}
 	// On an error the client decodes nothing, so observed stays empty.
 	if err := live.Get(ctx, key, observed); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("looking up %s %s past the cache: %w", kind, key, err)
@@ -244,27 +238,45 @@ func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfigurat
 	if resourceVersion != "" {
 		rv = &resourceVersion
 	}
+	id, err := identityOf(desired)
+	if err != nil {
+		return err
+	}
 	body, err := json.Marshal(withMetadata(desired, rv))
 	if err != nil {
 		return fmt.Errorf("encoding %T to apply it: %w", desired, err)
 	}
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name      string `json:"name"`
-			Namespace string `json:"namespace"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(body, &head); err != nil {
-		return fmt.Errorf("reading the kind and name of %T: %w", desired, err)
-	}
-	obj := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: head.APIVersion, Kind: head.Kind},
-		ObjectMeta: metav1.ObjectMeta{Namespace: head.Metadata.Namespace, Name: head.Metadata.Name}}
+	obj := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: id.apiVersion, Kind: id.kind},
+		ObjectMeta: metav1.ObjectMeta{Namespace: id.namespace, Name: id.name}}
 	if err := c.Patch(ctx, obj, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("applying %s %s/%s: %w", head.Kind, head.Metadata.Namespace, head.Metadata.Name, err)
+		return fmt.Errorf("applying %s %s/%s: %w", id.kind, id.namespace, id.name, err)
 	}
 	return nil
+}
+
+// identity is the kind and name of an object an apply configuration describes.
+type identity struct{ apiVersion, kind, namespace, name string }
+
+// identityOf reads desired's identity through the getters every client-go apply configuration has (the ones
+// controller-runtime's client reads too).
+func identityOf(desired runtime.ApplyConfiguration) (identity, error) {
+	ac, ok := desired.(interface {
+		GetAPIVersion() *string
+		GetKind() *string
+		GetNamespace() *string
+		GetName() *string
+	})
+	if !ok || isNil(desired) {
+		return identity{}, fmt.Errorf("%T does not tell its kind and name", desired)
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return identity{apiVersion: str(ac.GetAPIVersion()), kind: str(ac.GetKind()), namespace: str(ac.GetNamespace()),
+		name: str(ac.GetName())}, nil
 }
 
 // createOnlyRefused tells whether err is a server's refusal of the createOnly apply of an absent object itself
