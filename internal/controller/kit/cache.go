@@ -210,7 +210,7 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		if _, done := o.GetAnnotations()[digestAnnotation]; done && len(o.GetManagedFields()) == 0 {
 			return o, nil // transformed already (client-go may hand an object to the transform twice)
 		}
-		key, remember := specDigests.key(o)
+		key := childKey(o)
 		d, ok := specDigests.get(o.GetUID(), key)
 		if !ok {
 			current, err := extract(o, FieldManager)
@@ -220,9 +220,7 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 			if d, err = Digest(current); err != nil {
 				return TrimForCache(obj)
 			}
-			if remember {
-				specDigests.put(o.GetUID(), key, d)
-			}
+			specDigests.put(o.GetUID(), key, d)
 		}
 		if _, err := TrimForCache(obj); err != nil {
 			return nil, err
@@ -254,15 +252,20 @@ type digestMemo struct {
 
 type memoEntry struct{ key, digest string }
 
-// key is what a Digest of o's fields under FieldManager depends on besides the values of its spec: its UID
-// and generation (the API server raises the generation with every change of the spec), its labels,
-// annotations, owner references and finalizers, and FieldManager's managedFields entries but their time. An
-// object without a generation (a ConfigMap, a Service) is not remembered: its data or spec may change without
-// one.
-func (m *digestMemo) key(o client.Object) (string, bool) {
+// specKey is the key under which specDigests remembers a value of o: a MAC of its UID, its generation (the API
+// server raises the generation with every change of the spec) and rest, what else the value depends on. It is
+// "" for an object without a generation (a ConfigMap, a Service), which is not remembered: its data or spec may
+// change without one.
+func specKey(o client.Object, rest string) string {
 	if o.GetGeneration() == 0 || o.GetUID() == "" {
-		return "", false
+		return ""
 	}
+	return mac(string(o.GetUID()), strconv.FormatInt(o.GetGeneration(), 10), rest)
+}
+
+// childKey is the specKey of a child's Digest under FieldManager: besides its spec, that depends on its labels,
+// annotations, owner references and finalizers, and FieldManager's managedFields entries but their time.
+func childKey(o client.Object) string {
 	var ours []metav1.ManagedFieldsEntry
 	for _, f := range o.GetManagedFields() {
 		if f.Manager == FieldManager {
@@ -272,11 +275,12 @@ func (m *digestMemo) key(o client.Object) (string, bool) {
 	}
 	b, err := json.Marshal([]any{o.GetLabels(), o.GetAnnotations(), o.GetOwnerReferences(), o.GetFinalizers(), ours})
 	if err != nil {
-		return "", false
+		return ""
 	}
-	return mac(string(o.GetUID()), strconv.FormatInt(o.GetGeneration(), 10), string(b)), true
+	return specKey(o, string(b))
 }
 
+// get is the value remembered for uid under key; none for the key "".
 func (m *digestMemo) get(uid types.UID, key string) (string, bool) {
 	if key == "" {
 		return "", false
@@ -287,7 +291,11 @@ func (m *digestMemo) get(uid types.UID, key string) (string, bool) {
 	return e.digest, ok && e.key == key
 }
 
+// put remembers digest for uid under key; nothing for the key "".
 func (m *digestMemo) put(uid types.UID, key, digest string) {
+	if key == "" {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.m[uid] = memoEntry{key: key, digest: digest}
@@ -385,16 +393,13 @@ func OwnerForCache[O client.Object](desired func(O) (map[string]runtime.ApplyCon
 		}
 		// The children depend on the spec (the generation) and the metadata: an event of neither (a status
 		// write) reuses the digests of the last event (specDigests).
-		key := ""
-		if o.GetGeneration() != 0 && o.GetUID() != "" {
-			key = mac(string(o.GetUID()), strconv.FormatInt(o.GetGeneration(), 10), string(meta))
-		}
+		key := specKey(o, string(meta))
 		want, known := specDigests.get(o.GetUID(), key)
 		if !known {
 			if want, err = desiredDigests(o, desired); err != nil {
 				return nil, err
 			}
-			if want != "" && key != "" {
+			if want != "" {
 				specDigests.put(o.GetUID(), key, want)
 			}
 		}
