@@ -159,17 +159,14 @@ func CacheHandler() toolscache.ResourceEventHandlerFuncs {
 		o, ok := obj.(metav1.Object)
 		return o, ok
 	}
+	seen := func(obj any) {
+		if o, ok := object(obj); ok {
+			replaced.seen(o)
+		}
+	}
 	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if o, ok := object(obj); ok {
-				replaced.seen(o)
-			}
-		},
-		UpdateFunc: func(_, obj any) {
-			if o, ok := object(obj); ok {
-				replaced.seen(o)
-			}
-		},
+		AddFunc:    seen,
+		UpdateFunc: func(_, obj any) { seen(obj) },
 		DeleteFunc: func(obj any) {
 			if o, ok := object(obj); ok {
 				replaced.forget(o)

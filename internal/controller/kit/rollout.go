@@ -21,12 +21,11 @@ limitations under the License.
 package kit
 
 import (
-	"time"
-
 	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
