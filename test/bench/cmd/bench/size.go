@@ -240,44 +240,37 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		return nil, err
 	}
 
-	// --- The lower bound, first, in namespaces the manager does not watch. ---
+	// --- The lower bound, first, in namespaces the manager does not watch; then the design's lower bound: the
+	// same, with the requests operator101's design adds per object. ---
 	if !o.skipLower {
-		for _, w := range o.workers {
-			ns := fmt.Sprintf("lowerbound-%d", w)
-			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-				return res, err
-			}
-			r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w, false)
-			if err != nil {
-				return res, err
-			}
-			logf("N=%d: lower bound with %d workers: %.2f s (%d requests)", n, w, r.Seconds, r.Requests)
-			res.LowerBound = append(res.LowerBound, r)
-			if res.LowerBoundBest == 0 || r.Seconds < res.LowerBoundBest {
-				res.LowerBoundBest, res.LowerBoundW = r.Seconds, r.Workers
-			}
-			// Free the node ports and keep the API server's store as small as it was.
-			if err := cleanNamespace(ctx, c, ns); err != nil {
-				return res, err
-			}
-		}
-		// The design's lower bound: the same, with the requests operator101's design adds per object.
-		for _, w := range o.workers {
-			ns := fmt.Sprintf("designbound-%d", w)
-			if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-				return res, err
-			}
-			r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w, true)
-			if err != nil {
-				return res, err
-			}
-			logf("N=%d: design lower bound with %d workers: %.2f s (%d requests)", n, w, r.Seconds, r.Requests)
-			res.DesignBound = append(res.DesignBound, r)
-			if res.DesignBoundBest == 0 || r.Seconds < res.DesignBoundBest {
-				res.DesignBoundBest, res.DesignBoundW = r.Seconds, r.Workers
-			}
-			if err := cleanNamespace(ctx, c, ns); err != nil {
-				return res, err
+		for _, b := range []struct {
+			design      bool
+			name, ns    string
+			runs        *[]LowerBoundRun
+			best        *float64
+			bestWorkers *int
+		}{
+			{false, "lower bound", "lowerbound", &res.LowerBound, &res.LowerBoundBest, &res.LowerBoundW},
+			{true, "design lower bound", "designbound", &res.DesignBound, &res.DesignBoundBest, &res.DesignBoundW},
+		} {
+			for _, w := range o.workers {
+				ns := fmt.Sprintf("%s-%d", b.ns, w)
+				if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+					return res, err
+				}
+				r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w, b.design)
+				if err != nil {
+					return res, err
+				}
+				logf("N=%d: %s with %d workers: %.2f s (%d requests)", n, b.name, w, r.Seconds, r.Requests)
+				*b.runs = append(*b.runs, r)
+				if *b.best == 0 || r.Seconds < *b.best {
+					*b.best, *b.bestWorkers = r.Seconds, r.Workers
+				}
+				// Free the node ports and keep the API server's store as small as it was.
+				if err := cleanNamespace(ctx, c, ns); err != nil {
+					return res, err
+				}
 			}
 		}
 	}
