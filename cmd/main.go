@@ -42,6 +42,7 @@ import (
 	"github.com/operator101/operator101/api"
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/metricsauth"
+	"github.com/operator101/operator101/internal/restmappercache"
 )
 
 func main() {
@@ -112,6 +113,7 @@ func run() error {
 		LeaderElectionNamespace:       cfg.leaderElectNamespace,
 		LeaderElectionReleaseOnCancel: true,
 		Cache:                         cacheOpts,
+		MapperProvider:                restmappercache.Provider,
 		Client:                        client.Options{Cache: &client.CacheOptions{Unstructured: false}},
 		GracefulShutdownTimeout:       durationPtr(30 * time.Second),
 	})
