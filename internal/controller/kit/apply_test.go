@@ -618,3 +618,95 @@ func TestOwnerForCacheRemembersDigests(t *testing.T) {
 		t.Errorf("an owner seen deleted: built = %v (%v), want its children built again", builds > before, err)
 	}
 }
+
+// TestApplyRemembersWhatItApplied: the watch event of operator101's own apply costs the cache transform no
+// extraction from managedFields, for a child without a generation (a ConfigMap) and one with (a Deployment),
+// and the digest it records is the one extraction would give; once someone else changes a field operator101
+// manages, the transform reads managedFields again and sees the change.
+func TestApplyRemembersWhatItApplied(t *testing.T) {
+	ctx := context.Background()
+	c, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := env.NewNamespace(t, "remember")
+	extracts := 0
+	cms := ChildForCache(func(cm *corev1.ConfigMap, m string) (*corev1ac.ConfigMapApplyConfiguration, error) {
+		extracts++
+		return corev1ac.ExtractConfigMap(cm, m)
+	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	deps := ChildForCache(func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
+		extracts++
+		return appsv1ac.ExtractDeployment(d, m)
+	}, func(d *appsv1.Deployment) { d.Spec = appsv1.DeploymentSpec{} })
+	// event is what the cache makes of the object as the API server holds it now, and whether that read
+	// managedFields; it checks the digest against extraction's.
+	event := func(what string, obj client.Object, transform toolscache.TransformFunc, truth func() (string, error)) bool {
+		t.Helper()
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			t.Fatal(err)
+		}
+		want, err := truth()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := extracts
+		out, err := transform(obj.DeepCopyObject())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.(metav1.Object).GetAnnotations()[digestAnnotation]; got != want {
+			t.Errorf("%s: digest %q, want extraction's %q", what, got, want)
+		}
+		return extracts > before
+	}
+
+	page := corev1ac.ConfigMap("page", ns).WithLabels(map[string]string{"app": "web"}).
+		WithData(map[string]string{"index.html": "<h1>hi</h1>"})
+	if _, err := IfChanged(ctx, c, nil, page, corev1ac.ExtractConfigMap); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "page"}}
+	cmTruth := func() (string, error) { return Digest(must(corev1ac.ExtractConfigMap(cm, FieldManager))) }
+	if event("the ConfigMap's create", cm, cms, cmTruth) {
+		t.Error("the event of operator101's create of a ConfigMap read managedFields")
+	}
+	if !event("the ConfigMap's create, seen again", cm, cms, cmTruth) {
+		t.Error("a ConfigMap's remembered digest was used twice")
+	}
+
+	web := appsv1ac.Deployment("web", ns).WithLabels(map[string]string{"app": "web"}).
+		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(1).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "web"})).
+			WithTemplate(corev1ac.PodTemplateSpec().WithLabels(map[string]string{"app": "web"}).
+				WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("web").WithImage("nginx")))))
+	if _, err := IfChanged(ctx, c, nil, web, appsv1ac.ExtractDeployment); err != nil {
+		t.Fatal(err)
+	}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+	depTruth := func() (string, error) { return Digest(must(appsv1ac.ExtractDeployment(dep, FieldManager))) }
+	if event("the Deployment's create", dep, deps, depTruth) {
+		t.Error("the event of operator101's create of a Deployment read managedFields")
+	}
+	if event("a status write of the Deployment", dep, deps, depTruth) {
+		t.Error("a Deployment event that changed nothing of the key read managedFields")
+	}
+
+	// Someone else changes a field operator101 manages: the transform sees it.
+	testenv.Patch(t, env.Client, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}, func(cm *corev1.ConfigMap) {
+		cm.Data["index.html"] = "defaced"
+	})
+	applied, _ := Digest(page)
+	if !event("the ConfigMap defaced", cm, cms, cmTruth) || cm.Data["index.html"] != "defaced" {
+		t.Error("a ConfigMap someone else changed: the transform did not read managedFields")
+	}
+	testenv.Patch(t, env.Client, client.ObjectKeyFromObject(dep), &appsv1.Deployment{}, func(d *appsv1.Deployment) {
+		d.Spec.Replicas = ptr[int32](3)
+	})
+	if !event("the Deployment scaled", dep, deps, depTruth) {
+		t.Error("a Deployment someone else scaled: the transform did not read managedFields")
+	}
+	if d, _ := cmTruth(); d == applied {
+		t.Error("the defaced ConfigMap's extraction equals what was applied: the test proves nothing")
+	}
+}

@@ -212,7 +212,11 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		}
 		key := childKey(o)
 		d, ok := specDigests.get(o.GetUID(), key)
-		if !ok {
+		switch {
+		case ok && o.GetGeneration() == 0:
+			// Remembered by apply under this resourceVersion, which no later event has.
+			specDigests.forget(o.GetUID())
+		case !ok:
 			current, err := extract(o, FieldManager)
 			if err != nil {
 				return TrimForCache(obj)
@@ -220,7 +224,9 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 			if d, err = Digest(current); err != nil {
 				return TrimForCache(obj)
 			}
-			specDigests.put(o.GetUID(), key, d)
+			if o.GetGeneration() != 0 {
+				specDigests.put(o.GetUID(), key, d)
+			}
 		}
 		if _, err := TrimForCache(obj); err != nil {
 			return nil, err
@@ -240,9 +246,11 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 // specDigests remembers, by UID, the last Digest ChildForCache took of each child that has a generation (a
 // Deployment), under a key of everything else that Digest depends on, so that an event that changed none of it
 // costs no extraction from managedFields, the most expensive step of the transform: a Deployment's status,
-// which its controller writes several times per rollout. OwnerForCache remembers the digests of an owner's
-// children the same way, so that its status writes cost no build. Entries go when the informer sees the
-// object deleted (CacheHandler). Its own code because no library keeps such a memo for a cache transform.
+// which its controller writes several times per rollout. apply remembers the Digest of what it applied under
+// the key of the object the API server answered with (rememberApplied), so the watch event of operator101's own
+// write costs none either. OwnerForCache remembers the digests of an owner's children the same way, so that its
+// status writes cost no build. Entries go when the informer sees the object deleted (CacheHandler). Its own
+// code because no library keeps such a memo for a cache transform.
 var specDigests = &digestMemo{m: map[types.UID]memoEntry{}}
 
 type digestMemo struct {
@@ -253,14 +261,19 @@ type digestMemo struct {
 type memoEntry struct{ key, digest string }
 
 // specKey is the key under which specDigests remembers a value of o: a MAC of its UID, its generation (the API
-// server raises the generation with every change of the spec) and rest, what else the value depends on. It is
-// "" for an object without a generation (a ConfigMap, a Service), which is not remembered: its data or spec may
-// change without one.
+// server raises the generation with every change of the spec) and rest, what else the value depends on. An
+// object without a generation (a ConfigMap, a Service) may change its data or spec without one: its key names
+// its resourceVersion instead, which only that version of it has.
 func specKey(o client.Object, rest string) string {
-	if o.GetGeneration() == 0 || o.GetUID() == "" {
+	switch {
+	case o.GetUID() == "":
 		return ""
+	case o.GetGeneration() != 0:
+		return mac(string(o.GetUID()), "generation", strconv.FormatInt(o.GetGeneration(), 10), rest)
+	case o.GetResourceVersion() != "":
+		return mac(string(o.GetUID()), "resourceVersion", o.GetResourceVersion(), rest)
 	}
-	return mac(string(o.GetUID()), strconv.FormatInt(o.GetGeneration(), 10), rest)
+	return ""
 }
 
 // childKey is the specKey of a child's Digest under FieldManager: besides its spec, that depends on its labels,
