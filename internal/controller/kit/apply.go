@@ -248,6 +248,7 @@ func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfigurat
 	}
 	obj := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: id.apiVersion, Kind: id.kind},
 		ObjectMeta: metav1.ObjectMeta{Namespace: id.namespace, Name: id.name}}
+	defer applying.start(id.kind, id.namespace, id.name)()
 	if err := c.Patch(ctx, obj, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying %s %s/%s: %w", id.kind, id.namespace, id.name, err)
 	}
@@ -258,7 +259,8 @@ func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfigurat
 // rememberApplied remembers (specDigests), under the key of answer, the object as the API server answered the
 // apply of desired, that the fields FieldManager manages in it are desired's: an apply leaves its manager owning
 // exactly the fields it sent, with the values it sent. So the cache transform reads no managedFields for the
-// watch event of this write, or for a later one that changed none of the key (ChildForCache). Values the
+// watch event of this write, or for a later one that changed none of the key (ChildForCache; an event
+// transformed before this answer was read looks it up later, cachedDigest). Values the
 // server changes on the way (a mutating webhook) are found when the transform next reads managedFields: on a
 // change of the key, and on every start.
 func rememberApplied(answer client.Object, desired runtime.ApplyConfiguration) {

@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -182,9 +183,10 @@ func canonical(v any) any {
 }
 
 // managedDigest is the Digest of the fields FieldManager manages in observed: the one the cache recorded
-// (ChildForCache), or, for an object read past the cache, the Digest of what extract finds.
+// (cachedDigest), or, for an object read past the cache, the Digest of what extract finds. A cache's copy whose
+// Digest is pending and unknown has no managedFields left: extract finds no field, and IfChanged applies.
 func managedDigest[O client.Object, A runtime.ApplyConfiguration](observed O, extract Extractor[O, A]) (string, error) {
-	if d, ok := observed.GetAnnotations()[digestAnnotation]; ok {
+	if d, ok := cachedDigest(observed); ok {
 		return d, nil
 	}
 	current, err := extract(observed, FieldManager)
@@ -197,11 +199,14 @@ func managedDigest[O client.Object, A runtime.ApplyConfiguration](observed O, ex
 // ChildForCache is the cache transform of a kind of child operator101 applies: it records the Digest of the
 // fields FieldManager manages (read by extract from managedFields), then drops them with strip, drops every
 // managedFields entry, and does what TrimForCache does. strip must keep what the reconcilers read of the child
-// (its metadata and status). An object whose managed fields cannot be read is only trimmed: IfChanged then reads
+// (its metadata and status). The Digest comes from specDigests when it holds one for the object's key (apply
+// remembers what it wrote), or is pending (pendingDigest) while operator101's apply of the object is on its way,
+// and is extracted otherwise. An object whose managed fields cannot be read is only trimmed: IfChanged then reads
 // them again, and reports the error. An object that arrives with an annotation of digestAnnotation's name and no
 // managedFields is kept as it is: the transform may see its own output again (client-go asks transforms to be
 // idempotent), and a value someone else wrote matches no Digest (digestKey).
 func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extractor[O, A], strip func(O)) cache.TransformFunc {
+	kind := kindName[O]()
 	return func(obj any) (any, error) {
 		o, ok := obj.(O)
 		if !ok {
@@ -212,11 +217,12 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		}
 		key := childKey(o)
 		d, ok := specDigests.get(o.GetUID(), key)
-		switch {
-		case ok && o.GetGeneration() == 0:
-			// Remembered by apply under this resourceVersion, which no later event has.
-			specDigests.forget(o.GetUID())
-		case !ok:
+		if !ok && applying.has(kind, o.GetNamespace(), o.GetName()) {
+			// The event of operator101's own apply, most likely, come before its answer: the Digest apply
+			// remembers under this key is looked up when the copy is read (cachedDigest).
+			d, ok = pendingDigest+key, true
+		}
+		if !ok {
 			current, err := extract(o, FieldManager)
 			if err != nil {
 				return TrimForCache(obj)
@@ -241,6 +247,66 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		o.SetAnnotations(a)
 		return o, nil
 	}
+}
+
+// pendingDigest starts the value of digestAnnotation in a cache's copy made while operator101's own apply of the
+// object was on its way (applying): the rest is the object's specKey, under which rememberApplied puts the
+// Digest of what was applied once the answer is in. On two cores the watch event of a create is usually
+// transformed before the reconcile that sent it has read the answer; without this, it would cost an extraction
+// from managedFields as if someone else had written the object.
+const pendingDigest = "pending:"
+
+// cachedDigest is the Digest the cache recorded for a child (ChildForCache): its annotation's value or, for a
+// copy made while operator101's apply was on its way, the Digest that apply remembered under the copy's key.
+// There is none when the copy is of another version than the apply's answer (someone else wrote in between).
+func cachedDigest(o metav1.Object) (string, bool) {
+	d, ok := o.GetAnnotations()[digestAnnotation]
+	if !ok {
+		return "", false
+	}
+	if key, pending := strings.CutPrefix(d, pendingDigest); pending {
+		return specDigests.get(o.GetUID(), key)
+	}
+	return d, true
+}
+
+// applying counts, by kind, namespace and name, the applies on their way to the API server (apply).
+var applying = &inFlight{m: map[string]int{}}
+
+type inFlight struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+func inFlightKey(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
+
+func (f *inFlight) start(kind, namespace, name string) (done func()) {
+	k := inFlightKey(kind, namespace, name)
+	f.mu.Lock()
+	f.m[k]++
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.m[k]--; f.m[k] <= 0 {
+			delete(f.m, k)
+		}
+	}
+}
+
+func (f *inFlight) has(kind, namespace, name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[inFlightKey(kind, namespace, name)] > 0
+}
+
+// kindName is the kind of the API objects of Go type O (*corev1.Service: Service), as apply names it.
+func kindName[O client.Object]() string {
+	t := reflect.TypeFor[O]()
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
 }
 
 // specDigests remembers, by UID, the last Digest ChildForCache took of each child that has a generation (a
@@ -478,7 +544,7 @@ func CachedConverged(owner client.Object, children map[string]client.Object) boo
 			}
 			continue
 		}
-		if got, ok := child.GetAnnotations()[digestAnnotation]; !ok || !controlled || got != d {
+		if got, ok := cachedDigest(child); !ok || !controlled || got != d {
 			return false
 		}
 	}
