@@ -31,7 +31,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"hash"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,9 +124,7 @@ func Digest(v any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encoding %T for its digest: %w", v, err)
 	}
-	mac := hmac.New(sha256.New, digestKey)
-	mac.Write(b)
-	return base64.RawStdEncoding.EncodeToString(mac.Sum(nil)), nil
+	return sum(b), nil
 }
 
 // withoutServerAssigned is ac, or a shallow copy of it whose metadata has none of the fields the server assigns
@@ -330,33 +331,105 @@ type memoEntry struct{ key, digest string }
 // server raises the generation with every change of the spec) and rest, what else the value depends on. An
 // object without a generation (a ConfigMap, a Service) may change its data or spec without one: its key names
 // its resourceVersion instead, which only that version of it has.
-func specKey(o client.Object, rest string) string {
+func specKey(o client.Object, rest []byte) string {
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	b := appendPart((*bp)[:0], string(o.GetUID()))
 	switch {
 	case o.GetUID() == "":
 		return ""
 	case o.GetGeneration() != 0:
-		return mac(string(o.GetUID()), "generation", strconv.FormatInt(o.GetGeneration(), 10), rest)
+		b = appendPart(b, "generation")
+		b = appendPart(b, strconv.FormatInt(o.GetGeneration(), 10))
 	case o.GetResourceVersion() != "":
-		return mac(string(o.GetUID()), "resourceVersion", o.GetResourceVersion(), rest)
+		b = appendPart(b, "resourceVersion")
+		b = appendPart(b, o.GetResourceVersion())
+	default:
+		return ""
 	}
-	return ""
+	b = strconv.AppendInt(b, int64(len(rest)), 10)
+	b = append(append(b, ':'), rest...)
+	*bp = b
+	return sum(b)
 }
 
 // childKey is the specKey of a child's Digest under FieldManager: besides its spec, that depends on its labels,
 // annotations, owner references and finalizers, and FieldManager's managedFields entries but their time.
 func childKey(o client.Object) string {
-	var ours []metav1.ManagedFieldsEntry
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	b := appendMetadata((*bp)[:0], o)
+	refs := o.GetOwnerReferences()
+	b = appendCount(b, len(refs))
+	for _, r := range refs {
+		b = appendPart(appendPart(appendPart(appendPart(b, r.APIVersion), r.Kind), r.Name), string(r.UID))
+		b = appendBool(appendBool(b, r.Controller), r.BlockOwnerDeletion)
+	}
+	finalizers := o.GetFinalizers()
+	b = appendCount(b, len(finalizers))
+	for _, f := range finalizers {
+		b = appendPart(b, f)
+	}
 	for _, f := range o.GetManagedFields() {
-		if f.Manager == FieldManager {
-			f.Time = nil
-			ours = append(ours, f)
+		if f.Manager != FieldManager {
+			continue
+		}
+		b = appendPart(appendPart(appendPart(appendPart(b, string(f.Operation)), f.APIVersion), f.FieldsType), f.Subresource)
+		var fields []byte
+		if f.FieldsV1 != nil {
+			fields = f.FieldsV1.Raw
+		}
+		b = strconv.AppendInt(b, int64(len(fields)), 10)
+		b = append(append(b, ':'), fields...)
+	}
+	*bp = b
+	return specKey(o, b)
+}
+
+// buffers keeps the byte slices keys are built in, for reuse.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// macs keeps HMAC-SHA256 states under digestKey for reuse: a new one costs the key's two SHA-256 blocks and
+// four allocations.
+var macs = sync.Pool{New: func() any { return hmac.New(sha256.New, digestKey) }}
+
+// sum is the HMAC-SHA256 under digestKey of b, in base64.
+func sum(b []byte) string {
+	m := macs.Get().(hash.Hash)
+	defer macs.Put(m)
+	m.Reset()
+	m.Write(b)
+	var out [sha256.Size]byte
+	return base64.RawStdEncoding.EncodeToString(m.Sum(out[:0]))
+}
+
+// appendPart appends s, prefixed with its length, so that no two lists of parts append the same bytes.
+func appendPart(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	return append(append(b, ':'), s...)
+}
+
+func appendCount(b []byte, n int) []byte { return append(strconv.AppendInt(b, int64(n), 10), ';') }
+
+func appendBool(b []byte, v *bool) []byte {
+	switch {
+	case v == nil:
+		return append(b, 'n')
+	case *v:
+		return append(b, 't')
+	}
+	return append(b, 'f')
+}
+
+// appendMetadata appends o's labels and annotations, each map in the order of its keys.
+func appendMetadata(b []byte, o metav1.Object) []byte {
+	for _, m := range []map[string]string{o.GetLabels(), o.GetAnnotations()} {
+		b = appendCount(b, len(m))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			b = appendPart(appendPart(b, k), m[k])
 		}
 	}
-	b, err := json.Marshal([]any{o.GetLabels(), o.GetAnnotations(), o.GetOwnerReferences(), o.GetFinalizers(), ours})
-	if err != nil {
-		return ""
-	}
-	return specKey(o, string(b))
+	return b
 }
 
 // get is the value remembered for uid under key; none for the key "".
@@ -435,11 +508,14 @@ const (
 
 // mac is the HMAC-SHA256 under digestKey of parts, each length-prefixed.
 func mac(parts ...string) string {
-	m := hmac.New(sha256.New, digestKey)
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	b := (*bp)[:0]
 	for _, p := range parts {
-		_, _ = fmt.Fprintf(m, "%d:%s", len(p), p)
+		b = appendPart(b, p)
 	}
-	return base64.RawStdEncoding.EncodeToString(m.Sum(nil))
+	*bp = b
+	return sum(b)
 }
 
 func seal(o metav1.Object, desired, metadata string) string {
@@ -466,15 +542,17 @@ func OwnerForCache[O client.Object](desired func(O) (map[string]runtime.ApplyCon
 		if s, done := a[sealAnnotation]; done && s == seal(o, a[desiredAnnotation], a[metadataAnnotation]) {
 			return o, nil // the transform's own output (client-go may hand an object to the transform twice)
 		}
-		meta, err := json.Marshal([]map[string]string{o.GetLabels(), a})
-		if err != nil {
-			return nil, fmt.Errorf("encoding the metadata of %s: %w", o.GetName(), err)
-		}
+		bp := buffers.Get().(*[]byte)
+		meta := appendMetadata((*bp)[:0], o)
 		// The children depend on the spec (the generation) and the metadata: an event of neither (a status
 		// write) reuses the digests of the last event (specDigests).
-		key := specKey(o, string(meta))
+		key := specKey(o, meta)
+		metadata := sum(meta)
+		*bp = meta
+		buffers.Put(bp)
 		want, known := specDigests.get(o.GetUID(), key)
 		if !known {
+			var err error
 			if want, err = desiredDigests(o, desired); err != nil {
 				return nil, err
 			}
@@ -482,7 +560,6 @@ func OwnerForCache[O client.Object](desired func(O) (map[string]runtime.ApplyCon
 				specDigests.put(o.GetUID(), key, want)
 			}
 		}
-		metadata := mac(string(meta))
 		strip(o)
 		o.SetLabels(nil)
 		o.SetOwnerReferences(nil)
