@@ -35,7 +35,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -61,7 +60,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&cfg.zap)))
+	ctrl.SetLogger(newLogger(&cfg.zap))
 	log := ctrl.Log.WithName("setup")
 	if cfg.memoryLimit > 0 {
 		debug.SetMemoryLimit(cfg.memoryLimit)
