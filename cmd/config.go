@@ -213,9 +213,8 @@ func memoryLimit(getenv func(string) string) (int64, error) {
 
 // defaultGCPercent is the manager's GOGC unless the environment sets one. Go's default, 100, lets the heap grow
 // to twice what is live before a collection; the manager's live heap is its cache, which grows with the cluster.
-// With 30 the heap stays within 1.3 times the live one, for a third more CPU than at 100 (docs/performance.md
-// has the figures).
-const defaultGCPercent = 30
+// With 40 the heap stays within 1.4 times the live one (docs/performance.md has the figures).
+const defaultGCPercent = 40
 
 // gcPercent is defaultGCPercent, or 0 (leave the runtime alone) when GOGC is set.
 func gcPercent(getenv func(string) string) int {
