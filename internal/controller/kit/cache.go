@@ -375,10 +375,7 @@ func childKey(o client.Object) string {
 			continue
 		}
 		b = appendPart(appendPart(appendPart(appendPart(b, string(f.Operation)), f.APIVersion), f.FieldsType), f.Subresource)
-		var fields []byte
-		if f.FieldsV1 != nil {
-			fields = f.FieldsV1.Raw
-		}
+		fields := f.FieldsV1.GetRawBytes() // nil-safe; not a copy
 		b = strconv.AppendInt(b, int64(len(fields)), 10)
 		b = append(append(b, ':'), fields...)
 	}
