@@ -219,7 +219,7 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		key := childKey(o)
 		d, ok := specDigests.get(o.GetUID(), key)
 		if !ok && applying.has(kind, o.GetNamespace(), o.GetName()) {
-			// The event of operator101's own apply, most likely, come before its answer: the Digest apply
+			// Most likely the event of operator101's own apply, which came before its answer: the Digest apply
 			// remembers under this key is looked up when the copy is read (cachedDigest).
 			d, ok = pendingDigest+key, true
 		}
