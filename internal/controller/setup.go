@@ -22,7 +22,6 @@ import (
 	"context"
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -60,9 +59,14 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		MigratingTargets: o.DatabaseMigratingTargets}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}
-	// What the kit remembers of an object goes once the cache has moved past it (kit.CacheHandler).
-	for _, obj := range []client.Object{&appsv1.Deployment{}, &operatorv1.MyWeb{}, &appv1.AppService{},
-		&batchv1alpha1.AppService{}, &cnatv1alpha1.At{}, &mygroupv1alpha1.DatabaseUser{}, &mygroupv1alpha1.DatabaseTarget{}} {
+	// What the kit remembers of an object goes once the cache has moved past it (kit.CacheHandler): every
+	// kind whose status Report writes, and every kind of child the kit applies (their digests).
+	remembered := []client.Object{&operatorv1.MyWeb{}, &appv1.AppService{}, &batchv1alpha1.AppService{},
+		&cnatv1alpha1.At{}, &mygroupv1alpha1.DatabaseUser{}, &mygroupv1alpha1.DatabaseTarget{}}
+	for child := range kit.AppliedChildren() {
+		remembered = append(remembered, child)
+	}
+	for _, obj := range remembered {
 		inf, err := mgr.GetCache().GetInformer(context.Background(), obj)
 		if err != nil {
 			return fmt.Errorf("the informer of %T: %w", obj, err)

@@ -707,6 +707,18 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 	if d, _ := cmTruth(); d == applied {
 		t.Error("the defaced ConfigMap's extraction equals what was applied: the test proves nothing")
 	}
+
+	// What an apply remembered goes when the informer sees the child deleted (internal/controller registers
+	// CacheHandler on the informer of every kind in AppliedChildren).
+	for _, o := range []client.Object{cm, dep} {
+		CacheHandler().OnDelete(o)
+		specDigests.mu.Lock()
+		_, kept := specDigests.m[o.GetUID()]
+		specDigests.mu.Unlock()
+		if kept {
+			t.Errorf("%T %s seen deleted: its digest is still remembered", o, o.GetName())
+		}
+	}
 }
 
 // TestApplyRemembersWhatItAppliedForAnEarlyEvent: the watch event of operator101's apply transformed before
