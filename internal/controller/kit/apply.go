@@ -197,12 +197,12 @@ var errCreateOnlyRefused = errors.New("the server does not create with a resourc
 // object itself gets nothing written, and the error wraps errCreateOnlyRefused. It reports whether it wrote.
 func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, observed O,
 	desired A, extract Extractor[O, A]) (bool, error) {
+	want, err := Digest(desired)
+	if err != nil {
+		return false, err
+	}
 	if !isNil(observed) {
 		current, err := managedDigest(observed, extract)
-		if err != nil {
-			return false, err
-		}
-		want, err := Digest(desired)
 		if err != nil {
 			return false, err
 		}
@@ -214,7 +214,7 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 	if isNil(observed) {
 		rv = createOnly
 	}
-	err := apply(ctx, c, desired, rv)
+	err = apply(ctx, c, desired, want, rv)
 	if err != nil && rv != "" && createOnlyRefused(err) {
 		err = fmt.Errorf("%w: %w", errCreateOnlyRefused, err)
 	}
@@ -226,14 +226,18 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 
 // applyPlain applies desired with no resourceVersion: the first write on a server that refuses createOnly.
 func applyPlain(ctx context.Context, c client.Client, desired runtime.ApplyConfiguration) error {
-	return apply(ctx, c, desired, "")
+	want, err := Digest(desired)
+	if err != nil {
+		return err
+	}
+	return apply(ctx, c, desired, want, "")
 }
 
 // apply sends desired as a server-side apply by FieldManager, forced, naming resourceVersion when it is not
 // empty, and reads back only the object's metadata: no reconcile reads the answer, and the API server encodes
 // a PartialObjectMetadata instead of the whole object. The body is desired's JSON, with none of the metadata
-// the server assigns; desired is not changed.
-func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfiguration, resourceVersion string) error {
+// the server assigns; desired is not changed. digest is desired's Digest, which rememberApplied records.
+func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfiguration, digest, resourceVersion string) error {
 	var rv *string
 	if resourceVersion != "" {
 		rv = &resourceVersion
@@ -252,21 +256,19 @@ func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfigurat
 	if err := c.Patch(ctx, obj, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying %s %s/%s: %w", id.kind, id.namespace, id.name, err)
 	}
-	rememberApplied(obj, desired)
+	rememberApplied(obj, digest)
 	return nil
 }
 
-// rememberApplied remembers (specDigests), under the key of answer, the object as the API server answered the
-// apply of desired, that the fields FieldManager manages in it are desired's: an apply leaves its manager owning
-// exactly the fields it sent, with the values it sent. So the cache transform reads no managedFields for the
+// rememberApplied remembers (specDigests), under the key of answer, the object as the API server answered an
+// apply, that the fields FieldManager manages in it have digest, the Digest of what was sent: an apply leaves its
+// manager owning exactly the fields it sent, with the values it sent. So the cache transform reads no managedFields for the
 // watch event of this write, or for a later one that changed none of the key (ChildForCache; an event
 // transformed before this answer was read looks it up later, cachedDigest). Values the
 // server changes on the way (a mutating webhook) are found when the transform next reads managedFields: on a
 // change of the key, and on every start.
-func rememberApplied(answer client.Object, desired runtime.ApplyConfiguration) {
-	if d, err := Digest(desired); err == nil {
-		specDigests.put(answer.GetUID(), childKey(answer), d)
-	}
+func rememberApplied(answer client.Object, digest string) {
+	specDigests.put(answer.GetUID(), childKey(answer), digest)
 }
 
 // identity is the kind and name of an object an apply configuration describes.
