@@ -332,23 +332,16 @@ type memoEntry struct{ key, digest string }
 // object without a generation (a ConfigMap, a Service) may change its data or spec without one: its key names
 // its resourceVersion instead, which only that version of it has.
 func specKey(o client.Object, rest []byte) string {
-	bp := buffers.Get().(*[]byte)
-	defer buffers.Put(bp)
-	b := appendPart((*bp)[:0], string(o.GetUID()))
-	switch {
-	case o.GetUID() == "":
-		return ""
-	case o.GetGeneration() != 0:
-		b = appendPart(b, "generation")
-		b = appendPart(b, strconv.FormatInt(o.GetGeneration(), 10))
-	case o.GetResourceVersion() != "":
-		b = appendPart(b, "resourceVersion")
-		b = appendPart(b, o.GetResourceVersion())
-	default:
+	version, v := "generation", strconv.FormatInt(o.GetGeneration(), 10)
+	if o.GetGeneration() == 0 {
+		version, v = "resourceVersion", o.GetResourceVersion()
+	}
+	if o.GetUID() == "" || v == "" {
 		return ""
 	}
-	b = strconv.AppendInt(b, int64(len(rest)), 10)
-	b = append(append(b, ':'), rest...)
+	bp := buffers.Get().(*[]byte)
+	defer buffers.Put(bp)
+	b := appendPart(appendPart(appendPart(appendPart((*bp)[:0], string(o.GetUID())), version), v), rest)
 	*bp = b
 	return sum(b)
 }
@@ -375,9 +368,7 @@ func childKey(o client.Object) string {
 			continue
 		}
 		b = appendPart(appendPart(appendPart(appendPart(b, string(f.Operation)), f.APIVersion), f.FieldsType), f.Subresource)
-		fields := f.FieldsV1.GetRawBytes() // nil-safe; not a copy
-		b = strconv.AppendInt(b, int64(len(fields)), 10)
-		b = append(append(b, ':'), fields...)
+		b = appendPart(b, f.FieldsV1.GetRawBytes()) // nil-safe; not a copy
 	}
 	*bp = b
 	return specKey(o, b)
@@ -401,7 +392,7 @@ func sum(b []byte) string {
 }
 
 // appendPart appends s, prefixed with its length, so that no two lists of parts append the same bytes.
-func appendPart(b []byte, s string) []byte {
+func appendPart[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	return append(append(b, ':'), s...)
 }
