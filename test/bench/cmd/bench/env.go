@@ -130,6 +130,18 @@ func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 	return s, nil
 }
 
+// cpuSeconds is the CPU time etcd and kube-apiserver have spent since they started: what the contenders'
+// requests and watches cost the server, which shares the machine's cores with them.
+func (s *apiServer) cpuSeconds() float64 {
+	var sum float64
+	for _, pid := range s.childPIDs {
+		if p, err := readProc(pid); err == nil {
+			sum += p.CPUSeconds
+		}
+	}
+	return sum
+}
+
 func (s *apiServer) stop() {
 	if s == nil || s.env == nil {
 		return

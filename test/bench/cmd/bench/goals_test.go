@@ -71,6 +71,15 @@ func TestGoals(t *testing.T) {
 	if g := met(worse)["converges within 1.3× the lower bound"]; !strings.Contains(g.Why, "1.25×") {
 		t.Errorf("the lower-bound goal's reason does not give the design's own ratio: %q", g.Why)
 	}
+	// The API server's CPU per object, each contender's own, names what the server spent on whom.
+	worse.ServerCPUSeconds, worse.Peer.ServerCPUSeconds = 40, 30
+	worse.DesignBound[0].ServerCPUSeconds = 36
+	if g := met(worse)["converges faster than the peer"]; !strings.Contains(g.Why, "20.0 ms of CPU per object for operator101 against 15.0 for the peer") {
+		t.Errorf("the peer goal's reason does not give the API server's CPU per object: %q", g.Why)
+	}
+	if g := met(worse)["converges within 1.1× the design's lower bound"]; !strings.Contains(g.Why, "20.0 ms of CPU per object for operator101 against 18.0") {
+		t.Errorf("the design goal's reason does not give the API server's CPU per object: %q", g.Why)
+	}
 
 	noPeer := base()
 	noPeer.Peer = nil

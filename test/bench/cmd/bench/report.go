@@ -60,6 +60,8 @@ type LowerBoundRun struct {
 	Design bool `json:"design,omitempty"`
 	// PeakRSSMiB is the program's peak resident memory (getrusage's ru_maxrss).
 	PeakRSSMiB float64 `json:"peakRSSMiB"`
+	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent while the program ran.
+	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
 }
 
 // Percentiles of the time from an object's create to its being Available, in seconds.
@@ -97,6 +99,8 @@ type Contender struct {
 	AfterConvergence procStats `json:"afterConvergence"`
 	AvailableSeconds []float64 `json:"availableSeconds"`
 	RSS              []Sample  `json:"rss"`
+	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent from the first create to convergence.
+	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
 }
 
 // Writes are the manager's writes in a window, by "verb resource[/subresource]".
@@ -162,8 +166,10 @@ type SizeResult struct {
 	// Convergence: from the first create to the last object reporting Available.
 	ConvergenceSeconds float64 `json:"convergenceSeconds"`
 	CreateSeconds      float64 `json:"createSeconds"`
-	Ratio              float64 `json:"ratio"`
-	DesignRatio        float64 `json:"designRatio"`
+	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent from the first create to convergence.
+	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
+	Ratio            float64 `json:"ratio"`
+	DesignRatio      float64 `json:"designRatio"`
 	// ToAvailable: from the start of each object's create to its being seen Available.
 	ToAvailable Percentiles `json:"toAvailable"`
 	SteadyRate  float64     `json:"steadyObjectsPerSecond"`
@@ -265,8 +271,8 @@ func (r Report) Markdown() string {
 		"at creation (the lower bound's include the create and the Deployment status, which the bench writes for the " +
 		"others). At rest: the contender's writes in the at-rest window after it stopped writing; the lower bound " +
 		"exits. Idle RSS: started, caches synced, no objects.\n\n")
-	b.WriteString("| N | contender | converge s | × lower bound | × design's lower bound | Available p50 s from the first create | to Available p50 / p99 s from its own create | requests or own writes per object (with the bench's) | writes after convergence / at rest | CPU ms per object | peak RSS MiB | idle RSS MiB |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| N | contender | converge s | × lower bound | × design's lower bound | Available p50 s from the first create | to Available p50 / p99 s from its own create | requests or own writes per object (with the bench's) | writes after convergence / at rest | CPU ms per object | API server + etcd CPU ms per object | peak RSS MiB | idle RSS MiB |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
 		objects := s.Plan.Objects()
 		for _, runs := range []struct {
@@ -276,10 +282,11 @@ func (r Report) Markdown() string {
 		}{{"lower bound", s.LowerBound, s.LowerBoundW}, {"design's lower bound", s.DesignBound, s.DesignBoundW}} {
 			if lb := bestRun(runs.r, runs.workers); lb.Objects > 0 {
 				per := requestsPerObject(runs.r, runs.workers)
-				fmt.Fprintf(&b, "| %d | %s (%d workers) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | – | – | %s | – |\n", s.Plan.N,
+				fmt.Fprintf(&b, "| %d | %s (%d workers) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | – | – | %s | %s | – |\n", s.Plan.N,
 					runs.name, lb.Workers, f1(lb.Seconds), ratioText(lb.Seconds/s.LowerBoundBest),
 					ratioText(safeRatio(lb.Seconds, s.DesignBoundBest)), f1(benchutil.Percentile(lb.Done, 50)),
-					lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per, f1(lb.PeakRSSMiB))
+					lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per, f1(serverMsPerObject(lb.ServerCPUSeconds, lb.Objects)),
+					f1(lb.PeakRSSMiB))
 			}
 		}
 		if p := s.Peer; p != nil {
@@ -287,17 +294,19 @@ func (r Report) Markdown() string {
 			if p.StillWriting {
 				still = " (still writing)"
 			}
-			fmt.Fprintf(&b, "| %d | peer (tutorial style) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d%s / %d in %.0fs | %.2f | %s | %s |\n", s.Plan.N,
+			fmt.Fprintf(&b, "| %d | peer (tutorial style) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d%s / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
 				f1(p.ConvergenceSeconds), ratioText(p.Ratio), ratioText(p.DesignRatio), f1(benchutil.Percentile(p.AvailableSeconds, 50)),
 				p.ToAvailable.P50, p.ToAvailable.P99, p.PerObject,
 				p.PerObject+float64(benchutil.Total(p.BenchWrites))/float64(objects), p.TrailingWrites.Total, still, p.AtRest.Total,
-				p.AtRest.Seconds, cpuPerObjectMs(p.Idle, p.AfterConvergence, objects), f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
+				p.AtRest.Seconds, cpuPerObjectMs(p.Idle, p.AfterConvergence, objects),
+				f1(serverMsPerObject(p.ServerCPUSeconds, objects)), f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
 		}
-		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d / %d in %.0fs | %.2f | %s | %s |\n", s.Plan.N,
+		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
 			f1(s.ConvergenceSeconds), ratioText(s.Ratio), ratioText(s.DesignRatio), f1(benchutil.Percentile(s.AvailableSeconds, 50)),
 			s.ToAvailable.P50, s.ToAvailable.P99, s.PerObject,
 			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(objects), s.TrailingWrites.Total, s.AtRest.Total,
-			s.AtRest.Seconds, cpuPerObjectMs(s.Idle, s.AfterConvergence, objects), f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
+			s.AtRest.Seconds, cpuPerObjectMs(s.Idle, s.AfterConvergence, objects),
+			f1(serverMsPerObject(s.ServerCPUSeconds, objects)), f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
 	}
 	for _, s := range r.Sizes {
 		if p := s.Peer; p != nil {
