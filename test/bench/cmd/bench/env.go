@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -140,6 +141,23 @@ func (s *apiServer) cpuSeconds() float64 {
 		}
 	}
 	return sum
+}
+
+// profile takes a CPU profile of kube-apiserver over the next seconds from its /debug/pprof (on by default),
+// as the bench's user, and saves it with its top entries by cumulative time (saveProfile): which requests the
+// server's CPU went to.
+func (s *apiServer) profile(ctx context.Context, seconds int, dir, name, assets string) (string, error) {
+	cfg := rest.CopyConfig(s.config)
+	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
+	rc, err := rest.UnversionedRESTClientFor(cfg)
+	if err != nil {
+		return "", err
+	}
+	b, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", fmt.Sprint(seconds)).DoRaw(ctx)
+	if err != nil {
+		return "", fmt.Errorf("profiling kube-apiserver: %w", err)
+	}
+	return saveProfile(b, dir, name, filepath.Join(assets, "kube-apiserver"), "-top", "-cum", "-nodecount=40")
 }
 
 func (s *apiServer) stop() {

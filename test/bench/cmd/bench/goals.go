@@ -135,9 +135,19 @@ func (s SizeResult) goals() []Goal {
 	if g, ok := peakRSSGoalMiB[s.Plan.N]; ok {
 		add(fmt.Sprintf("peak RSS at or under %.0f MiB (converged)", g), fmt.Sprintf("%.1f MiB (with the Ats %.1f)",
 			s.AfterConvergence.PeakRSSMiB, s.AfterAt.PeakRSSMiB), s.AfterConvergence.PeakRSSMiB <= g,
-			fmt.Sprintf("live heap %.1f MiB, mapped files %.1f MiB", s.LiveHeapMiB, s.AfterConvergence.FileMiB))
+			memoryWhy(s))
 	}
 	return out
+}
+
+// memoryWhy splits the manager's memory at the end of the at-rest window: mapped files (the binary), Go's
+// heap in use against the live heap (the rest is garbage the collector lets grow up to GOGC percent above
+// it), and what Go freed but has not yet returned to the kernel.
+func memoryWhy(s SizeResult) string {
+	a, g := s.AfterConvergence, s.AfterConvergence.GoMiB
+	return fmt.Sprintf("at the end of the at-rest window: mapped files %.1f MiB, anonymous %.1f MiB; Go's heap in use "+
+		"%.1f MiB against a live heap of %.1f MiB (after a forced GC), %.1f MiB freed and not yet returned to the "+
+		"kernel", a.FileMiB, a.AnonMiB, g["HeapInuse"], s.LiveHeapMiB, g["HeapIdle"]-g["HeapReleased"])
 }
 
 // goalsMarkdown is the goals of every size as a table.

@@ -81,6 +81,13 @@ func TestGoals(t *testing.T) {
 		t.Errorf("the design goal's reason does not give the API server's CPU per object: %q", g.Why)
 	}
 
+	worse.AfterConvergence.FileMiB, worse.AfterConvergence.AnonMiB, worse.LiveHeapMiB = 29, 50, 24
+	worse.AfterConvergence.GoMiB = map[string]float64{"HeapInuse": 35, "HeapIdle": 9, "HeapReleased": 4}
+	if g := met(worse)["peak RSS at or under 80 MiB (converged)"]; !strings.Contains(g.Why,
+		"heap in use 35.0 MiB against a live heap of 24.0 MiB (after a forced GC), 5.0 MiB freed") {
+		t.Errorf("the memory goal's reason does not split the heap: %q", g.Why)
+	}
+
 	noPeer := base()
 	noPeer.Peer = nil
 	noPeer.Plan = benchutil.PlanFor(100)

@@ -220,14 +220,21 @@ func (m *manager) profile(what, dir, name, bin string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	args := []string{"-top", "-nodecount=25"}
+	if strings.HasPrefix(what, "heap") {
+		args = append(args, "-sample_index=inuse_space")
+	}
+	return saveProfile(b, dir, name, bin, args...)
+}
+
+// saveProfile writes a pprof profile as <name>.pb.gz in dir, and what `go tool pprof` with args says of it
+// (with bin, the profiled binary) as <name>.txt, which it returns.
+func saveProfile(b []byte, dir, name, bin string, args ...string) (string, error) {
 	path := filepath.Join(dir, name+".pb.gz")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return "", err
 	}
-	args := []string{"tool", "pprof", "-top", "-nodecount=25"}
-	if strings.HasPrefix(what, "heap") {
-		args = append(args, "-sample_index=inuse_space")
-	}
+	args = append([]string{"tool", "pprof"}, args...)
 	out, err := exec.Command("go", append(args, bin, path)...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go tool pprof: %w: %s", err, out)

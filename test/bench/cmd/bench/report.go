@@ -101,6 +101,9 @@ type Contender struct {
 	RSS              []Sample  `json:"rss"`
 	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent from the first create to convergence.
 	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
+	// ServerProfileTop is kube-apiserver's CPU profile from the first create (at -profile-size), by
+	// cumulative time.
+	ServerProfileTop string `json:"serverCPUProfileTop,omitempty"`
 }
 
 // Writes are the manager's writes in a window, by "verb resource[/subresource]".
@@ -195,6 +198,8 @@ type SizeResult struct {
 	LiveHeapAfterRestartMiB float64 `json:"liveHeapAfterRestartMiB"`
 	HeapProfileTop          string  `json:"heapProfileTop,omitempty"`
 	CPUProfileTop           string  `json:"cpuProfileTop,omitempty"`
+	// ServerProfileTop is kube-apiserver's CPU profile in the same window as CPUProfileTop.
+	ServerProfileTop string `json:"serverCPUProfileTop,omitempty"`
 	// LoadAverage is /proc/loadavg's 1-minute figure at the start and at the end of the size: the machine
 	// is shared, and the numbers are only as good as it was quiet.
 	LoadAverage [2]float64 `json:"loadAverage"`

@@ -458,6 +458,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 			res.CPUProfileTop = top
 		}()
 	}
+	serverProfile := profileServer(ctx, o, n, srv, dir, "apiserver-cpu")
 	t0 := time.Now()
 	cpu0 := srv.cpuSeconds()
 	ready.reset(t0, plan.Objects())
@@ -501,6 +502,9 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	restEnd := time.Now()
 	res.RSS = rss.stop(t0)
 	profWG.Wait()
+	if res.ServerProfileTop, err = serverProfile(); err != nil {
+		res.Errors = append(res.Errors, err.Error())
+	}
 	if res.AfterConvergence, err = mgr.stats(); err != nil {
 		return res, err
 	}
@@ -830,6 +834,25 @@ func completions(seen map[string]time.Duration) ([]float64, float64) {
 	return secs, benchutil.SteadyRate(times)
 }
 
+// profileServer starts, at -profile-size, a CPU profile of kube-apiserver of -profile-seconds, saved in dir
+// as name; the function it returns waits for it and gives its top entries.
+func profileServer(ctx context.Context, o options, n int, srv *apiServer, dir, name string) func() (string, error) {
+	if n != o.profileSize || o.profileSeconds <= 0 {
+		return func() (string, error) { return "", nil }
+	}
+	var top string
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		top, err = srv.profile(ctx, o.profileSeconds, dir, name, o.assets)
+	}()
+	return func() (string, error) {
+		<-done
+		return top, err
+	}
+}
+
 // runPeer runs the peer contender (test/bench/cmd/peer) on the objects of plan in peerNamespace: convergence,
 // its writes at creation and at rest, its memory; then stops it and deletes its objects, which frees the node
 // ports for the manager.
@@ -850,6 +873,7 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	if res.Idle, err = m.stats(); err != nil {
 		return res, err
 	}
+	serverProfile := profileServer(ctx, o, n, srv, dir, "apiserver-cpu-peer")
 	t0 := time.Now()
 	cpu0 := srv.cpuSeconds()
 	ready.reset(t0, plan.Objects())
@@ -865,6 +889,9 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
 	res.AvailableSeconds, res.SteadyRate = completions(seen)
 	res.ToAvailable = percentiles(ready.toAvailable())
+	if res.ServerProfileTop, err = serverProfile(); err != nil {
+		logf("N=%d: peer: %v", n, err)
+	}
 	logf("N=%d: peer converged in %.2f s; API server and etcd CPU %.1f s", n, res.ConvergenceSeconds, res.ServerCPUSeconds)
 
 	// Its queued writes, then the at-rest window. A controller that never stops writing is given two minutes.
