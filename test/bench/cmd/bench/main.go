@@ -58,6 +58,7 @@ type options struct {
 	timeout        time.Duration
 	pidfile        string
 	skipLower      bool
+	watchLower     bool
 	noGate         bool
 	pageBytes      int
 }
@@ -107,6 +108,8 @@ func run() error {
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "limit of each phase")
 	flag.StringVar(&o.pidfile, "pidfile", "", "file to list the pids of started processes in (for hack/bench.sh)")
 	flag.BoolVar(&o.skipLower, "skip-lowerbound", false, "do not run the lower bound")
+	flag.BoolVar(&o.watchLower, "watch-lowerbound", false,
+		"watch the lower bounds' objects as the bench watches the peer's and the manager's (to measure what a watch costs)")
 	flag.IntVar(&o.pageBytes, "page-bytes", 0,
 		"size of every MyWeb's page in bytes (0: a small page; 524288: the largest the schema allows)")
 	flag.BoolVar(&o.noGate, "no-upgradeable-gate", false,

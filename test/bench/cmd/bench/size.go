@@ -242,6 +242,13 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 
 	// --- The lower bound, first, in namespaces the manager does not watch; then the design's lower bound: the
 	// same, with the requests operator101's design adds per object. ---
+	if !o.skipLower && o.watchLower {
+		stop, err := watchLowerBounds(ctx, srv, o.workers)
+		if err != nil {
+			return res, err
+		}
+		defer stop()
+	}
 	if !o.skipLower {
 		for _, b := range []struct {
 			design      bool
@@ -832,6 +839,34 @@ func completions(seen map[string]time.Duration) ([]float64, float64) {
 	}
 	sort.Float64s(secs)
 	return secs, benchutil.SteadyRate(times)
+}
+
+// watchLowerBounds watches the lower bounds' namespaces for the kinds the bench watches in the peer's and the
+// manager's (-watch-lowerbound): with it, the lower bounds' writes are sent to one watcher, as every write to
+// the peer's and the manager's objects is sent to the bench's; the difference is what that watch costs.
+func watchLowerBounds(ctx context.Context, srv *apiServer, workers []int) (func(), error) {
+	namespaces := map[string]ctrlcache.Config{}
+	for _, w := range workers {
+		namespaces[fmt.Sprintf("lowerbound-%d", w)] = ctrlcache.Config{}
+		namespaces[fmt.Sprintf("designbound-%d", w)] = ctrlcache.Config{}
+	}
+	cache, err := ctrlcache.New(srv.config, ctrlcache.Options{Scheme: srv.scheme, DefaultNamespaces: namespaces})
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	for _, obj := range []client.Object{&operatorv1.MyWeb{}, &appv1.AppService{}, &appsv1.Deployment{}, &corev1.Pod{}} {
+		if _, err := cache.GetInformer(cctx, obj); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
+	go func() { _ = cache.Start(cctx) }()
+	if !cache.WaitForCacheSync(cctx) {
+		cancel()
+		return nil, errors.New("the lower bounds' watch did not sync")
+	}
+	return cancel, nil
 }
 
 // profileServer starts, at -profile-size, a CPU profile of kube-apiserver of -profile-seconds, saved in dir
