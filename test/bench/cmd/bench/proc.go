@@ -125,6 +125,29 @@ func (m *manager) stop() {
 	}
 }
 
+// cpuMark is the CPU time spent so far by the API server (etcd and kube-apiserver), a contender and the bench
+// itself: on the machine's cores these three share, the sum of what they spend in a window, not the
+// contender's alone, is what the window waits for.
+type cpuMark struct {
+	srv                  *apiServer
+	pid                  int
+	server, proc, itself float64
+}
+
+func cpuOf(pid int) float64 {
+	p, _ := readProc(pid)
+	return p.CPUSeconds
+}
+
+func markCPU(srv *apiServer, pid int) cpuMark {
+	return cpuMark{srv: srv, pid: pid, server: srv.cpuSeconds(), proc: cpuOf(pid), itself: cpuOf(os.Getpid())}
+}
+
+// since is the CPU seconds the API server, the contender and the bench spent since the mark.
+func (m cpuMark) since() (server, contender, bench float64) {
+	return m.srv.cpuSeconds() - m.server, cpuOf(m.pid) - m.proc, cpuOf(os.Getpid()) - m.itself
+}
+
 // procStats is what /proc says of a process: peak and current resident memory, CPU time.
 type procStats struct {
 	PeakRSSMiB float64 `json:"peakRSSMiB"`

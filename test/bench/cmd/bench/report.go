@@ -60,8 +60,10 @@ type LowerBoundRun struct {
 	Design bool `json:"design,omitempty"`
 	// PeakRSSMiB is the program's peak resident memory (getrusage's ru_maxrss).
 	PeakRSSMiB float64 `json:"peakRSSMiB"`
-	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent while the program ran.
+	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent while the program ran; ClientCPUSeconds the
+	// program's own (getrusage).
 	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
+	ClientCPUSeconds float64 `json:"clientCPUSeconds"`
 }
 
 // Percentiles of the time from an object's create to its being Available, in seconds.
@@ -99,8 +101,11 @@ type Contender struct {
 	AfterConvergence procStats `json:"afterConvergence"`
 	AvailableSeconds []float64 `json:"availableSeconds"`
 	RSS              []Sample  `json:"rss"`
-	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent from the first create to convergence.
+	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent from the first create to convergence;
+	// OwnCPUSeconds the contender's, BenchCPUSeconds the bench's (its creates, its stand-in kubelet, its watch).
 	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
+	OwnCPUSeconds    float64 `json:"ownCPUSeconds"`
+	BenchCPUSeconds  float64 `json:"benchCPUSeconds"`
 	// ServerProfileTop is kube-apiserver's CPU profile from the first create (at -profile-size), by
 	// cumulative time.
 	ServerProfileTop string `json:"serverCPUProfileTop,omitempty"`
@@ -169,8 +174,11 @@ type SizeResult struct {
 	// Convergence: from the first create to the last object reporting Available.
 	ConvergenceSeconds float64 `json:"convergenceSeconds"`
 	CreateSeconds      float64 `json:"createSeconds"`
-	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent from the first create to convergence.
+	// ServerCPUSeconds is the CPU etcd and kube-apiserver spent from the first create to convergence;
+	// OwnCPUSeconds the manager's, BenchCPUSeconds the bench's (its creates, its stand-in kubelet, its watch).
 	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
+	OwnCPUSeconds    float64 `json:"ownCPUSeconds"`
+	BenchCPUSeconds  float64 `json:"benchCPUSeconds"`
 	Ratio            float64 `json:"ratio"`
 	DesignRatio      float64 `json:"designRatio"`
 	// ToAvailable: from the start of each object's create to its being seen Available.
@@ -312,6 +320,32 @@ func (r Report) Markdown() string {
 			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(objects), s.TrailingWrites.Total, s.AtRest.Total,
 			s.AtRest.Seconds, cpuPerObjectMs(s.Idle, s.AfterConvergence, objects),
 			f1(serverMsPerObject(s.ServerCPUSeconds, objects)), f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
+	}
+	b.WriteString("\nThe machine's CPU from the first create to convergence, per object: on its cores the API server, " +
+		"the contender and the bench share, so the sum over the cores bounds the convergence from below.\n\n")
+	b.WriteString("| N | contender | API server + etcd ms | contender ms | bench ms | all ms | all × objects / cores s | converge s |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Sizes {
+		objects := s.Plan.Objects()
+		row := func(name string, server, own, bench, converge float64) {
+			all := server + own + bench
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", s.Plan.N, name, f1(serverMsPerObject(server, objects)),
+				f1(serverMsPerObject(own, objects)), f1(serverMsPerObject(bench, objects)), f1(serverMsPerObject(all, objects)),
+				f1(all/float64(max(r.Machine.CPUs, 1))), f1(converge))
+		}
+		for _, runs := range []struct {
+			name    string
+			r       []LowerBoundRun
+			workers int
+		}{{"lower bound", s.LowerBound, s.LowerBoundW}, {"design's lower bound", s.DesignBound, s.DesignBoundW}} {
+			if lb := bestRun(runs.r, runs.workers); lb.Objects > 0 {
+				row(fmt.Sprintf("%s (%d workers)", runs.name, lb.Workers), lb.ServerCPUSeconds, lb.ClientCPUSeconds, 0, lb.Seconds)
+			}
+		}
+		if p := s.Peer; p != nil {
+			row("peer (tutorial style)", p.ServerCPUSeconds, p.OwnCPUSeconds, p.BenchCPUSeconds, p.ConvergenceSeconds)
+		}
+		row("operator101", s.ServerCPUSeconds, s.OwnCPUSeconds, s.BenchCPUSeconds, s.ConvergenceSeconds)
 	}
 	for _, s := range r.Sizes {
 		if p := s.Peer; p != nil {

@@ -1,0 +1,44 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/operator101/operator101/test/bench/benchutil"
+)
+
+// TestMachineCPUTable: the table adds up what the API server, the contender and the bench spent in the
+// convergence, per object, and spreads the sum over the machine's cores.
+func TestMachineCPUTable(t *testing.T) {
+	r := Report{Machine: Machine{CPUs: 2}, Sizes: []SizeResult{{
+		Plan:        benchutil.PlanFor(1000),
+		LowerBound:  []LowerBoundRun{{Workers: 8, Objects: 2000, Seconds: 20, ServerCPUSeconds: 30, ClientCPUSeconds: 6}},
+		LowerBoundW: 8, LowerBoundBest: 20,
+		ServerCPUSeconds: 40, OwnCPUSeconds: 10, BenchCPUSeconds: 5, ConvergenceSeconds: 30,
+	}}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"| 1000 | lower bound (8 workers) | 15.0 | 3.0 | 0.0 | 18.0 | 18.0 | 20.0 |",
+		"| 1000 | operator101 | 20.0 | 5.0 | 2.5 | 27.5 | 27.5 | 30.0 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the machine's CPU table lacks %q:\n%s", want, md)
+		}
+	}
+}
