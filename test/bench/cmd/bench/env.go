@@ -136,9 +136,7 @@ func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 func (s *apiServer) cpuSeconds() float64 {
 	var sum float64
 	for _, pid := range s.childPIDs {
-		if p, err := readProc(pid); err == nil {
-			sum += p.CPUSeconds
-		}
+		sum += cpuOf(pid)
 	}
 	return sum
 }

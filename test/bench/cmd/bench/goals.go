@@ -37,12 +37,24 @@ var peakRSSGoalMiB = map[int]float64{1000: 80, 3000: 140}
 
 // cpuPerObjectMs is the CPU a contender spent from idle to the end of the at-rest window, per object.
 func cpuPerObjectMs(idle, after procStats, objects int) float64 {
-	return (after.CPUSeconds - idle.CPUSeconds) * 1000 / float64(max(objects, 1))
+	return msPerObject(after.CPUSeconds-idle.CPUSeconds, objects)
 }
 
-// serverMsPerObject is the CPU etcd and kube-apiserver spent in a contender's convergence, per object.
-func serverMsPerObject(seconds float64, objects int) float64 {
+// msPerObject is CPU seconds as milliseconds per object.
+func msPerObject(seconds float64, objects int) float64 {
 	return seconds * 1000 / float64(max(objects, 1))
+}
+
+// bound is one of the two lower bounds of a size: its runs, and the worker count of the best one.
+type bound struct {
+	name    string
+	runs    []LowerBoundRun
+	workers int
+}
+
+// bounds are the lower bound and the design's lower bound of the size.
+func (s SizeResult) bounds() []bound {
+	return []bound{{"lower bound", s.LowerBound, s.LowerBoundW}, {"design's lower bound", s.DesignBound, s.DesignBoundW}}
 }
 
 // requestsPerObject is a lower-bound run's requests per object.
@@ -85,15 +97,15 @@ func (s SizeResult) goals() []Goal {
 		"cache, the Event) takes %.1f s, %.2f× the plain one's %.1f s",
 		requestsPerObject(s.DesignBound, s.DesignBoundW), requestsPerObject(s.LowerBound, s.LowerBoundW), db, db/lb, lb)
 	// What each contender cost the API server and etcd, which share the machine's cores with it.
-	server := serverMsPerObject(s.ServerCPUSeconds, objects)
-	serverLB := serverMsPerObject(bestRun(s.LowerBound, s.LowerBoundW).ServerCPUSeconds, objects)
-	serverDB := serverMsPerObject(bestRun(s.DesignBound, s.DesignBoundW).ServerCPUSeconds, objects)
+	server := msPerObject(s.ServerCPUSeconds, objects)
+	serverLB := msPerObject(bestRun(s.LowerBound, s.LowerBoundW).ServerCPUSeconds, objects)
+	serverDB := msPerObject(bestRun(s.DesignBound, s.DesignBoundW).ServerCPUSeconds, objects)
 	if p := s.Peer; p != nil {
 		add("converges faster than the peer", fmt.Sprintf("%.1f s against %.1f s", s.ConvergenceSeconds, p.ConvergenceSeconds),
 			s.ConvergenceSeconds < p.ConvergenceSeconds,
 			fmt.Sprintf("the API server and etcd spent %.1f ms of CPU per object for operator101 against %.1f for the peer "+
 				"(%.0f and %.0f CPU-seconds in %.1f and %.1f s); the peer makes %.2f own writes per object and no reads "+
-				"past its cache, no Event", server, serverMsPerObject(p.ServerCPUSeconds, objects), s.ServerCPUSeconds,
+				"past its cache, no Event", server, msPerObject(p.ServerCPUSeconds, objects), s.ServerCPUSeconds,
 				p.ServerCPUSeconds, s.ConvergenceSeconds, p.ConvergenceSeconds, p.PerObject))
 		mgr := cpuPerObjectMs(s.Idle, s.AfterConvergence, objects)
 		peer := cpuPerObjectMs(p.Idle, p.AfterConvergence, objects)

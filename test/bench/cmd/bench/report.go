@@ -288,17 +288,13 @@ func (r Report) Markdown() string {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
 		objects := s.Plan.Objects()
-		for _, runs := range []struct {
-			name    string
-			r       []LowerBoundRun
-			workers int
-		}{{"lower bound", s.LowerBound, s.LowerBoundW}, {"design's lower bound", s.DesignBound, s.DesignBoundW}} {
-			if lb := bestRun(runs.r, runs.workers); lb.Objects > 0 {
-				per := requestsPerObject(runs.r, runs.workers)
+		for _, runs := range s.bounds() {
+			if lb := bestRun(runs.runs, runs.workers); lb.Objects > 0 {
+				per := requestsPerObject(runs.runs, runs.workers)
 				fmt.Fprintf(&b, "| %d | %s (%d workers) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | – | – | %s | %s | – |\n", s.Plan.N,
 					runs.name, lb.Workers, f1(lb.Seconds), ratioText(lb.Seconds/s.LowerBoundBest),
 					ratioText(safeRatio(lb.Seconds, s.DesignBoundBest)), f1(benchutil.Percentile(lb.Done, 50)),
-					lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per, f1(serverMsPerObject(lb.ServerCPUSeconds, lb.Objects)),
+					lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per, f1(msPerObject(lb.ServerCPUSeconds, lb.Objects)),
 					f1(lb.PeakRSSMiB))
 			}
 		}
@@ -312,14 +308,14 @@ func (r Report) Markdown() string {
 				p.ToAvailable.P50, p.ToAvailable.P99, p.PerObject,
 				p.PerObject+float64(benchutil.Total(p.BenchWrites))/float64(objects), p.TrailingWrites.Total, still, p.AtRest.Total,
 				p.AtRest.Seconds, cpuPerObjectMs(p.Idle, p.AfterConvergence, objects),
-				f1(serverMsPerObject(p.ServerCPUSeconds, objects)), f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
+				f1(msPerObject(p.ServerCPUSeconds, objects)), f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
 		}
 		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
 			f1(s.ConvergenceSeconds), ratioText(s.Ratio), ratioText(s.DesignRatio), f1(benchutil.Percentile(s.AvailableSeconds, 50)),
 			s.ToAvailable.P50, s.ToAvailable.P99, s.PerObject,
 			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(objects), s.TrailingWrites.Total, s.AtRest.Total,
 			s.AtRest.Seconds, cpuPerObjectMs(s.Idle, s.AfterConvergence, objects),
-			f1(serverMsPerObject(s.ServerCPUSeconds, objects)), f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
+			f1(msPerObject(s.ServerCPUSeconds, objects)), f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
 	}
 	b.WriteString("\nThe machine's CPU from the first create to convergence, per object: on its cores the API server, " +
 		"the contender and the bench share, so the sum over the cores bounds the convergence from below.\n\n")
@@ -329,16 +325,12 @@ func (r Report) Markdown() string {
 		objects := s.Plan.Objects()
 		row := func(name string, server, own, bench, converge float64) {
 			all := server + own + bench
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", s.Plan.N, name, f1(serverMsPerObject(server, objects)),
-				f1(serverMsPerObject(own, objects)), f1(serverMsPerObject(bench, objects)), f1(serverMsPerObject(all, objects)),
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", s.Plan.N, name, f1(msPerObject(server, objects)),
+				f1(msPerObject(own, objects)), f1(msPerObject(bench, objects)), f1(msPerObject(all, objects)),
 				f1(all/float64(max(r.Machine.CPUs, 1))), f1(converge))
 		}
-		for _, runs := range []struct {
-			name    string
-			r       []LowerBoundRun
-			workers int
-		}{{"lower bound", s.LowerBound, s.LowerBoundW}, {"design's lower bound", s.DesignBound, s.DesignBoundW}} {
-			if lb := bestRun(runs.r, runs.workers); lb.Objects > 0 {
+		for _, runs := range s.bounds() {
+			if lb := bestRun(runs.runs, runs.workers); lb.Objects > 0 {
 				row(fmt.Sprintf("%s (%d workers)", runs.name, lb.Workers), lb.ServerCPUSeconds, lb.ClientCPUSeconds, 0, lb.Seconds)
 			}
 		}
