@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -145,17 +146,50 @@ func (s *apiServer) cpuSeconds() float64 {
 // as the bench's user, and saves it with its top entries by cumulative time (saveProfile): which requests the
 // server's CPU went to.
 func (s *apiServer) profile(ctx context.Context, seconds int, dir, name, assets string) (string, error) {
-	cfg := rest.CopyConfig(s.config)
-	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
-	rc, err := rest.UnversionedRESTClientFor(cfg)
-	if err != nil {
-		return "", err
-	}
-	b, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", fmt.Sprint(seconds)).DoRaw(ctx)
+	b, err := s.get(ctx, "/debug/pprof/profile", "seconds", fmt.Sprint(seconds))
 	if err != nil {
 		return "", fmt.Errorf("profiling kube-apiserver: %w", err)
 	}
 	return saveProfile(b, dir, name, filepath.Join(assets, "kube-apiserver"), "-top", "-cum", "-nodecount=40")
+}
+
+// etcdReads is how many reads kube-apiserver has sent to etcd since it started (its
+// etcd_request_duration_seconds histogram, operation "get"): the reads its watch cache did not answer.
+func (s *apiServer) etcdReads(ctx context.Context) (float64, error) {
+	b, err := s.get(ctx, "/metrics")
+	if err != nil {
+		return 0, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
+	}
+	return benchutil.MetricSum(string(b), "etcd_request_duration_seconds_count", "operation")["get"], nil
+}
+
+// markEtcdReads returns what counts the reads kube-apiserver sends to etcd from now on; -1 when its metrics
+// cannot be read (no figure rather than a wrong one).
+func (s *apiServer) markEtcdReads(ctx context.Context) func() float64 {
+	r0, err0 := s.etcdReads(ctx)
+	return func() float64 {
+		r1, err1 := s.etcdReads(ctx)
+		if err0 != nil || err1 != nil {
+			logf("counting the reads sent to etcd: %v", errors.Join(err0, err1))
+			return -1
+		}
+		return r1 - r0
+	}
+}
+
+// get reads one of kube-apiserver's non-resource paths as the bench's user (a member of system:masters).
+func (s *apiServer) get(ctx context.Context, path string, params ...string) ([]byte, error) {
+	cfg := rest.CopyConfig(s.config)
+	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
+	rc, err := rest.UnversionedRESTClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	req := rc.Get().AbsPath(path)
+	for i := 0; i+1 < len(params); i += 2 {
+		req = req.Param(params[i], params[i+1])
+	}
+	return req.DoRaw(ctx)
 }
 
 func (s *apiServer) stop() {

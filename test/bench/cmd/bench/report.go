@@ -64,6 +64,8 @@ type LowerBoundRun struct {
 	// program's own (getrusage).
 	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
 	ClientCPUSeconds float64 `json:"clientCPUSeconds"`
+	// EtcdReads are the reads kube-apiserver sent to etcd while the program ran (-1: not counted).
+	EtcdReads float64 `json:"etcdReads"`
 }
 
 // Percentiles of the time from an object's create to its being Available, in seconds.
@@ -106,6 +108,9 @@ type Contender struct {
 	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
 	OwnCPUSeconds    float64 `json:"ownCPUSeconds"`
 	BenchCPUSeconds  float64 `json:"benchCPUSeconds"`
+	// EtcdReads are the reads kube-apiserver sent to etcd in the same window: those its watch cache did not
+	// answer (-1: not counted).
+	EtcdReads float64 `json:"etcdReads"`
 	// ServerProfileTop is kube-apiserver's CPU profile from the first create (at -profile-size), by
 	// cumulative time.
 	ServerProfileTop string `json:"serverCPUProfileTop,omitempty"`
@@ -179,6 +184,8 @@ type SizeResult struct {
 	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
 	OwnCPUSeconds    float64 `json:"ownCPUSeconds"`
 	BenchCPUSeconds  float64 `json:"benchCPUSeconds"`
+	// EtcdReads are the reads kube-apiserver sent to etcd in the same window (-1: not counted).
+	EtcdReads float64 `json:"etcdReads"`
 	Ratio            float64 `json:"ratio"`
 	DesignRatio      float64 `json:"designRatio"`
 	// ToAvailable: from the start of each object's create to its being seen Available.
@@ -224,6 +231,14 @@ func safeRatio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// readsPerObject is reads over objects, or "–" when the reads were not counted (negative).
+func readsPerObject(reads float64, objects int) string {
+	if reads < 0 || objects <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", reads/float64(objects))
 }
 
 func ratioText(r float64) string {
@@ -284,17 +299,18 @@ func (r Report) Markdown() string {
 		"at creation (the lower bound's include the create and the Deployment status, which the bench writes for the " +
 		"others). At rest: the contender's writes in the at-rest window after it stopped writing; the lower bound " +
 		"exits. Idle RSS: started, caches synced, no objects.\n\n")
-	b.WriteString("| N | contender | converge s | × lower bound | × design's lower bound | Available p50 s from the first create | to Available p50 / p99 s from its own create | requests or own writes per object (with the bench's) | writes after convergence / at rest | CPU ms per object | API server + etcd CPU ms per object | peak RSS MiB | idle RSS MiB |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| N | contender | converge s | × lower bound | × design's lower bound | Available p50 s from the first create | to Available p50 / p99 s from its own create | requests or own writes per object (with the bench's) | reads sent to etcd per object | writes after convergence / at rest | CPU ms per object | API server + etcd CPU ms per object | peak RSS MiB | idle RSS MiB |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
 		objects := s.Plan.Objects()
 		for _, runs := range s.bounds() {
 			if lb := bestRun(runs.runs, runs.workers); lb.Objects > 0 {
 				per := requestsPerObject(runs.runs, runs.workers)
-				fmt.Fprintf(&b, "| %d | %s (%d workers) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | – | – | %s | %s | – |\n", s.Plan.N,
+				fmt.Fprintf(&b, "| %d | %s (%d workers) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %s | – | – | %s | %s | – |\n", s.Plan.N,
 					runs.name, lb.Workers, f1(lb.Seconds), ratioText(lb.Seconds/s.LowerBoundBest),
 					ratioText(safeRatio(lb.Seconds, s.DesignBoundBest)), f1(benchutil.Percentile(lb.Done, 50)),
-					lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per, f1(msPerObject(lb.ServerCPUSeconds, lb.Objects)),
+					lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per, readsPerObject(lb.EtcdReads, lb.Objects),
+					f1(msPerObject(lb.ServerCPUSeconds, lb.Objects)),
 					f1(lb.PeakRSSMiB))
 			}
 		}
@@ -303,17 +319,19 @@ func (r Report) Markdown() string {
 			if p.StillWriting {
 				still = " (still writing)"
 			}
-			fmt.Fprintf(&b, "| %d | peer (tutorial style) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d%s / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
+			fmt.Fprintf(&b, "| %d | peer (tutorial style) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %s | %d%s / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
 				f1(p.ConvergenceSeconds), ratioText(p.Ratio), ratioText(p.DesignRatio), f1(benchutil.Percentile(p.AvailableSeconds, 50)),
 				p.ToAvailable.P50, p.ToAvailable.P99, p.PerObject,
-				p.PerObject+float64(benchutil.Total(p.BenchWrites))/float64(objects), p.TrailingWrites.Total, still, p.AtRest.Total,
+				p.PerObject+float64(benchutil.Total(p.BenchWrites))/float64(objects), readsPerObject(p.EtcdReads, objects),
+				p.TrailingWrites.Total, still, p.AtRest.Total,
 				p.AtRest.Seconds, cpuPerObjectMs(p.Idle, p.AfterConvergence, objects),
 				f1(msPerObject(p.ServerCPUSeconds, objects)), f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
 		}
-		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %d / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
+		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %s | %d / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
 			f1(s.ConvergenceSeconds), ratioText(s.Ratio), ratioText(s.DesignRatio), f1(benchutil.Percentile(s.AvailableSeconds, 50)),
 			s.ToAvailable.P50, s.ToAvailable.P99, s.PerObject,
-			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(objects), s.TrailingWrites.Total, s.AtRest.Total,
+			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(objects), readsPerObject(s.EtcdReads, objects),
+			s.TrailingWrites.Total, s.AtRest.Total,
 			s.AtRest.Seconds, cpuPerObjectMs(s.Idle, s.AfterConvergence, objects),
 			f1(msPerObject(s.ServerCPUSeconds, objects)), f1(s.AfterConvergence.PeakRSSMiB), f1(s.Idle.RSSMiB))
 	}

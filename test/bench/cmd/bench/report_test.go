@@ -42,3 +42,25 @@ func TestMachineCPUTable(t *testing.T) {
 		}
 	}
 }
+
+// TestEtcdReadsPerObject: the side-by-side table gives the reads the API server sent to etcd per object, and
+// no figure where they were not counted.
+func TestEtcdReadsPerObject(t *testing.T) {
+	r := Report{Machine: Machine{CPUs: 2}, Sizes: []SizeResult{{
+		Plan:        benchutil.PlanFor(1000),
+		LowerBound:  []LowerBoundRun{{Workers: 8, Objects: 2000, Seconds: 20, EtcdReads: -1}},
+		LowerBoundW: 8, LowerBoundBest: 20,
+		Peer:      &Contender{ConvergenceSeconds: 40, EtcdReads: 500},
+		EtcdReads: 2000, ConvergenceSeconds: 30,
+	}}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"| 1000 | lower bound (8 workers) | 20.0 | 1.00 | - | 0.0 | 0.00 / 0.00 | 0.00 (0.00) | – |", // not counted
+		"| 1000 | peer (tutorial style) | 40.0 | - | - | 0.0 | 0.00 / 0.00 | 0.00 (0.00) | 0.25 |",   // 500 reads, 2000 objects
+		"| 1000 | operator101 | 30.0 | - | - | 0.0 | 0.00 / 0.00 | 0.00 (0.00) | 1.00 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the side-by-side table lacks %q:\n%s", want, md)
+		}
+	}
+}

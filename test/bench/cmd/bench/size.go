@@ -265,12 +265,12 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 				if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 					return res, err
 				}
-				cpu0 := srv.cpuSeconds()
+				cpu0, reads := srv.cpuSeconds(), srv.markEtcdReads(ctx)
 				r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w, b.design)
 				if err != nil {
 					return res, err
 				}
-				r.ServerCPUSeconds = srv.cpuSeconds() - cpu0
+				r.ServerCPUSeconds, r.EtcdReads = srv.cpuSeconds()-cpu0, reads()
 				logf("N=%d: %s with %d workers: %.2f s (%d requests); API server and etcd CPU %.1f s", n, b.name, w,
 					r.Seconds, r.Requests, r.ServerCPUSeconds)
 				*b.runs = append(*b.runs, r)
@@ -467,7 +467,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	}
 	serverProfile := profileServer(ctx, o, n, srv, dir, "apiserver-cpu")
 	t0 := time.Now()
-	cpu0 := markCPU(srv, mgr.pid())
+	cpu0, reads := markCPU(srv, mgr.pid()), srv.markEtcdReads(ctx)
 	ready.reset(t0, plan.Objects())
 	logf("N=%d: creating %d objects", n, plan.Objects())
 	err = createAll(ctx, c, plan, ns, ready)
@@ -481,6 +481,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		return res, err
 	}
 	res.ServerCPUSeconds, res.OwnCPUSeconds, res.BenchCPUSeconds = cpu0.since()
+	res.EtcdReads = reads()
 	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
 	if res.LowerBoundBest > 0 {
 		res.Ratio = res.ConvergenceSeconds / res.LowerBoundBest
@@ -911,7 +912,7 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	}
 	serverProfile := profileServer(ctx, o, n, srv, dir, "apiserver-cpu-peer")
 	t0 := time.Now()
-	cpu0 := markCPU(srv, m.pid())
+	cpu0, reads := markCPU(srv, m.pid()), srv.markEtcdReads(ctx)
 	ready.reset(t0, plan.Objects())
 	logf("N=%d: peer: creating %d objects", n, plan.Objects())
 	if err := createAll(ctx, c, plan, peerNamespace, ready); err != nil {
@@ -922,6 +923,7 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 		return res, err
 	}
 	res.ServerCPUSeconds, res.OwnCPUSeconds, res.BenchCPUSeconds = cpu0.since()
+	res.EtcdReads = reads()
 	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
 	res.AvailableSeconds, res.SteadyRate = completions(seen)
 	res.ToAvailable = percentiles(ready.toAvailable())

@@ -195,13 +195,14 @@ func (l *lb) create(ctx context.Context, gvr schema.GroupVersionResource, kind s
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(got.Object, obj)
 }
 
-// readWhole is, with -design, the read of a new object whole past the cache.
-func (l *lb) readWhole(ctx context.Context, gvr schema.GroupVersionResource, name string) error {
+// readWhole is, with -design, the read of a new object whole past the cache, as the manager makes it
+// (kit.ReadWhole): a version not older than the one created, which kube-apiserver answers from its watch cache.
+func (l *lb) readWhole(ctx context.Context, gvr schema.GroupVersionResource, name, resourceVersion string) error {
 	if !l.design {
 		return nil
 	}
 	l.requests.Add(1)
-	if _, err := l.dyn.Resource(gvr).Namespace(l.ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
+	if _, err := l.dyn.Resource(gvr).Namespace(l.ns).Get(ctx, name, metav1.GetOptions{ResourceVersion: resourceVersion}); err != nil {
 		return fmt.Errorf("reading %s %s: %w", gvr.Resource, name, err)
 	}
 	return nil
@@ -264,7 +265,7 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 	if err := l.create(ctx, mywebsGVR, "MyWeb", w); err != nil {
 		return err
 	}
-	if err := l.readWhole(ctx, mywebsGVR, w.Name); err != nil {
+	if err := l.readWhole(ctx, mywebsGVR, w.Name, w.ResourceVersion); err != nil {
 		return err
 	}
 	cms, deps, svcs := l.cs.CoreV1().ConfigMaps(l.ns), l.cs.AppsV1().Deployments(l.ns), l.cs.CoreV1().Services(l.ns)
@@ -306,7 +307,7 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	if err := l.create(ctx, appsGVR, "AppService", a); err != nil {
 		return err
 	}
-	if err := l.readWhole(ctx, appsGVR, a.Name); err != nil {
+	if err := l.readWhole(ctx, appsGVR, a.Name, a.ResourceVersion); err != nil {
 		return err
 	}
 	desired, err := appservice.Deployment(a, nil)
