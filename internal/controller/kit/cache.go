@@ -620,10 +620,10 @@ func CachedConverged(owner client.Object, children map[string]client.Object) boo
 // builders read (OwnerForCache). It reports false, and no error, when the object is gone.
 //
 // The read asks for a version not older than the cache's (owner's resourceVersion), which the API server
-// answers from its watch cache instead of etcd: the builders need the spec the cache has seen or a newer one,
-// not a quorum read, and the watch cache's answer costs the server about half. An API server whose watch cache
-// is behind that version (another server of an HA control plane) waits up to 3 s and then says so; the read is
-// then made past its cache.
+// answers from its watch cache instead of reading etcd: the builders need the spec the cache has seen or a
+// newer one, not the newest. An API server whose watch cache is behind that version (another member of an HA
+// control plane) holds the read up to 3 s and then says so; client-go retries it, and then it is made past
+// the watch cache.
 func ReadWhole(ctx context.Context, live client.Reader, owner client.Object, whole client.Object) (bool, error) {
 	key := client.ObjectKeyFromObject(owner)
 	err := live.Get(ctx, key, whole, &client.GetOptions{Raw: &metav1.GetOptions{ResourceVersion: owner.GetResourceVersion()}})
