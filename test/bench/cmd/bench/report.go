@@ -185,9 +185,9 @@ type SizeResult struct {
 	OwnCPUSeconds    float64 `json:"ownCPUSeconds"`
 	BenchCPUSeconds  float64 `json:"benchCPUSeconds"`
 	// EtcdReads are the reads kube-apiserver sent to etcd in the same window (-1: not counted).
-	EtcdReads float64 `json:"etcdReads"`
-	Ratio            float64 `json:"ratio"`
-	DesignRatio      float64 `json:"designRatio"`
+	EtcdReads   float64 `json:"etcdReads"`
+	Ratio       float64 `json:"ratio"`
+	DesignRatio float64 `json:"designRatio"`
 	// ToAvailable: from the start of each object's create to its being seen Available.
 	ToAvailable Percentiles `json:"toAvailable"`
 	SteadyRate  float64     `json:"steadyObjectsPerSecond"`
