@@ -30,6 +30,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/operator101/operator101/api"
@@ -130,6 +131,24 @@ func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 		}
 	}
 	return s, nil
+}
+
+// startServer starts an API server for one contender in dir, and a client of it as the bench's user. Every
+// contender gets a fresh one: the same requests cost an API server more once it has served another contender's
+// objects, even after they are deleted (docs/performance.md "Method"), and a contender that ran later on a shared
+// server would pay for the ones before it.
+func startServer(o options, dir string) (*apiServer, client.Client, error) {
+	srv, err := startAPIServer(o.assets, o.crds, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	addPids(o.pidfile, srv.childPIDs...)
+	c, err := client.New(srv.config, client.Options{Scheme: srv.scheme})
+	if err != nil {
+		srv.stop()
+		return nil, nil, err
+	}
+	return srv, c, nil
 }
 
 // cpuSeconds is the CPU time etcd and kube-apiserver have spent since they started: what the contenders'

@@ -79,8 +79,7 @@ func percentiles(xs []float64) Percentiles {
 }
 
 // Contender is the peer contender's run at one size: a controller written the way tutorials write theirs
-// (test/bench/cmd/peer), on the same API server, in its own namespace, between the lower bound and the
-// manager.
+// (test/bench/cmd/peer), on an API server of its own, between the lower bounds and the manager.
 type Contender struct {
 	Name               string  `json:"name"`
 	ConvergenceSeconds float64 `json:"convergenceSeconds"`

@@ -227,28 +227,11 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	plan := benchutil.PlanFor(n)
 	plan.PageBytes = o.pageBytes
 	res := &SizeResult{Plan: plan}
-	logf("N=%d: %d MyWebs, %d AppServices (%d with a Service); starting etcd and kube-apiserver in %s",
+	logf("N=%d: %d MyWebs, %d AppServices (%d with a Service); each contender on an API server of its own in %s",
 		n, plan.MyWebs, plan.AppServices, plan.AppServicesWithPort, dir)
-	srv, err := startAPIServer(o.assets, o.crds, dir)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.stop()
-	addPids(o.pidfile, srv.childPIDs...)
-	c, err := client.New(srv.config, client.Options{Scheme: srv.scheme})
-	if err != nil {
-		return nil, err
-	}
 
-	// --- The lower bound, first, in namespaces the manager does not watch; then the design's lower bound: the
-	// same, with the requests operator101's design adds per object. ---
-	if !o.skipLower && o.watchLower {
-		stop, err := watchLowerBounds(ctx, srv, o.workers)
-		if err != nil {
-			return res, err
-		}
-		defer stop()
-	}
+	// --- The lower bound, first; then the design's lower bound: the same, with the requests operator101's
+	// design adds per object. ---
 	if !o.skipLower {
 		for _, b := range []struct {
 			design      bool
@@ -262,30 +245,44 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		} {
 			for _, w := range o.workers {
 				ns := fmt.Sprintf("%s-%d", b.ns, w)
-				if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-					return res, err
-				}
-				cpu0, reads := srv.cpuSeconds(), srv.markEtcdReads(ctx)
-				r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, w, b.design)
+				r, err := runLowerBoundOnServer(ctx, o, n, w, b.design, ns, filepath.Join(dir, "server-"+ns))
 				if err != nil {
 					return res, err
 				}
-				r.ServerCPUSeconds, r.EtcdReads = srv.cpuSeconds()-cpu0, reads()
 				logf("N=%d: %s with %d workers: %.2f s (%d requests); API server and etcd CPU %.1f s", n, b.name, w,
 					r.Seconds, r.Requests, r.ServerCPUSeconds)
 				*b.runs = append(*b.runs, r)
 				if *b.best == 0 || r.Seconds < *b.best {
 					*b.best, *b.bestWorkers = r.Seconds, r.Workers
 				}
-				// Free the node ports and keep the API server's store as small as it was.
-				if err := cleanNamespace(ctx, c, ns); err != nil {
-					return res, err
-				}
 			}
 		}
 	}
 
-	// --- The operator. ---
+	// --- The peer contender: a tutorial-style controller, on an API server of its own. ---
+	if !o.skipPeer {
+		peer, err := runPeerOnServer(ctx, o, plan, dir)
+		if peer != nil {
+			if res.LowerBoundBest > 0 {
+				peer.Ratio = peer.ConvergenceSeconds / res.LowerBoundBest
+			}
+			if res.DesignBoundBest > 0 {
+				peer.DesignRatio = peer.ConvergenceSeconds / res.DesignBoundBest
+			}
+			res.Peer = peer
+		}
+		if err != nil {
+			return res, fmt.Errorf("peer: %w", err)
+		}
+	}
+
+	// --- operator101's manager, on an API server of its own. ---
+	srv, c, err := startServer(o, filepath.Join(dir, "server-manager"))
+	if err != nil {
+		return res, err
+	}
+	defer srv.stop()
+
 	ns := benchNamespace
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return res, err
@@ -301,130 +298,13 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		}
 		managerEnv = append(managerEnv, "OPERATOR_CONDITION_NAME="+oc.Name)
 	}
-	if !o.skipPeer {
-		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: peerNamespace}}); err != nil {
-			return res, err
-		}
-	}
-
-	cctx, ccancel := context.WithCancel(ctx)
-	defer ccancel()
-	cache, err := ctrlcache.New(srv.config, ctrlcache.Options{Scheme: srv.scheme,
-		DefaultNamespaces: map[string]ctrlcache.Config{ns: {}, peerNamespace: {}}})
+	bw, err := startBenchWatch(ctx, srv, c, ns, plan)
 	if err != nil {
 		return res, err
 	}
-	readyIn := map[string]*tracker{ns: newTracker(plan.Objects()), peerNamespace: newTracker(plan.Objects())}
-	ready := readyIn[ns]
-	pods := newTracker(n)
-	queue := workqueue.NewTyped[types.NamespacedName]()
-	defer queue.ShutDown()
-	podQueue := workqueue.NewTyped[types.NamespacedName]()
-	defer podQueue.ShutDown()
-	for obj, f := range map[client.Object]func(any){
-		&operatorv1.MyWeb{}: func(obj any) {
-			if w, ok := obj.(*operatorv1.MyWeb); ok && available(w.Status.Conditions, w.Generation, w.Status.ObservedGeneration) {
-				if t := readyIn[w.Namespace]; t != nil {
-					t.mark("web/" + w.Name)
-				}
-			}
-		},
-		&appv1.AppService{}: func(obj any) {
-			if a, ok := obj.(*appv1.AppService); ok && available(a.Status.Conditions, a.Generation, a.Status.ObservedGeneration) {
-				if t := readyIn[a.Namespace]; t != nil {
-					t.mark("app/" + a.Name)
-				}
-			}
-		},
-		&appsv1.Deployment{}: func(obj any) {
-			if d, ok := obj.(*appsv1.Deployment); ok && !benchutil.DeploymentAvailable(d) {
-				queue.Add(types.NamespacedName{Namespace: d.Namespace, Name: d.Name})
-			}
-		},
-		&corev1.Pod{}: func(obj any) {
-			if p, ok := obj.(*corev1.Pod); ok {
-				pods.mark(p.Name)
-				if benchutil.AtPodWaiting(p) {
-					podQueue.Add(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
-				}
-			}
-		},
-	} {
-		inf, err := cache.GetInformer(cctx, obj)
-		if err != nil {
-			return res, err
-		}
-		if _, err := inf.AddEventHandler(handler(f)); err != nil {
-			return res, err
-		}
-	}
-	go func() { _ = cache.Start(cctx) }()
-	if !cache.WaitForCacheSync(cctx) {
-		return res, errors.New("the bench's cache did not sync")
-	}
-	// The stand-in kubelet: every Deployment the operator creates becomes available.
-	for range 8 {
-		go func() {
-			for {
-				key, shutdown := queue.Get()
-				if shutdown {
-					return
-				}
-				dep := &appsv1.Deployment{}
-				if err := cache.Get(cctx, key, dep); err == nil && !benchutil.DeploymentAvailable(dep) {
-					patch := client.RawPatch(types.MergePatchType, benchutil.AvailableStatusPatch(dep, metav1.Now()))
-					if err := c.Status().Patch(cctx, dep, patch); err != nil && cctx.Err() == nil {
-						logf("marking deployment %s available: %v (retrying)", key.Name, err)
-						time.AfterFunc(200*time.Millisecond, func() { queue.Add(key) })
-					}
-				}
-				queue.Done(key)
-			}
-		}()
-	}
+	defer bw.stop()
+	ready, pods := bw.ready, bw.pods
 
-	// The stand-in kubelet of the Ats: every At pod starts running (and so holds the Upgradeable gate).
-	var runningPods atomic.Int64
-	for range 8 {
-		go func() {
-			for {
-				key, shutdown := podQueue.Get()
-				if shutdown {
-					return
-				}
-				pod := &corev1.Pod{}
-				if err := cache.Get(cctx, key, pod); err == nil && benchutil.AtPodWaiting(pod) {
-					patch := client.RawPatch(types.MergePatchType, benchutil.RunningStatusPatch(pod, metav1.Now()))
-					if err := c.Status().Patch(cctx, pod, patch); err != nil && cctx.Err() == nil {
-						logf("marking pod %s running: %v (retrying)", key.Name, err)
-						time.AfterFunc(200*time.Millisecond, func() { podQueue.Add(key) })
-					} else if err == nil {
-						runningPods.Add(1)
-					}
-				}
-				podQueue.Done(key)
-			}
-		}()
-	}
-
-	// --- The peer contender: a tutorial-style controller, in its own namespace, then its objects deleted. ---
-	if !o.skipPeer {
-		peer, err := runPeer(ctx, o, srv, c, plan, readyIn[peerNamespace], dir)
-		if peer != nil {
-			if res.LowerBoundBest > 0 {
-				peer.Ratio = peer.ConvergenceSeconds / res.LowerBoundBest
-			}
-			if res.DesignBoundBest > 0 {
-				peer.DesignRatio = peer.ConvergenceSeconds / res.DesignBoundBest
-			}
-			res.Peer = peer
-		}
-		if err != nil {
-			return res, fmt.Errorf("peer: %w", err)
-		}
-	}
-
-	// --- operator101's manager. ---
 	mgrs := 0
 	var mgr *manager
 	start := func() error {
@@ -574,10 +454,10 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if !o.noGate {
 		at.Upgradeable = gate
 		if err := waitGate(ctx, c, client.ObjectKeyFromObject(oc), n, gate, o.timeout); err != nil {
-			return res, fmt.Errorf("At: Upgradeable gate: %w (%d At pods marked running)", err, runningPods.Load())
+			return res, fmt.Errorf("At: Upgradeable gate: %w (%d At pods marked running)", err, bw.runningPods.Load())
 		}
 	}
-	gate.RunningPods = int(runningPods.Load())
+	gate.RunningPods = int(bw.runningPods.Load())
 	if _, err := tail.waitIdle(ctx, time.Now(), o.settle, o.timeout); err != nil {
 		return res, fmt.Errorf("At: %w", err)
 	}
@@ -793,22 +673,6 @@ func runLowerBound(ctx context.Context, bin, kubeconfig, ns string, n, workers i
 	return r, nil
 }
 
-// cleanNamespace deletes what the lower bound created (no garbage collector runs): the node ports become free.
-func cleanNamespace(ctx context.Context, c client.Client, ns string) error {
-	for _, obj := range []client.Object{&operatorv1.MyWeb{}, &appv1.AppService{}, &appsv1.Deployment{}, &corev1.ConfigMap{}} {
-		if err := c.DeleteAllOf(ctx, obj, client.InNamespace(ns)); err != nil {
-			return fmt.Errorf("cleaning %s: %w", ns, err)
-		}
-	}
-	svcs := &corev1.ServiceList{}
-	if err := c.List(ctx, svcs, client.InNamespace(ns)); err != nil {
-		return err
-	}
-	return parallel(ctx, len(svcs.Items), 16, func(ctx context.Context, i int) error {
-		return client.IgnoreNotFound(c.Delete(ctx, &svcs.Items[i]))
-	})
-}
-
 // readAudit parses the audit log and any rotated parts of it (audit-<time>.log next to it).
 func readAudit(path string) ([]benchutil.AuditEvent, error) {
 	rotated, _ := filepath.Glob(strings.TrimSuffix(path, ".log") + "-*.log")
@@ -843,16 +707,12 @@ func completions(seen map[string]time.Duration) ([]float64, float64) {
 	return secs, benchutil.SteadyRate(times)
 }
 
-// watchLowerBounds watches the lower bounds' namespaces for the kinds the bench watches in the peer's and the
-// manager's (-watch-lowerbound): with it, the lower bounds' writes are sent to one watcher, as every write to
+// watchLowerBound watches a lower bound's namespace for the kinds the bench watches in the peer's and the
+// manager's (-watch-lowerbound): with it, the lower bound's writes are sent to one watcher, as every write to
 // the peer's and the manager's objects is sent to the bench's; the difference is what that watch costs.
-func watchLowerBounds(ctx context.Context, srv *apiServer, workers []int) (func(), error) {
-	namespaces := map[string]ctrlcache.Config{}
-	for _, w := range workers {
-		namespaces[fmt.Sprintf("lowerbound-%d", w)] = ctrlcache.Config{}
-		namespaces[fmt.Sprintf("designbound-%d", w)] = ctrlcache.Config{}
-	}
-	cache, err := ctrlcache.New(srv.config, ctrlcache.Options{Scheme: srv.scheme, DefaultNamespaces: namespaces})
+func watchLowerBound(ctx context.Context, srv *apiServer, ns string) (func(), error) {
+	cache, err := ctrlcache.New(srv.config, ctrlcache.Options{Scheme: srv.scheme,
+		DefaultNamespaces: map[string]ctrlcache.Config{ns: {}}})
 	if err != nil {
 		return nil, err
 	}
@@ -866,9 +726,164 @@ func watchLowerBounds(ctx context.Context, srv *apiServer, workers []int) (func(
 	go func() { _ = cache.Start(cctx) }()
 	if !cache.WaitForCacheSync(cctx) {
 		cancel()
-		return nil, errors.New("the lower bounds' watch did not sync")
+		return nil, errors.New("the lower bound's watch did not sync")
 	}
 	return cancel, nil
+}
+
+// runLowerBoundOnServer runs the lower bound once in ns, on an API server of its own started in dir.
+func runLowerBoundOnServer(ctx context.Context, o options, n, workers int, design bool, ns, dir string) (LowerBoundRun, error) {
+	srv, c, err := startServer(o, dir)
+	if err != nil {
+		return LowerBoundRun{}, err
+	}
+	defer srv.stop()
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return LowerBoundRun{}, err
+	}
+	if o.watchLower {
+		stop, err := watchLowerBound(ctx, srv, ns)
+		if err != nil {
+			return LowerBoundRun{}, err
+		}
+		defer stop()
+	}
+	cpu0, reads := srv.cpuSeconds(), srv.markEtcdReads(ctx)
+	r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, workers, design)
+	if err != nil {
+		return r, err
+	}
+	r.ServerCPUSeconds, r.EtcdReads = srv.cpuSeconds()-cpu0, reads()
+	return r, nil
+}
+
+// runPeerOnServer runs the peer (runPeer) on an API server of its own, with the bench's watch and stand-in
+// kubelet beside it.
+func runPeerOnServer(ctx context.Context, o options, plan benchutil.Plan, dir string) (*Contender, error) {
+	srv, c, err := startServer(o, filepath.Join(dir, "server-peer"))
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: peerNamespace}}); err != nil {
+		return nil, err
+	}
+	bw, err := startBenchWatch(ctx, srv, c, peerNamespace, plan)
+	if err != nil {
+		return nil, err
+	}
+	defer bw.stop()
+	return runPeer(ctx, o, srv, c, plan, bw.ready, dir)
+}
+
+// benchWatch is what the bench runs beside a contender, on its API server: a cache of the contender's
+// namespace that tells ready when each MyWeb and AppService is Available and pods when each pod appears, and
+// the stand-in kubelets that make every Deployment available and every At pod run.
+type benchWatch struct {
+	ready, pods *tracker
+	runningPods atomic.Int64
+	stop        func()
+}
+
+func startBenchWatch(ctx context.Context, srv *apiServer, c client.Client, ns string, plan benchutil.Plan) (*benchWatch, error) {
+	bw := &benchWatch{ready: newTracker(plan.Objects()), pods: newTracker(plan.N)}
+	cctx, cancel := context.WithCancel(ctx)
+	queue := workqueue.NewTyped[types.NamespacedName]()
+	podQueue := workqueue.NewTyped[types.NamespacedName]()
+	bw.stop = func() {
+		cancel()
+		queue.ShutDown()
+		podQueue.ShutDown()
+	}
+	cache, err := ctrlcache.New(srv.config, ctrlcache.Options{Scheme: srv.scheme,
+		DefaultNamespaces: map[string]ctrlcache.Config{ns: {}}})
+	if err != nil {
+		bw.stop()
+		return nil, err
+	}
+	for obj, f := range map[client.Object]func(any){
+		&operatorv1.MyWeb{}: func(obj any) {
+			if w, ok := obj.(*operatorv1.MyWeb); ok && available(w.Status.Conditions, w.Generation, w.Status.ObservedGeneration) {
+				bw.ready.mark("web/" + w.Name)
+			}
+		},
+		&appv1.AppService{}: func(obj any) {
+			if a, ok := obj.(*appv1.AppService); ok && available(a.Status.Conditions, a.Generation, a.Status.ObservedGeneration) {
+				bw.ready.mark("app/" + a.Name)
+			}
+		},
+		&appsv1.Deployment{}: func(obj any) {
+			if d, ok := obj.(*appsv1.Deployment); ok && !benchutil.DeploymentAvailable(d) {
+				queue.Add(types.NamespacedName{Namespace: d.Namespace, Name: d.Name})
+			}
+		},
+		&corev1.Pod{}: func(obj any) {
+			if p, ok := obj.(*corev1.Pod); ok {
+				bw.pods.mark(p.Name)
+				if benchutil.AtPodWaiting(p) {
+					podQueue.Add(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+				}
+			}
+		},
+	} {
+		inf, err := cache.GetInformer(cctx, obj)
+		if err != nil {
+			bw.stop()
+			return nil, err
+		}
+		if _, err := inf.AddEventHandler(handler(f)); err != nil {
+			bw.stop()
+			return nil, err
+		}
+	}
+	go func() { _ = cache.Start(cctx) }()
+	if !cache.WaitForCacheSync(cctx) {
+		bw.stop()
+		return nil, errors.New("the bench's cache did not sync")
+	}
+	// The stand-in kubelet: every Deployment the contender creates becomes available.
+	for range 8 {
+		go func() {
+			for {
+				key, shutdown := queue.Get()
+				if shutdown {
+					return
+				}
+				dep := &appsv1.Deployment{}
+				if err := cache.Get(cctx, key, dep); err == nil && !benchutil.DeploymentAvailable(dep) {
+					patch := client.RawPatch(types.MergePatchType, benchutil.AvailableStatusPatch(dep, metav1.Now()))
+					if err := c.Status().Patch(cctx, dep, patch); err != nil && cctx.Err() == nil {
+						logf("marking deployment %s available: %v (retrying)", key.Name, err)
+						time.AfterFunc(200*time.Millisecond, func() { queue.Add(key) })
+					}
+				}
+				queue.Done(key)
+			}
+		}()
+	}
+	// The stand-in kubelet of the Ats: every At pod starts running (and so holds the Upgradeable gate).
+	for range 8 {
+		go func() {
+			for {
+				key, shutdown := podQueue.Get()
+				if shutdown {
+					return
+				}
+				pod := &corev1.Pod{}
+				if err := cache.Get(cctx, key, pod); err == nil && benchutil.AtPodWaiting(pod) {
+					patch := client.RawPatch(types.MergePatchType, benchutil.RunningStatusPatch(pod, metav1.Now()))
+					if err := c.Status().Patch(cctx, pod, patch); err != nil && cctx.Err() == nil {
+						logf("marking pod %s running: %v (retrying)", key.Name, err)
+						time.AfterFunc(200*time.Millisecond, func() { podQueue.Add(key) })
+					} else if err == nil {
+						bw.runningPods.Add(1)
+					}
+				}
+				podQueue.Done(key)
+			}
+		}()
+	}
+	return bw, nil
 }
 
 // profileServer starts, at -profile-size, a CPU profile of kube-apiserver of -profile-seconds, saved in dir
@@ -891,8 +906,7 @@ func profileServer(ctx context.Context, o options, n int, srv *apiServer, dir, n
 }
 
 // runPeer runs the peer contender (test/bench/cmd/peer) on the objects of plan in peerNamespace: convergence,
-// its writes at creation and at rest, its memory; then stops it and deletes its objects, which frees the node
-// ports for the manager.
+// its writes at creation and at rest, its memory; then stops it.
 func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, plan benchutil.Plan, ready *tracker,
 	dir string) (*Contender, error) {
 	n := plan.N
@@ -973,8 +987,5 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 	res.BenchWrites = benchutil.CountWrites(events, benchutil.Filter{User: benchUser, From: t0, To: settled})
 	logf("N=%d: peer: writes/object at creation %.2f (%s); after: %d; at rest %d", n, res.PerObject,
 		benchutil.FormatCounts(res.CreationWrites.ByKey, plan.Objects()), res.TrailingWrites.Total, res.AtRest.Total)
-	if err := cleanNamespace(ctx, c, peerNamespace); err != nil {
-		return res, err
-	}
 	return res, nil
 }
