@@ -40,6 +40,7 @@ import (
 
 	"github.com/operator101/operator101/api"
 	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/kindlimit"
 	"github.com/operator101/operator101/internal/metricsauth"
 	"github.com/operator101/operator101/internal/restmappercache"
 )
@@ -78,7 +79,8 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	restConfig.QPS, restConfig.Burst = cfg.clientQPS, cfg.clientBurst
+	// The limit is per kind for every client, the metadata client's writes included (internal/kindlimit).
+	kindlimit.New(cfg.clientQPS, cfg.clientBurst).Configure(restConfig)
 	if err := checkAPIServer(restConfig); err != nil {
 		return err
 	}
