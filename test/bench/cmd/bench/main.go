@@ -112,6 +112,9 @@ func run() error {
 		"watch the lower bounds' objects as the bench watches the peer's and the manager's (to measure what a watch costs)")
 	flag.IntVar(&o.pageBytes, "page-bytes", 0,
 		"size of every MyWeb's page in bytes (0: a small page; 524288: the largest the schema allows)")
+	history := flag.Bool("server-history", false,
+		"instead of the sizes: the same Service creates on fresh API servers and on servers that served other objects "+
+			"before (why each contender gets an API server of its own)")
 	flag.BoolVar(&o.noGate, "no-upgradeable-gate", false,
 		"no OperatorCondition: the At controller's Upgradeable gate stays off, as outside OLM (to compare with the default)")
 	flag.Parse()
@@ -133,6 +136,15 @@ func run() error {
 	defer cancel()
 
 	stamp := time.Now().UTC().Format("20060102-150405")
+	if *history {
+		p := historyPlan{Servers: 3, Rounds: 3, Services: 4000, Filler: 15000}
+		servers, err := serverHistory(ctx, o, p, filepath.Join(o.out, "history-"+stamp))
+		table := historyMarkdown(p, servers)
+		path := filepath.Join(o.out, "history-"+stamp+".md")
+		_ = os.WriteFile(path, []byte(table), 0o644)
+		fmt.Printf("\nresults: %s\n\n%s", path, table)
+		return err
+	}
 	report := Report{Date: time.Now().UTC().Format(time.RFC3339), Label: o.label, Machine: machine(),
 		ManagerArgs: o.managerArgs, ManagerEnv: o.managerEnv,
 		NoUpgradeableGate: o.noGate, Sizes: []SizeResult{}}
