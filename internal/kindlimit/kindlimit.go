@@ -110,8 +110,10 @@ func KindOf(path string) string {
 	default:
 		return ""
 	}
-	// namespaces/<ns>/<resource>/..., but namespaces/<ns>/status and /finalize are a namespace's own.
-	if len(parts) >= 3 && parts[0] == "namespaces" && !(len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize")) {
+	if len(parts) >= 3 && parts[0] == "namespaces" { // namespaces/<ns>/<resource>/...
+		if len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize") { // a namespace's own
+			return group + "/namespaces"
+		}
 		parts = parts[2:]
 	}
 	return group + "/" + parts[0]

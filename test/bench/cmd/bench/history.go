@@ -107,8 +107,12 @@ func historyRounds(ctx context.Context, c client.Client, srv *apiServer, ns stri
 		}); err != nil {
 			return rounds, err
 		}
-		if n, err := addresses(); err != nil || n != before {
-			return rounds, fmt.Errorf("after deleting the Services of round %d: %d cluster IPs allocated, %d before (%v)", r, n, before, err)
+		n, err := addresses()
+		if err != nil {
+			return rounds, fmt.Errorf("counting the cluster IPs after round %d: %w", r, err)
+		}
+		if n != before {
+			return rounds, fmt.Errorf("after deleting the Services of round %d: %d cluster IPs allocated, %d before", r, n, before)
 		}
 	}
 	return rounds, nil
