@@ -37,18 +37,17 @@ type historyPlan struct {
 	Servers, Rounds, Services, Filler int
 }
 
-// HistoryRound is one batch of Service creates on one API server.
-type HistoryRound struct {
-	Seconds          float64 `json:"seconds"`
-	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
+// historyRound is one batch of Service creates on one API server.
+type historyRound struct {
+	Seconds, ServerCPUSeconds float64
 }
 
 // serverHistory measures what the same requests cost an API server that has served other objects before,
 // since deleted: why every contender of the bench gets an API server of its own (docs/performance.md
 // "Method"). It returns the rounds of each server.
-func serverHistory(ctx context.Context, o options, p historyPlan, dir string) ([][]HistoryRound, error) {
+func serverHistory(ctx context.Context, o options, p historyPlan, dir string) ([][]historyRound, error) {
 	const ns = "history"
-	var out [][]HistoryRound
+	var out [][]historyRound
 	for s := range p.Servers {
 		srv, c, err := startServer(o, filepath.Join(dir, fmt.Sprintf("server-%d", s)))
 		if err != nil {
@@ -65,7 +64,7 @@ func serverHistory(ctx context.Context, o options, p historyPlan, dir string) ([
 	return out, nil
 }
 
-func historyRounds(ctx context.Context, c client.Client, srv *apiServer, ns string, p historyPlan) ([]HistoryRound, error) {
+func historyRounds(ctx context.Context, c client.Client, srv *apiServer, ns string, p historyPlan) ([]historyRound, error) {
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return nil, err
 	}
@@ -80,7 +79,10 @@ func historyRounds(ctx context.Context, c client.Client, srv *apiServer, ns stri
 		return nil, err
 	}
 	page := strings.Repeat("x", 1500)
-	var rounds []HistoryRound
+	service := func(i int) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("svc-%05d", i)}}
+	}
+	var rounds []historyRound
 	for r := range p.Rounds {
 		if r > 0 {
 			if err := parallel(ctx, p.Filler, 8, func(ctx context.Context, i int) error {
@@ -95,15 +97,16 @@ func historyRounds(ctx context.Context, c client.Client, srv *apiServer, ns stri
 		}
 		t0, cpu0 := time.Now(), srv.cpuSeconds()
 		if err := parallel(ctx, p.Services, 8, func(ctx context.Context, i int) error {
-			return c.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("svc-%05d", i)},
-				Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}}})
+			svc := service(i)
+			svc.Spec.Ports = []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}
+			return c.Create(ctx, svc)
 		}); err != nil {
 			return rounds, err
 		}
-		rounds = append(rounds, HistoryRound{Seconds: time.Since(t0).Seconds(), ServerCPUSeconds: srv.cpuSeconds() - cpu0})
+		rounds = append(rounds, historyRound{Seconds: time.Since(t0).Seconds(), ServerCPUSeconds: srv.cpuSeconds() - cpu0})
 		// No garbage collector runs: the Services are deleted one by one, and each frees its address at once.
 		if err := parallel(ctx, p.Services, 16, func(ctx context.Context, i int) error {
-			return c.Delete(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("svc-%05d", i)}})
+			return c.Delete(ctx, service(i))
 		}); err != nil {
 			return rounds, err
 		}
@@ -119,7 +122,7 @@ func historyRounds(ctx context.Context, c client.Client, srv *apiServer, ns stri
 }
 
 // historyMarkdown is the table of -server-history: one row per server, one column per round.
-func historyMarkdown(p historyPlan, servers [][]HistoryRound) string {
+func historyMarkdown(p historyPlan, servers [][]historyRound) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d Service creates per round; before each round after the first, %d ConfigMaps created and "+
 		"deleted, and the previous round's Services deleted. Seconds / CPU seconds of etcd and kube-apiserver:\n\n",
