@@ -101,7 +101,11 @@ func (s SizeResult) goals() []Goal {
 	serverLB := msPerObject(bestRun(s.LowerBound, s.LowerBoundW).ServerCPUSeconds, objects)
 	serverDB := msPerObject(bestRun(s.DesignBound, s.DesignBoundW).ServerCPUSeconds, objects)
 	if p := s.Peer; p != nil {
-		add("converges faster than the peer", fmt.Sprintf("%.1f s against %.1f s", s.ConvergenceSeconds, p.ConvergenceSeconds),
+		measured := fmt.Sprintf("%.1f s against %.1f s", s.ConvergenceSeconds, p.ConvergenceSeconds)
+		if mine, theirs := roundsText(s.Rounds), roundsText(p.Rounds); mine != "" && theirs != "" {
+			measured += fmt.Sprintf(" (means of %d and %d rounds: %s against %s)", len(s.Rounds), len(p.Rounds), mine, theirs)
+		}
+		add("converges faster than the peer", measured,
 			s.ConvergenceSeconds < p.ConvergenceSeconds,
 			fmt.Sprintf("the API server and etcd spent %.1f ms of CPU per object for operator101 against %.1f for the peer "+
 				"(%.0f and %.0f CPU-seconds in %.1f and %.1f s); the peer makes %.2f own writes per object and no reads "+

@@ -61,6 +61,7 @@ type options struct {
 	watchLower     bool
 	noGate         bool
 	pageBytes      int
+	rounds         int
 }
 
 func main() {
@@ -98,6 +99,7 @@ func run() error {
 	flag.StringVar(&o.lowerboundBin, "lowerbound", "bin/bench/lowerbound", "lower-bound binary")
 	flag.StringVar(&o.peerBin, "peer", "bin/bench/peer", "peer contender binary (a tutorial-style controller)")
 	flag.BoolVar(&o.skipPeer, "skip-peer", false, "do not run the peer contender")
+	flag.IntVar(&o.rounds, "rounds", 2, "convergences of the peer and the manager each, alternating (the mean is compared)")
 	flag.StringVar(&o.out, "out", "bin/bench", "output directory")
 	flag.StringVar(&o.label, "label", "", "label of this run in the results (e.g. before, after)")
 	flag.DurationVar(&o.settle, "settle", 5*time.Second, "wait after convergence before the at-rest window")
@@ -158,6 +160,9 @@ func run() error {
 		dir := filepath.Join(o.out, "run-"+stamp, fmt.Sprintf("n%d", size))
 		load := loadAverage()
 		res, err := runSize(ctx, o, size, dir)
+		if err == nil {
+			err = runRounds(ctx, o, res, dir)
+		}
 		if res != nil {
 			res.LoadAverage = [2]float64{load, loadAverage()}
 			res.Goals = res.goals()

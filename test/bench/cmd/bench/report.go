@@ -113,6 +113,9 @@ type Contender struct {
 	// ServerProfileTop is kube-apiserver's CPU profile from the first create (at -profile-size), by
 	// cumulative time.
 	ServerProfileTop string `json:"serverCPUProfileTop,omitempty"`
+	// Rounds are the contender's convergences (rounds.go): ConvergenceSeconds, Ratio, DesignRatio and the CPU
+	// seconds above are their means, everything else is of round 1.
+	Rounds []Round `json:"rounds,omitempty"`
 }
 
 // Writes are the manager's writes in a window, by "verb resource[/subresource]".
@@ -214,6 +217,9 @@ type SizeResult struct {
 	CPUProfileTop           string  `json:"cpuProfileTop,omitempty"`
 	// ServerProfileTop is kube-apiserver's CPU profile in the same window as CPUProfileTop.
 	ServerProfileTop string `json:"serverCPUProfileTop,omitempty"`
+	// Rounds are the manager's convergences (rounds.go): ConvergenceSeconds, Ratio, DesignRatio and the CPU
+	// seconds of the convergence are their means, everything else is of round 1.
+	Rounds []Round `json:"rounds,omitempty"`
 	// LoadAverage is /proc/loadavg's 1-minute figure at the start and at the end of the size: the machine
 	// is shared, and the numbers are only as good as it was quiet.
 	LoadAverage [2]float64 `json:"loadAverage"`
@@ -274,7 +280,7 @@ func (r Report) Markdown() string {
 			at = fmt.Sprintf("%.2f / %.2f / %.2f (floor %.1f)", s.At.P50Seconds, s.At.P99Seconds, s.At.MaxSeconds, s.At.FloorSeconds)
 		}
 		fmt.Fprintf(&b, "| %d | %d+%d | %s | %s | %s | %.0f | %.2f | %.2f | %d (%.0fs) / %d in %.0fs | %s | %s | %s | %s / %s | %s / %s | %.1f / %.1f |\n",
-			s.Plan.N, s.Plan.MyWebs, s.Plan.AppServices, f1(s.ConvergenceSeconds), lb, ratio, s.SteadyRate,
+			s.Plan.N, s.Plan.MyWebs, s.Plan.AppServices, convergeText(s.ConvergenceSeconds, s.Rounds), lb, ratio, s.SteadyRate,
 			s.PerObject, s.StatusWritesPer, s.TrailingWrites.Total, s.TrailingSeconds, s.AtRest.Total, s.AtRest.Seconds, strings.Join(restarts, ", "), atN, at,
 			f1(s.AfterConvergence.PeakRSSMiB), f1(s.AfterAt.PeakRSSMiB), f1(s.AfterConvergence.CPUSeconds), f1(s.AfterAt.CPUSeconds),
 			s.LoadAverage[0], s.LoadAverage[1])
@@ -297,7 +303,9 @@ func (r Report) Markdown() string {
 		"controller-runtime's defaults) and operator101's manager. Writes per object count the contender's own writes " +
 		"at creation (the lower bound's include the create and the Deployment status, which the bench writes for the " +
 		"others). At rest: the contender's writes in the at-rest window after it stopped writing; the lower bound " +
-		"exits. Idle RSS: started, caches synced, no objects.\n\n")
+		"exits. Idle RSS: started, caches synced, no objects. With rounds, the peer's and operator101's convergence " +
+		"(each round's in brackets, in the order peer, operator101, operator101, peer, ...), its ratios and the " +
+		"API server's CPU are means over the rounds; the other figures are of round 1.\n\n")
 	b.WriteString("| N | contender | converge s | × lower bound | × design's lower bound | Available p50 s from the first create | to Available p50 / p99 s from its own create | requests or own writes per object (with the bench's) | reads sent to etcd per object | writes after convergence / at rest | CPU ms per object | API server + etcd CPU ms per object | peak RSS MiB | idle RSS MiB |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
@@ -319,7 +327,7 @@ func (r Report) Markdown() string {
 				still = " (still writing)"
 			}
 			fmt.Fprintf(&b, "| %d | peer (tutorial style) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %s | %d%s / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
-				f1(p.ConvergenceSeconds), ratioText(p.Ratio), ratioText(p.DesignRatio), f1(benchutil.Percentile(p.AvailableSeconds, 50)),
+				convergeText(p.ConvergenceSeconds, p.Rounds), ratioText(p.Ratio), ratioText(p.DesignRatio), f1(benchutil.Percentile(p.AvailableSeconds, 50)),
 				p.ToAvailable.P50, p.ToAvailable.P99, p.PerObject,
 				p.PerObject+float64(benchutil.Total(p.BenchWrites))/float64(objects), readsPerObject(p.EtcdReads, objects),
 				p.TrailingWrites.Total, still, p.AtRest.Total,
@@ -327,7 +335,7 @@ func (r Report) Markdown() string {
 				f1(msPerObject(p.ServerCPUSeconds, objects)), f1(p.AfterConvergence.PeakRSSMiB), f1(p.Idle.RSSMiB))
 		}
 		fmt.Fprintf(&b, "| %d | operator101 | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %s | %d / %d in %.0fs | %.2f | %s | %s | %s |\n", s.Plan.N,
-			f1(s.ConvergenceSeconds), ratioText(s.Ratio), ratioText(s.DesignRatio), f1(benchutil.Percentile(s.AvailableSeconds, 50)),
+			convergeText(s.ConvergenceSeconds, s.Rounds), ratioText(s.Ratio), ratioText(s.DesignRatio), f1(benchutil.Percentile(s.AvailableSeconds, 50)),
 			s.ToAvailable.P50, s.ToAvailable.P99, s.PerObject,
 			s.PerObject+float64(benchutil.Total(s.BenchWrites))/float64(objects), readsPerObject(s.EtcdReads, objects),
 			s.TrailingWrites.Total, s.AtRest.Total,
@@ -340,21 +348,21 @@ func (r Report) Markdown() string {
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
 		objects := s.Plan.Objects()
-		row := func(name string, server, own, bench, converge float64) {
+		row := func(name string, server, own, bench, converge float64, rounds []Round) {
 			all := server + own + bench
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", s.Plan.N, name, f1(msPerObject(server, objects)),
 				f1(msPerObject(own, objects)), f1(msPerObject(bench, objects)), f1(msPerObject(all, objects)),
-				f1(all/float64(max(r.Machine.CPUs, 1))), f1(converge))
+				f1(all/float64(max(r.Machine.CPUs, 1))), convergeText(converge, rounds))
 		}
 		for _, runs := range s.bounds() {
 			if lb := bestRun(runs.runs, runs.workers); lb.Objects > 0 {
-				row(fmt.Sprintf("%s (%d workers)", runs.name, lb.Workers), lb.ServerCPUSeconds, lb.ClientCPUSeconds, 0, lb.Seconds)
+				row(fmt.Sprintf("%s (%d workers)", runs.name, lb.Workers), lb.ServerCPUSeconds, lb.ClientCPUSeconds, 0, lb.Seconds, nil)
 			}
 		}
 		if p := s.Peer; p != nil {
-			row("peer (tutorial style)", p.ServerCPUSeconds, p.OwnCPUSeconds, p.BenchCPUSeconds, p.ConvergenceSeconds)
+			row("peer (tutorial style)", p.ServerCPUSeconds, p.OwnCPUSeconds, p.BenchCPUSeconds, p.ConvergenceSeconds, p.Rounds)
 		}
-		row("operator101", s.ServerCPUSeconds, s.OwnCPUSeconds, s.BenchCPUSeconds, s.ConvergenceSeconds)
+		row("operator101", s.ServerCPUSeconds, s.OwnCPUSeconds, s.BenchCPUSeconds, s.ConvergenceSeconds, s.Rounds)
 	}
 	for _, s := range r.Sizes {
 		if p := s.Peer; p != nil {

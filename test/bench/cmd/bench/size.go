@@ -284,19 +284,9 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	defer srv.stop()
 
 	ns := benchNamespace
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+	oc, managerEnv, err := managerNamespace(ctx, o, c)
+	if err != nil {
 		return res, err
-	}
-	// As OLM does: an OperatorCondition in the manager's namespace, named in OPERATOR_CONDITION_NAME, so that
-	// the At controller's Upgradeable gate runs as it does under OLM.
-	// -no-upgradeable-gate leaves it out, as outside OLM.
-	oc := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: benchutil.OperatorConditionName}}
-	managerEnv := append([]string(nil), o.managerEnv...)
-	if !o.noGate {
-		if err := c.Create(ctx, oc); err != nil {
-			return res, fmt.Errorf("creating the OperatorCondition: %w", err)
-		}
-		managerEnv = append(managerEnv, "OPERATOR_CONDITION_NAME="+oc.Name)
 	}
 	bw, err := startBenchWatch(ctx, srv, c, ns, plan)
 	if err != nil {
@@ -544,6 +534,25 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		n, res.PerObject, benchutil.FormatCounts(res.CreationWrites.ByKey, plan.Objects()), res.AtRest.Total,
 		totals(res.Restarts), at.P50Seconds, at.P99Seconds, at.MaxSeconds, gate.Status, gate.Message, gate.RunningPods, gate.Writes)
 	return res, nil
+}
+
+// managerNamespace creates the manager's namespace on a fresh server and, as OLM does, an OperatorCondition in
+// it, named in OPERATOR_CONDITION_NAME, so that the At controller's Upgradeable gate runs as it does under OLM
+// (-no-upgradeable-gate leaves it out, as outside OLM). It returns the OperatorCondition and the manager's
+// environment.
+func managerNamespace(ctx context.Context, o options, c client.Client) (*apiv2.OperatorCondition, []string, error) {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchNamespace}}); err != nil {
+		return nil, nil, err
+	}
+	oc := &apiv2.OperatorCondition{ObjectMeta: metav1.ObjectMeta{Namespace: benchNamespace, Name: benchutil.OperatorConditionName}}
+	env := append([]string(nil), o.managerEnv...)
+	if !o.noGate {
+		if err := c.Create(ctx, oc); err != nil {
+			return nil, nil, fmt.Errorf("creating the OperatorCondition: %w", err)
+		}
+		env = append(env, "OPERATOR_CONDITION_NAME="+oc.Name)
+	}
+	return oc, env, nil
 }
 
 // waitGate waits until the OperatorCondition's Upgradeable condition is False and counts all n Ats as
