@@ -54,10 +54,19 @@ type report struct {
 		Peer        *struct {
 			AvailableSeconds []float64 `json:"availableSeconds"`
 			RSS              []sample  `json:"rss"`
+			Rounds           []round   `json:"rounds"`
 		} `json:"peer"`
 		AvailableSeconds []float64 `json:"availableSeconds"`
 		RSS              []sample  `json:"rss"`
+		Rounds           []round   `json:"rounds"`
 	} `json:"sizes"`
+}
+
+// round is a later convergence of the peer or the manager (the bench's -rounds); round 1 is the contender's
+// own AvailableSeconds.
+type round struct {
+	Round            int       `json:"round"`
+	AvailableSeconds []float64 `json:"availableSeconds"`
 }
 
 type sample struct {
@@ -101,13 +110,13 @@ func run() error {
 			var lines []line
 			for _, lb := range s.LowerBound {
 				if lb.Workers == s.LowerBoundW && len(lb.Done) > 0 {
-					lines = append(lines, line{fmt.Sprintf("lower bound (%d workers)", lb.Workers), steps(lb.Done), colorLower})
+					lines = append(lines, line{name: fmt.Sprintf("lower bound (%d workers)", lb.Workers), xy: steps(lb.Done), color: colorLower})
 				}
 			}
 			if s.Peer != nil {
-				lines = append(lines, line{"peer (tutorial style)", steps(s.Peer.AvailableSeconds), colorPeer})
+				lines = append(lines, roundLines("peer (tutorial style)", s.Peer.AvailableSeconds, s.Peer.Rounds, colorPeer)...)
 			}
-			lines = append(lines, line{"operator101", steps(s.AvailableSeconds), colorOperator})
+			lines = append(lines, roundLines("operator101", s.AvailableSeconds, s.Rounds, colorOperator)...)
 			out := fmt.Sprintf("%s-n%d-available.%s", base, s.Plan.N, *ext)
 			if err := draw(out, "Objects Available, "+title, "seconds from the first create", "objects Available", lines, true); err != nil {
 				return err
@@ -116,10 +125,10 @@ func run() error {
 
 			lines = nil
 			if s.Peer != nil && len(s.Peer.RSS) > 0 {
-				lines = append(lines, line{"peer (tutorial style)", rssXY(s.Peer.RSS), colorPeer})
+				lines = append(lines, line{name: "peer (tutorial style)", xy: rssXY(s.Peer.RSS), color: colorPeer})
 			}
 			if len(s.RSS) > 0 {
-				lines = append(lines, line{"operator101 manager", rssXY(s.RSS), colorOperator})
+				lines = append(lines, line{name: "operator101 manager", xy: rssXY(s.RSS), color: colorOperator})
 			}
 			if len(lines) == 0 {
 				continue
@@ -138,6 +147,27 @@ type line struct {
 	name  string
 	xy    plotter.XYs
 	color color.Color
+	// dashed: a later round of a contender, in the color of its first.
+	dashed bool
+}
+
+// roundLines are a contender's curves of objects Available: round 1 (first, its own completions) solid, each
+// later round with completions dashed; the names say the round when there is more than one.
+func roundLines(name string, first []float64, rounds []round, c color.Color) []line {
+	var later []round
+	for _, r := range rounds {
+		if r.Round > 1 && len(r.AvailableSeconds) > 0 {
+			later = append(later, r)
+		}
+	}
+	if len(later) == 0 {
+		return []line{{name: name, xy: steps(first), color: c}}
+	}
+	out := []line{{name: name + ", round 1", xy: steps(first), color: c}}
+	for _, r := range later {
+		out = append(out, line{name: fmt.Sprintf("%s, round %d", name, r.Round), xy: steps(r.AvailableSeconds), color: c, dashed: true})
+	}
+	return out
 }
 
 // steps is the count of objects done over time: a step up at each completion, from (0, 0).
@@ -178,6 +208,9 @@ func draw(path, title, xLabel, yLabel string, lines []line, legendTopLeft bool) 
 		}
 		pl.Color = l.color
 		pl.Width = vg.Points(1.5)
+		if l.dashed {
+			pl.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
 		p.Add(pl)
 		p.Legend.Add(l.name, pl)
 	}

@@ -42,6 +42,10 @@ type Round struct {
 	ServerCPUSeconds   float64 `json:"serverCPUSeconds"`
 	OwnCPUSeconds      float64 `json:"ownCPUSeconds"`
 	BenchCPUSeconds    float64 `json:"benchCPUSeconds"`
+	// AvailableSeconds is when each object became Available in this round, in seconds from the first create,
+	// ascending: the charts draw every round. Empty for round 1, whose completions are the contender's own
+	// AvailableSeconds.
+	AvailableSeconds []float64 `json:"availableSeconds,omitempty"`
 }
 
 // contender names, in the order roundOrder gives them.
@@ -187,12 +191,13 @@ func convergeAgain(ctx context.Context, o options, plan benchutil.Plan, dir, who
 	if err := createAll(ctx, c, plan, ns, bw.ready); err != nil {
 		return Round{}, err
 	}
-	_, t1, err := bw.ready.await(ctx, o.timeout, fmt.Sprintf("round %d, %s: ", round, who))
+	seen, t1, err := bw.ready.await(ctx, o.timeout, fmt.Sprintf("round %d, %s: ", round, who))
 	if err != nil {
 		return Round{}, err
 	}
 	r := Round{Round: round, ConvergenceSeconds: t1.Sub(t0).Seconds()}
 	r.ServerCPUSeconds, r.OwnCPUSeconds, r.BenchCPUSeconds = cpu0.since()
+	r.AvailableSeconds, _ = completions(seen)
 	logf("N=%d: round %d, %s converged in %.2f s; API server and etcd CPU %.1f s", plan.N, round, who,
 		r.ConvergenceSeconds, r.ServerCPUSeconds)
 	return r, nil
