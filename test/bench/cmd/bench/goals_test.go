@@ -81,6 +81,24 @@ func TestGoals(t *testing.T) {
 		t.Errorf("the design goal's reason does not give the API server's CPU per object: %q", g.Why)
 	}
 
+	// Rounds whose spans overlap say so; the CPU's reason splits round 1 into the convergence and the rest.
+	worse.Rounds = []Round{{Round: 1, ConvergenceSeconds: 33, OwnCPUSeconds: 12}, {Round: 2, ConvergenceSeconds: 29}}
+	worse.Peer.Rounds = []Round{{Round: 1, ConvergenceSeconds: 29, OwnCPUSeconds: 16}, {Round: 2, ConvergenceSeconds: 31}}
+	worse.Peer.TrailingWrites.Total = 27
+	if g := met(worse)["converges faster than the peer"]; !strings.HasPrefix(g.Why,
+		"the rounds overlap (operator101 29.0–33.0 s, the peer 29.0–31.0 s); ") {
+		t.Errorf("the peer goal's reason does not say that the rounds overlap: %q", g.Why)
+	}
+	if g := met(worse)["manager CPU per object at or below the peer's"]; !strings.Contains(g.Why,
+		"operator101 spent 6.00 ms per object in the convergence against the peer's 8.00, and 4.50 against 2.00 "+
+			"outside it (the peer made 27 writes after its convergence)") {
+		t.Errorf("the CPU goal's reason does not split round 1: %q", g.Why)
+	}
+	worse.Rounds[1].ConvergenceSeconds = 32
+	if g := met(worse)["converges faster than the peer"]; strings.Contains(g.Why, "overlap") {
+		t.Errorf("rounds 32–33 s against 29–31 s do not overlap, yet: %q", g.Why)
+	}
+
 	worse.AfterConvergence.FileMiB, worse.AfterConvergence.AnonMiB, worse.LiveHeapMiB = 29, 50, 24
 	worse.AfterConvergence.GoMiB = map[string]float64{"HeapInuse": 35, "HeapIdle": 9, "HeapReleased": 4}
 	if g := met(worse)["peak RSS at or under 80 MiB (converged)"]; !strings.Contains(g.Why,

@@ -168,6 +168,10 @@ type SizeResult struct {
 	DesignBound     []LowerBoundRun `json:"designBound"`
 	DesignBoundBest float64         `json:"designBoundBestSeconds"`
 	DesignBoundW    int             `json:"designBoundBestWorkers"`
+	// LowerBoundRounds and DesignBoundRounds are each bound's runs at its best worker count, one a round
+	// (round 1: the best of the sweep); the ratios are to their means.
+	LowerBoundRounds  []Round `json:"lowerBoundRounds,omitempty"`
+	DesignBoundRounds []Round `json:"designBoundRounds,omitempty"`
 	// Peer is the tutorial-style controller's run (nil with -skip-peer).
 	Peer *Contender `json:"peer,omitempty"`
 	// Idle is the manager started, its caches synced, before the first object exists.
@@ -259,12 +263,12 @@ func (r Report) Markdown() string {
 	fmt.Fprintf(&b, "bench %s %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q, env: %q\n\n", r.Date, r.Label,
 		r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, strings.Join(r.ManagerArgs, " "),
 		strings.Join(r.ManagerEnv, " "))
-	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s (workers) | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes after convergence: queued (s) / at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) | load avg (start/end) |\n")
+	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes after convergence: queued (s) / at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) | load avg (start/end) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
 		lb := "-"
-		if s.LowerBoundBest > 0 {
-			lb = fmt.Sprintf("%.1f (%d)", s.LowerBoundBest, s.LowerBoundW)
+		if b := s.bounds()[0]; s.LowerBoundBest > 0 {
+			lb = fmt.Sprintf("%s, %d workers", convergeText(b.mean().ConvergenceSeconds, b.rounds), s.LowerBoundW)
 		}
 		ratio := "-"
 		if s.Ratio > 0 {
@@ -305,19 +309,23 @@ func (r Report) Markdown() string {
 		"others). At rest: the contender's writes in the at-rest window after it stopped writing; the lower bound " +
 		"exits. Idle RSS: started, caches synced, no objects. With rounds, the peer's and operator101's convergence " +
 		"(each round's in brackets, in the order peer, operator101, operator101, peer, ...), its ratios and the " +
-		"API server's CPU are means over the rounds; the other figures are of round 1.\n\n")
+		"API server's CPU are means over the rounds; the other figures are of round 1. Each lower bound runs again " +
+		"at its best worker count in every later round, before the contenders, and its convergence and CPU are the " +
+		"means too (round 1's is the best of the worker counts, so the mean leans low).\n\n")
 	b.WriteString("| N | contender | converge s | × lower bound | × design's lower bound | Available p50 s from the first create | to Available p50 / p99 s from its own create | requests or own writes per object (with the bench's) | reads sent to etcd per object | writes after convergence / at rest | CPU ms per object | API server + etcd CPU ms per object | peak RSS MiB | idle RSS MiB |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {
 		objects := s.Plan.Objects()
+		lbs, dbs := s.boundSeconds()
 		for _, runs := range s.bounds() {
 			if lb := bestRun(runs.runs, runs.workers); lb.Objects > 0 {
 				per := requestsPerObject(runs.runs, runs.workers)
+				m := runs.mean()
 				fmt.Fprintf(&b, "| %d | %s (%d workers) | %s | %s | %s | %s | %.2f / %.2f | %.2f (%.2f) | %s | – | – | %s | %s | – |\n", s.Plan.N,
-					runs.name, lb.Workers, f1(lb.Seconds), ratioText(lb.Seconds/s.LowerBoundBest),
-					ratioText(safeRatio(lb.Seconds, s.DesignBoundBest)), f1(benchutil.Percentile(lb.Done, 50)),
-					lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per, readsPerObject(lb.EtcdReads, lb.Objects),
-					f1(msPerObject(lb.ServerCPUSeconds, lb.Objects)),
+					runs.name, lb.Workers, convergeText(m.ConvergenceSeconds, runs.rounds),
+					ratioText(safeRatio(m.ConvergenceSeconds, lbs)), ratioText(safeRatio(m.ConvergenceSeconds, dbs)),
+					f1(benchutil.Percentile(lb.Done, 50)), lb.ToAvailableP.P50, lb.ToAvailableP.P99, per, per,
+					readsPerObject(lb.EtcdReads, lb.Objects), f1(msPerObject(m.ServerCPUSeconds, lb.Objects)),
 					f1(lb.PeakRSSMiB))
 			}
 		}
@@ -356,7 +364,9 @@ func (r Report) Markdown() string {
 		}
 		for _, runs := range s.bounds() {
 			if lb := bestRun(runs.runs, runs.workers); lb.Objects > 0 {
-				row(fmt.Sprintf("%s (%d workers)", runs.name, lb.Workers), lb.ServerCPUSeconds, lb.ClientCPUSeconds, 0, lb.Seconds, nil)
+				m := runs.mean()
+				row(fmt.Sprintf("%s (%d workers)", runs.name, lb.Workers), m.ServerCPUSeconds, m.OwnCPUSeconds, 0,
+					m.ConvergenceSeconds, runs.rounds)
 			}
 		}
 		if p := s.Peer; p != nil {

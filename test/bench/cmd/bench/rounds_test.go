@@ -38,12 +38,22 @@ func TestRoundOrder(t *testing.T) {
 	}
 }
 
-// TestUseMeans: the convergence, the CPU and the ratios the goals compare are the means over the rounds, the
-// report shows each round beside the mean, and the peer goal is decided by the means, not by round 1.
+// TestUseMeans: the convergence, the CPU and the ratios the goals compare are the means over the rounds (the
+// lower bounds' too), the report shows each round beside the mean, and the peer goal is decided by the means,
+// not by round 1.
 func TestUseMeans(t *testing.T) {
 	s := SizeResult{
-		Plan:           benchutil.PlanFor(3000),
-		LowerBoundBest: 60, DesignBoundBest: 75,
+		Plan: benchutil.PlanFor(3000),
+		// Round 1 of each bound is the best of its sweep; its second round is slower, and the ratios take the
+		// means: 60 and 75.
+		LowerBound:     []LowerBoundRun{{Workers: 8, Objects: 6000, Seconds: 55, ServerCPUSeconds: 90}},
+		LowerBoundBest: 55, LowerBoundW: 8,
+		LowerBoundRounds: []Round{{Round: 1, ConvergenceSeconds: 55, ServerCPUSeconds: 90},
+			{Round: 2, ConvergenceSeconds: 65, ServerCPUSeconds: 110}},
+		DesignBound:     []LowerBoundRun{{Workers: 4, Objects: 6000, Seconds: 70, ServerCPUSeconds: 120}},
+		DesignBoundBest: 70, DesignBoundW: 4,
+		DesignBoundRounds: []Round{{Round: 1, ConvergenceSeconds: 70, ServerCPUSeconds: 120},
+			{Round: 2, ConvergenceSeconds: 80, ServerCPUSeconds: 140}},
 		// Round 1 alone would have the peer first (100 against 110).
 		Rounds: []Round{{Round: 1, ConvergenceSeconds: 110, ServerCPUSeconds: 160, OwnCPUSeconds: 20, BenchCPUSeconds: 8},
 			{Round: 2, ConvergenceSeconds: 86, ServerCPUSeconds: 130, OwnCPUSeconds: 18, BenchCPUSeconds: 6}},
@@ -75,7 +85,12 @@ func TestUseMeans(t *testing.T) {
 		t.Errorf("peer goal %+v, want met on the means, with each round", peerGoal)
 	}
 	md := Report{Sizes: []SizeResult{s}}.Markdown()
-	for _, want := range []string{"| 3000 | operator101 | 98.0 (110.0, 86.0) |", "| 3000 | peer (tutorial style) | 102.0 (100.0, 104.0) |"} {
+	for _, want := range []string{"| 3000 | operator101 | 98.0 (110.0, 86.0) |", "| 3000 | peer (tutorial style) | 102.0 (100.0, 104.0) |",
+		"| 3000 | lower bound (8 workers) | 60.0 (55.0, 65.0) | 1.00 | 0.80 |",
+		"| 3000 | design's lower bound (4 workers) | 75.0 (70.0, 80.0) | 1.25 | 1.00 |",
+		// The API server's CPU per object of the lower bound: the mean of 90 and 110 s over 6,000 objects.
+		"| 3000 | lower bound (8 workers) | 16.7 |",
+		"| 3000 | 3000+3000 | 98.0 (110.0, 86.0) | 60.0 (55.0, 65.0), 8 workers | 1.63 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q", want)
 		}

@@ -235,16 +235,16 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if !o.skipLower {
 		for _, b := range []struct {
 			design      bool
-			name, ns    string
+			name        string
 			runs        *[]LowerBoundRun
 			best        *float64
 			bestWorkers *int
 		}{
-			{false, "lower bound", "lowerbound", &res.LowerBound, &res.LowerBoundBest, &res.LowerBoundW},
-			{true, "design lower bound", "designbound", &res.DesignBound, &res.DesignBoundBest, &res.DesignBoundW},
+			{false, "lower bound", &res.LowerBound, &res.LowerBoundBest, &res.LowerBoundW},
+			{true, "design lower bound", &res.DesignBound, &res.DesignBoundBest, &res.DesignBoundW},
 		} {
 			for _, w := range o.workers {
-				ns := fmt.Sprintf("%s-%d", b.ns, w)
+				ns := boundNamespace(b.design, w)
 				r, err := runLowerBoundOnServer(ctx, o, n, w, b.design, ns, filepath.Join(dir, "server-"+ns))
 				if err != nil {
 					return res, err
@@ -738,6 +738,14 @@ func watchLowerBound(ctx context.Context, srv *apiServer, ns string) (func(), er
 		return nil, errors.New("the lower bound's watch did not sync")
 	}
 	return cancel, nil
+}
+
+// boundNamespace is the namespace (and the name of the server's folder) of a lower bound's run.
+func boundNamespace(design bool, workers int) string {
+	if design {
+		return fmt.Sprintf("designbound-%d", workers)
+	}
+	return fmt.Sprintf("lowerbound-%d", workers)
 }
 
 // runLowerBoundOnServer runs the lower bound once in ns, on an API server of its own started in dir.
