@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -211,20 +210,13 @@ func convergeAgain(ctx context.Context, o options, plan benchutil.Plan, dir, who
 	if err := sleep(ctx, idleWait); err != nil {
 		return Round{}, err
 	}
-	t0 := time.Now()
-	cpu0 := markCPU(srv, m.pid())
-	bw.ready.reset(t0, plan.Objects())
-	logf("N=%d: round %d, %s: creating %d objects", plan.N, round, who, plan.Objects())
-	if err := createAll(ctx, c, plan, ns, bw.ready); err != nil {
-		return Round{}, err
-	}
-	seen, t1, err := bw.ready.await(ctx, o.timeout, fmt.Sprintf("round %d, %s: ", round, who))
+	x, err := converge(ctx, o, srv, c, plan, ns, m.pid(), bw.ready, fmt.Sprintf("round %d, %s: ", round, who), false)
 	if err != nil {
 		return Round{}, err
 	}
-	r := Round{Round: round, ConvergenceSeconds: t1.Sub(t0).Seconds()}
-	r.ServerCPUSeconds, r.OwnCPUSeconds, r.BenchCPUSeconds = cpu0.since()
-	r.AvailableSeconds, _ = completions(seen)
+	r := Round{Round: round, ConvergenceSeconds: x.seconds(), ServerCPUSeconds: x.server, OwnCPUSeconds: x.own,
+		BenchCPUSeconds: x.bench}
+	r.AvailableSeconds, _ = completions(x.seen)
 	logf("N=%d: round %d, %s converged in %.2f s; API server and etcd CPU %.1f s", plan.N, round, who,
 		r.ConvergenceSeconds, r.ServerCPUSeconds)
 	return r, nil

@@ -336,30 +336,20 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		}()
 	}
 	serverProfile := profileServer(ctx, o, n, srv, dir, "apiserver-cpu")
-	t0 := time.Now()
-	cpu0, reads := markCPU(srv, mgr.pid()), srv.markEtcdReads(ctx)
-	ready.reset(t0, plan.Objects())
-	logf("N=%d: creating %d objects", n, plan.Objects())
-	err = createAll(ctx, c, plan, ns, ready)
+	x, err := converge(ctx, o, srv, c, plan, ns, mgr.pid(), ready, "", true)
 	if err != nil {
 		return res, err
 	}
-	res.CreateSeconds = time.Since(t0).Seconds()
-	logf("N=%d: created in %.2f s; waiting for Available", n, res.CreateSeconds)
-	seen, t1, err := ready.await(ctx, o.timeout, "")
-	if err != nil {
-		return res, err
-	}
-	res.ServerCPUSeconds, res.OwnCPUSeconds, res.BenchCPUSeconds = cpu0.since()
-	res.EtcdReads = reads()
-	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
+	t0, t1 := x.start, x.end
+	res.CreateSeconds, res.ConvergenceSeconds, res.EtcdReads = x.createSeconds, x.seconds(), x.etcdReads
+	res.ServerCPUSeconds, res.OwnCPUSeconds, res.BenchCPUSeconds = x.server, x.own, x.bench
 	if res.LowerBoundBest > 0 {
 		res.Ratio = res.ConvergenceSeconds / res.LowerBoundBest
 	}
 	if res.DesignBoundBest > 0 {
 		res.DesignRatio = res.ConvergenceSeconds / res.DesignBoundBest
 	}
-	res.AvailableSeconds, res.SteadyRate = completions(seen)
+	res.AvailableSeconds, res.SteadyRate = completions(x.seen)
 	res.ToAvailable = percentiles(ready.toAvailable())
 	logf("N=%d: converged in %.2f s (lower bound %.2f s); API server and etcd CPU %.1f s", n, res.ConvergenceSeconds,
 		res.LowerBoundBest, res.ServerCPUSeconds)
@@ -942,21 +932,14 @@ func runPeer(ctx context.Context, o options, srv *apiServer, c client.Client, pl
 		return res, err
 	}
 	serverProfile := profileServer(ctx, o, n, srv, dir, "apiserver-cpu-peer")
-	t0 := time.Now()
-	cpu0, reads := markCPU(srv, m.pid()), srv.markEtcdReads(ctx)
-	ready.reset(t0, plan.Objects())
-	logf("N=%d: peer: creating %d objects", n, plan.Objects())
-	if err := createAll(ctx, c, plan, peerNamespace, ready); err != nil {
-		return res, err
-	}
-	seen, t1, err := ready.await(ctx, o.timeout, "peer: ")
+	x, err := converge(ctx, o, srv, c, plan, peerNamespace, m.pid(), ready, "peer: ", true)
 	if err != nil {
 		return res, err
 	}
-	res.ServerCPUSeconds, res.OwnCPUSeconds, res.BenchCPUSeconds = cpu0.since()
-	res.EtcdReads = reads()
-	res.ConvergenceSeconds = t1.Sub(t0).Seconds()
-	res.AvailableSeconds, res.SteadyRate = completions(seen)
+	t0, t1 := x.start, x.end
+	res.ConvergenceSeconds, res.EtcdReads = x.seconds(), x.etcdReads
+	res.ServerCPUSeconds, res.OwnCPUSeconds, res.BenchCPUSeconds = x.server, x.own, x.bench
+	res.AvailableSeconds, res.SteadyRate = completions(x.seen)
 	res.ToAvailable = percentiles(ready.toAvailable())
 	if res.ServerProfileTop, err = serverProfile(); err != nil {
 		logf("N=%d: peer: %v", n, err)
