@@ -182,6 +182,33 @@ func (s *apiServer) etcdReads(ctx context.Context) (float64, error) {
 	return benchutil.MetricSum(string(b), "etcd_request_duration_seconds_count", "operation")["get"], nil
 }
 
+// terminatedWatchers is, by resource, how many watches kube-apiserver has closed since it started because
+// their client did not read their events fast enough (apiserver_terminated_watchers_total); nil when its
+// metrics cannot be read.
+func (s *apiServer) terminatedWatchers(ctx context.Context) map[string]float64 {
+	b, err := s.get(ctx, "/metrics")
+	if err != nil {
+		logf("counting the watches kube-apiserver closed: reading its metrics: %v", err)
+		return nil
+	}
+	return benchutil.MetricSum(string(b), "apiserver_terminated_watchers_total", "resource")
+}
+
+// watchersClosed is what after counts more than before, by resource, leaving out resources with none; nil
+// when either count is missing.
+func watchersClosed(before, after map[string]float64) map[string]float64 {
+	if before == nil || after == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for r, n := range after {
+		if d := n - before[r]; d > 0 {
+			out[r] = d
+		}
+	}
+	return out
+}
+
 // markEtcdReads returns what counts the reads kube-apiserver sends to etcd from now on; -1 when its metrics
 // cannot be read (no figure rather than a wrong one).
 func (s *apiServer) markEtcdReads(ctx context.Context) func() float64 {

@@ -173,7 +173,7 @@ func (s SizeResult) goals() []Goal {
 		zero = zero && r.Total == 0
 	}
 	add("0 writes at rest and per restart", fmt.Sprintf("%d at rest; restarts: %s", s.AtRest.Total, strings.Join(restarts, ", ")),
-		zero, "see the audit log of the run")
+		zero, writesWhy(s))
 	if g, ok := peakRSSGoalMiB[s.Plan.N]; ok {
 		add(fmt.Sprintf("peak RSS at or under %.0f MiB (converged)", g), fmt.Sprintf("%.1f MiB (with the Ats %.1f)",
 			s.AfterConvergence.PeakRSSMiB, s.AfterAt.PeakRSSMiB), s.AfterConvergence.PeakRSSMiB <= g,
@@ -219,6 +219,21 @@ func cpuWhy(s SizeResult, objects int) string {
 	return fmt.Sprintf("in round 1 operator101 spent %.2f ms per object in the convergence against the peer's %.2f, "+
 		"and %.2f against %.2f outside it (the peer made %d writes after its convergence)", mc, pc, mr, pr,
 		p.TrailingWrites.Total)
+}
+
+// writesWhy names the manager's writes, by verb and resource, in each window that had any: the at-rest window
+// and each restart.
+func writesWhy(s SizeResult) string {
+	var parts []string
+	if s.AtRest.Total > 0 {
+		parts = append(parts, "at rest: "+benchutil.FormatCounts(s.AtRest.ByKey, 0))
+	}
+	for i, r := range s.Restarts {
+		if r.Total > 0 {
+			parts = append(parts, fmt.Sprintf("restart %d: %s", i+1, benchutil.FormatCounts(r.ByKey, 0)))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // memoryWhy splits the manager's memory at the end of the at-rest window: mapped files (the binary), Go's

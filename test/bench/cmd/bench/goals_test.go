@@ -61,7 +61,7 @@ func TestGoals(t *testing.T) {
 	worse.AfterConvergence.CPUSeconds = 22
 	worse.AvailableSeconds = []float64{10, 21, 31}
 	worse.At.P99Seconds = 2.3
-	worse.Restarts[1].Total = 1
+	worse.Restarts[1] = Writes{Total: 1, ByKey: map[string]int{"patch mywebs/status": 1}}
 	worse.AfterConvergence.PeakRSSMiB = 81
 	for name, g := range met(worse) {
 		if g.Met || g.Why == "" {
@@ -70,6 +70,9 @@ func TestGoals(t *testing.T) {
 	}
 	if g := met(worse)["converges within 1.3× the lower bound"]; !strings.Contains(g.Why, "1.25×") {
 		t.Errorf("the lower-bound goal's reason does not give the design's own ratio: %q", g.Why)
+	}
+	if g := met(worse)["0 writes at rest and per restart"]; g.Why != "restart 2: patch mywebs/status 1" {
+		t.Errorf("the writes goal's reason does not name the writes of the window that had them: %q", g.Why)
 	}
 	// The API server's CPU per object, each contender's own, names what the server spent on whom.
 	worse.ServerCPUSeconds, worse.Peer.ServerCPUSeconds = 40, 30

@@ -144,6 +144,9 @@ type AtResult struct {
 	Writes          Writes  `json:"writes"`
 	// Upgradeable is the At controller's Upgradeable gate once every At pod runs.
 	Upgradeable *GateResult `json:"upgradeable,omitempty"`
+	// WatchersClosed are the watches kube-apiserver closed during the At phase because their client fell
+	// behind, by resource (nil: not counted).
+	WatchersClosed map[string]float64 `json:"watchersClosed"`
 }
 
 // GateResult is the OperatorCondition's Upgradeable condition after the At phase, with the manager's writes
@@ -191,7 +194,12 @@ type SizeResult struct {
 	OwnCPUSeconds    float64 `json:"ownCPUSeconds"`
 	BenchCPUSeconds  float64 `json:"benchCPUSeconds"`
 	// EtcdReads are the reads kube-apiserver sent to etcd in the same window (-1: not counted).
-	EtcdReads   float64 `json:"etcdReads"`
+	EtcdReads float64 `json:"etcdReads"`
+	// WatchersClosed are the watches kube-apiserver closed, from just before the first create to just after
+	// convergence, because their client (the manager, or the bench's watch) fell behind, by resource (nil:
+	// not counted).
+	WatchersClosed map[string]float64 `json:"watchersClosed"`
+
 	Ratio       float64 `json:"ratio"`
 	DesignRatio float64 `json:"designRatio"`
 	// ToAvailable: from the start of each object's create to its being seen Available.
@@ -301,6 +309,17 @@ func (r Report) Markdown() string {
 				s.Plan.N, u.Status, u.Reason, u.RunningPods, u.Writes, u.Message)
 		}
 	}
+	b.WriteString("\nWatches kube-apiserver closed on the manager's API server because their client fell behind " +
+		"(apiserver_terminated_watchers_total; the manager watches every kind it owns, the bench MyWebs, AppServices, " +
+		"Deployments and pods):\n\n")
+	for _, s := range r.Sizes {
+		at := map[string]float64(nil)
+		if s.At != nil {
+			at = s.At.WatchersClosed
+		}
+		fmt.Fprintf(&b, "- N=%d: in the convergence %s; in the At phase %s\n", s.Plan.N, closedText(s.WatchersClosed),
+			closedText(at))
+	}
 	b.WriteString("\nSide by side: the lower bound (plain client-go, best of its worker counts), the design's lower bound " +
 		"(the same with the requests operator101's design adds: the read of a new object whole past the cache, the Event), the peer (a controller written " +
 		"the way tutorials write theirs: CreateOrUpdate of each child and a status update on every reconcile, " +
@@ -387,4 +406,16 @@ func (r Report) Markdown() string {
 	b.WriteString("\nGoals (docs/performance.md \"Targets and measurements\"):\n\n")
 	b.WriteString(goalsMarkdown(r.Sizes))
 	return b.String()
+}
+
+// closedText is a count of closed watches by resource: "ats 3, pods 1", "none", or "not counted" (nil).
+func closedText(closed map[string]float64) string {
+	if closed == nil {
+		return "not counted"
+	}
+	counts := make(map[string]int, len(closed))
+	for r, n := range closed {
+		counts[r] = int(n)
+	}
+	return benchutil.FormatCounts(counts, 0)
 }

@@ -64,3 +64,28 @@ func TestEtcdReadsPerObject(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchersClosed: the watches the API server closed are what its counter gained in the window, by
+// resource; the report tells none from not counted.
+func TestWatchersClosed(t *testing.T) {
+	got := watchersClosed(map[string]float64{"ats": 2, "pods": 1}, map[string]float64{"ats": 5, "pods": 1, "mywebs": 1})
+	if len(got) != 2 || got["ats"] != 3 || got["mywebs"] != 1 {
+		t.Errorf("closed %v, want ats 3 and mywebs 1 (pods did not change)", got)
+	}
+	if watchersClosed(nil, map[string]float64{"ats": 1}) != nil {
+		t.Error("a count missing at the start must give no figure, not a difference from zero")
+	}
+	r := Report{Machine: Machine{CPUs: 2}, Sizes: []SizeResult{
+		{Plan: benchutil.PlanFor(1000), WatchersClosed: map[string]float64{}, At: &AtResult{WatchersClosed: got}},
+		{Plan: benchutil.PlanFor(3000), At: &AtResult{}},
+	}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"- N=1000: in the convergence none; in the At phase ats 3, mywebs 1\n",
+		"- N=3000: in the convergence not counted; in the At phase not counted\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}

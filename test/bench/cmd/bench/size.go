@@ -336,10 +336,12 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		}()
 	}
 	serverProfile := profileServer(ctx, o, n, srv, dir, "apiserver-cpu")
+	closed0 := srv.terminatedWatchers(ctx)
 	x, err := converge(ctx, o, srv, c, plan, ns, mgr.pid(), ready, "", true)
 	if err != nil {
 		return res, err
 	}
+	res.WatchersClosed = watchersClosed(closed0, srv.terminatedWatchers(ctx))
 	t0, t1 := x.start, x.end
 	res.CreateSeconds, res.ConvergenceSeconds, res.EtcdReads = x.createSeconds, x.seconds(), x.etcdReads
 	res.ServerCPUSeconds, res.OwnCPUSeconds, res.BenchCPUSeconds = x.server, x.own, x.bench
@@ -406,6 +408,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		}
 	}
 	res.At = at
+	atClosed0 := srv.terminatedWatchers(ctx)
 	atStart := time.Now()
 	pods.reset(when, n)
 	logf("N=%d: creating %d Ats due at %s", n, n, schedule)
@@ -445,6 +448,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if res.AfterAt, err = mgr.stats(); err != nil {
 		return res, err
 	}
+	at.WatchersClosed = watchersClosed(atClosed0, srv.terminatedWatchers(ctx))
 	logf("N=%d: At pods all created; peak RSS %.1f MiB, CPU %.1f s", n, res.AfterAt.PeakRSSMiB, res.AfterAt.CPUSeconds)
 
 	// Restarts: each new manager lists everything and reconciles every object once more.
