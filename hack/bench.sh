@@ -44,6 +44,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# The tree the binaries are built from, for the report; +dirty when tracked files differ from it.
+commit=$(git rev-parse --short HEAD 2>/dev/null || true)
+if [[ -n $commit ]] && [[ -n $(git status --porcelain --untracked-files=no 2>/dev/null || true) ]]; then
+	commit+="+dirty"
+fi
+
 echo "building the manager, the bench, the lower bound, the peer and the charts into $out/"
 # Built as the Dockerfile builds the image's manager: -trimpath and -s -w make 1 MiB fewer resident pages.
 nice -n 10 go build -trimpath -ldflags "-s -w" -o "$out/manager" ./cmd
@@ -53,7 +59,7 @@ nice -n 10 go build -o "$out/peer" ./test/bench/cmd/peer
 # The charts are a module of their own (the plotting library stays out of the operator's go.mod).
 (cd test/bench/charts && nice -n 10 go build -o "../../../$out/charts" .)
 
-nice -n 10 "$out/bench" -assets bin/k8s -crds config/crd/bases -manager "$out/manager" \
+nice -n 10 "$out/bench" -commit "$commit" -assets bin/k8s -crds config/crd/bases -manager "$out/manager" \
 	-lowerbound "$out/lowerbound" -peer "$out/peer" -out "$out" -pidfile "$pidfile" -manager-args "$manager_args" -manager-env "$manager_env" "$@" &
 bench_pid=$!
 rc=0

@@ -51,6 +51,7 @@ type options struct {
 	managerArgs    []string
 	managerEnv     []string
 	label          string
+	commit         string
 	settle, quiet  time.Duration
 	restarts       int
 	profileSize    int
@@ -102,6 +103,7 @@ func run() error {
 	flag.IntVar(&o.rounds, "rounds", 2, "convergences of the peer and the manager each, alternating (the mean is compared)")
 	flag.StringVar(&o.out, "out", "bin/bench", "output directory")
 	flag.StringVar(&o.label, "label", "", "label of this run in the results (e.g. before, after)")
+	flag.StringVar(&o.commit, "commit", "", "the commit the binaries were built from, +dirty for uncommitted changes (hack/bench.sh passes git's)")
 	flag.DurationVar(&o.settle, "settle", 5*time.Second, "wait after convergence before the at-rest window")
 	flag.DurationVar(&o.quiet, "quiet", 30*time.Second, "at-rest window with the manager running")
 	flag.IntVar(&o.restarts, "restarts", 2, "manager restarts at rest (each reconciles every object again)")
@@ -147,7 +149,7 @@ func run() error {
 		fmt.Printf("\nresults: %s\n\n%s", path, table)
 		return err
 	}
-	report := Report{Date: time.Now().UTC().Format(time.RFC3339), Label: o.label, Machine: machine(),
+	report := Report{Date: time.Now().UTC().Format(time.RFC3339), Label: o.label, Commit: o.commit, Machine: machine(),
 		ManagerArgs: o.managerArgs, ManagerEnv: o.managerEnv,
 		NoUpgradeableGate: o.noGate, Sizes: []SizeResult{}}
 	jsonPath := filepath.Join(o.out, "bench-"+stamp+".json")

@@ -25,8 +25,10 @@ import (
 
 // Report is the JSON file of one bench run.
 type Report struct {
-	Date        string   `json:"date"`
-	Label       string   `json:"label,omitempty"`
+	Date  string `json:"date"`
+	Label string `json:"label,omitempty"`
+	// Commit is the tree the binaries were built from (-commit), "" when not given.
+	Commit      string   `json:"commit,omitempty"`
 	Machine     Machine  `json:"machine"`
 	ManagerArgs []string `json:"managerArgs"`
 	ManagerEnv  []string `json:"managerEnv,omitempty"`
@@ -268,9 +270,13 @@ func ratioText(r float64) string {
 // Markdown is the results table.
 func (r Report) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "bench %s %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q, env: %q\n\n", r.Date, r.Label,
-		r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go, strings.Join(r.ManagerArgs, " "),
-		strings.Join(r.ManagerEnv, " "))
+	commit := r.Commit
+	if commit == "" {
+		commit = "not given"
+	}
+	fmt.Fprintf(&b, "bench %s %s; commit %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q, env: %q\n\n", r.Date,
+		r.Label, commit, r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go,
+		strings.Join(r.ManagerArgs, " "), strings.Join(r.ManagerEnv, " "))
 	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes after convergence: queued (s) / at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) | load avg (start/end) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {

@@ -89,3 +89,14 @@ func TestWatchersClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNamesCommit: the report's first line names the tree the binaries were built from, or says that
+// none was given.
+func TestReportNamesCommit(t *testing.T) {
+	for commit, want := range map[string]string{"f5dbdd1+dirty": "; commit f5dbdd1+dirty;", "": "; commit not given;"} {
+		first, _, _ := strings.Cut(Report{Commit: commit}.Markdown(), "\n")
+		if !strings.Contains(first, want) {
+			t.Errorf("commit %q: first line %q lacks %q", commit, first, want)
+		}
+	}
+}
