@@ -34,23 +34,26 @@ type convergence struct {
 	seen map[string]time.Duration
 	// server, own and bench are the CPU seconds of etcd and kube-apiserver, of the contender and of the bench.
 	server, own, bench float64
-	// etcdReads are the reads kube-apiserver sent to etcd (-1: not counted).
-	etcdReads float64
+	// etcdReads are the reads kube-apiserver sent to etcd (-1: not counted), watchersClosed the watches it
+	// closed because their client fell behind, by resource (nil: not counted).
+	etcdReads      float64
+	watchersClosed map[string]float64
 }
 
 // seconds is the convergence's length.
 func (x convergence) seconds() float64 { return x.end.Sub(x.start).Seconds() }
 
 // converge creates the objects of plan in ns, as the contender with process pid watches them, and waits until
-// ready has seen every one Available. With countReads it reads kube-apiserver's /metrics at both ends, inside
-// the window, to count the reads sent to etcd; later rounds leave it out. who prefixes the log lines.
+// ready has seen every one Available. With countServer it reads kube-apiserver's /metrics at both ends, inside
+// the window, to count the reads sent to etcd and the watches closed; later rounds leave it out. who prefixes
+// the log lines.
 func converge(ctx context.Context, o options, srv *apiServer, c client.Client, plan benchutil.Plan, ns string,
-	pid int, ready *tracker, who string, countReads bool) (convergence, error) {
+	pid int, ready *tracker, who string, countServer bool) (convergence, error) {
 	x := convergence{start: time.Now(), etcdReads: -1}
 	cpu0 := markCPU(srv, pid)
-	reads := func() float64 { return -1 }
-	if countReads {
-		reads = srv.markEtcdReads(ctx)
+	counts := func() serverCounts { return serverCounts{etcdReads: -1} }
+	if countServer {
+		counts = srv.markCounts(ctx)
 	}
 	ready.reset(x.start, plan.Objects())
 	logf("N=%d: %screating %d objects", plan.N, who, plan.Objects())
@@ -65,6 +68,7 @@ func converge(ctx context.Context, o options, srv *apiServer, c client.Client, p
 	}
 	x.seen, x.end = seen, end
 	x.server, x.own, x.bench = cpu0.since()
-	x.etcdReads = reads()
+	n := counts()
+	x.etcdReads, x.watchersClosed = n.etcdReads, n.watchersClosed
 	return x, nil
 }

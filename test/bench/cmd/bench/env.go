@@ -172,26 +172,26 @@ func (s *apiServer) profile(ctx context.Context, seconds int, dir, name, assets 
 	return saveProfile(b, dir, name, filepath.Join(assets, "kube-apiserver"), "-top", "-cum", "-nodecount=40")
 }
 
-// etcdReads is how many reads kube-apiserver has sent to etcd since it started (its
-// etcd_request_duration_seconds histogram, operation "get"): the reads its watch cache did not answer.
-func (s *apiServer) etcdReads(ctx context.Context) (float64, error) {
-	b, err := s.get(ctx, "/metrics")
-	if err != nil {
-		return 0, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
-	}
-	return benchutil.MetricSum(string(b), "etcd_request_duration_seconds_count", "operation")["get"], nil
+// serverCounts are the counters of kube-apiserver's /metrics the bench compares over a window: the reads it
+// sent to etcd (its etcd_request_duration_seconds histogram, operation "get": the reads its watch cache did not
+// answer), and by resource the watches it closed because their client did not read their events fast enough
+// (apiserver_terminated_watchers_total).
+type serverCounts struct {
+	etcdReads      float64
+	watchersClosed map[string]float64
 }
 
-// terminatedWatchers is, by resource, how many watches kube-apiserver has closed since it started because
-// their client did not read their events fast enough (apiserver_terminated_watchers_total); nil when its
-// metrics cannot be read.
-func (s *apiServer) terminatedWatchers(ctx context.Context) map[string]float64 {
+// counts reads the counters, in one request to /metrics.
+func (s *apiServer) counts(ctx context.Context) (serverCounts, error) {
 	b, err := s.get(ctx, "/metrics")
 	if err != nil {
-		logf("counting the watches kube-apiserver closed: reading its metrics: %v", err)
-		return nil
+		return serverCounts{}, fmt.Errorf("reading kube-apiserver's metrics: %w", err)
 	}
-	return benchutil.MetricSum(string(b), "apiserver_terminated_watchers_total", "resource")
+	text := string(b)
+	return serverCounts{
+		etcdReads:      benchutil.MetricSum(text, "etcd_request_duration_seconds_count", "operation")["get"],
+		watchersClosed: benchutil.MetricSum(text, "apiserver_terminated_watchers_total", "resource"),
+	}, nil
 }
 
 // watchersClosed is what after counts more than before, by resource, leaving out resources with none; nil
@@ -209,17 +209,18 @@ func watchersClosed(before, after map[string]float64) map[string]float64 {
 	return out
 }
 
-// markEtcdReads returns what counts the reads kube-apiserver sends to etcd from now on; -1 when its metrics
-// cannot be read (no figure rather than a wrong one).
-func (s *apiServer) markEtcdReads(ctx context.Context) func() float64 {
-	r0, err0 := s.etcdReads(ctx)
-	return func() float64 {
-		r1, err1 := s.etcdReads(ctx)
+// markCounts returns what gives the counters' growth from now on: etcd reads -1 and watches closed nil when
+// the metrics cannot be read at either end (no figure rather than a wrong one).
+func (s *apiServer) markCounts(ctx context.Context) func() serverCounts {
+	c0, err0 := s.counts(ctx)
+	return func() serverCounts {
+		c1, err1 := s.counts(ctx)
 		if err0 != nil || err1 != nil {
-			logf("counting the reads sent to etcd: %v", errors.Join(err0, err1))
-			return -1
+			logf("counting the reads sent to etcd and the watches closed: %v", errors.Join(err0, err1))
+			return serverCounts{etcdReads: -1}
 		}
-		return r1 - r0
+		return serverCounts{etcdReads: c1.etcdReads - c0.etcdReads,
+			watchersClosed: watchersClosed(c0.watchersClosed, c1.watchersClosed)}
 	}
 }
 

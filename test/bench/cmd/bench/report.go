@@ -197,9 +197,8 @@ type SizeResult struct {
 	BenchCPUSeconds  float64 `json:"benchCPUSeconds"`
 	// EtcdReads are the reads kube-apiserver sent to etcd in the same window (-1: not counted).
 	EtcdReads float64 `json:"etcdReads"`
-	// WatchersClosed are the watches kube-apiserver closed, from just before the first create to just after
-	// convergence, because their client (the manager, or the bench's watch) fell behind, by resource (nil:
-	// not counted).
+	// WatchersClosed are the watches kube-apiserver closed in the same window because their client (the
+	// manager, or the bench's watch) fell behind, by resource (nil: not counted).
 	WatchersClosed map[string]float64 `json:"watchersClosed"`
 
 	Ratio       float64 `json:"ratio"`

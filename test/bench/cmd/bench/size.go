@@ -336,12 +336,11 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		}()
 	}
 	serverProfile := profileServer(ctx, o, n, srv, dir, "apiserver-cpu")
-	closed0 := srv.terminatedWatchers(ctx)
 	x, err := converge(ctx, o, srv, c, plan, ns, mgr.pid(), ready, "", true)
 	if err != nil {
 		return res, err
 	}
-	res.WatchersClosed = watchersClosed(closed0, srv.terminatedWatchers(ctx))
+	res.WatchersClosed = x.watchersClosed
 	t0, t1 := x.start, x.end
 	res.CreateSeconds, res.ConvergenceSeconds, res.EtcdReads = x.createSeconds, x.seconds(), x.etcdReads
 	res.ServerCPUSeconds, res.OwnCPUSeconds, res.BenchCPUSeconds = x.server, x.own, x.bench
@@ -408,7 +407,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		}
 	}
 	res.At = at
-	atClosed0 := srv.terminatedWatchers(ctx)
+	atCounts := srv.markCounts(ctx)
 	atStart := time.Now()
 	pods.reset(when, n)
 	logf("N=%d: creating %d Ats due at %s", n, n, schedule)
@@ -448,7 +447,7 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if res.AfterAt, err = mgr.stats(); err != nil {
 		return res, err
 	}
-	at.WatchersClosed = watchersClosed(atClosed0, srv.terminatedWatchers(ctx))
+	at.WatchersClosed = atCounts().watchersClosed
 	logf("N=%d: At pods all created; peak RSS %.1f MiB, CPU %.1f s", n, res.AfterAt.PeakRSSMiB, res.AfterAt.CPUSeconds)
 
 	// Restarts: each new manager lists everything and reconciles every object once more.
@@ -759,12 +758,12 @@ func runLowerBoundOnServer(ctx context.Context, o options, n, workers int, desig
 		}
 		defer stop()
 	}
-	cpu0, reads := srv.cpuSeconds(), srv.markEtcdReads(ctx)
+	cpu0, counts := srv.cpuSeconds(), srv.markCounts(ctx)
 	r, err := runLowerBound(ctx, o.lowerboundBin, srv.lowerKC, ns, n, workers, design)
 	if err != nil {
 		return r, err
 	}
-	r.ServerCPUSeconds, r.EtcdReads = srv.cpuSeconds()-cpu0, reads()
+	r.ServerCPUSeconds, r.EtcdReads = srv.cpuSeconds()-cpu0, counts().etcdReads
 	return r, nil
 }
 
