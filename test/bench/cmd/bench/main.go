@@ -121,6 +121,10 @@ func run() error {
 			"before (why each contender gets an API server of its own)")
 	flag.BoolVar(&o.noGate, "no-upgradeable-gate", false,
 		"no OperatorCondition: the At controller's Upgradeable gate stays off, as outside OLM (to compare with the default)")
+	junk := flag.Int("tenant-junk", 0,
+		"instead of the sizes: the manager's memory at rest without and with this many objects of each of "+
+			"-tenant-junk-kinds that a tenant labelled as operator101's, with 250 KiB of annotations each")
+	junkKindList := flag.String("tenant-junk-kinds", "ConfigMap", "kinds of -tenant-junk, comma separated: "+strings.Join(junkKinds, ","))
 	flag.Parse()
 	var err error
 	if o.sizes, err = parseInts(*sizes); err != nil {
@@ -146,6 +150,20 @@ func run() error {
 		table := historyMarkdown(p, servers)
 		path := filepath.Join(o.out, "history-"+stamp+".md")
 		_ = os.WriteFile(path, []byte(table), 0o644)
+		fmt.Printf("\nresults: %s\n\n%s", path, table)
+		return err
+	}
+	if *junk > 0 {
+		kinds, err := parseKinds(*junkKindList)
+		if err != nil {
+			return fmt.Errorf("-tenant-junk-kinds: %w", err)
+		}
+		res, err := tenantJunk(ctx, o, *junk, kinds, filepath.Join(o.out, "junk-"+stamp))
+		b, _ := json.MarshalIndent(res, "", "  ")
+		path := filepath.Join(o.out, "junk-"+stamp+".json")
+		_ = os.WriteFile(path, append(b, '\n'), 0o644)
+		table := junkMarkdown(res)
+		_ = os.WriteFile(filepath.Join(o.out, "junk-"+stamp+".md"), []byte(table), 0o644)
 		fmt.Printf("\nresults: %s\n\n%s", path, table)
 		return err
 	}
