@@ -364,9 +364,7 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 	if db == nil {
 		return r.retryFinalize(ctx, dbu, name, failed)
 	}
-	// As the target's policy says: on an Adopt target, an account the DatabaseUser was deleted before adopting
-	// (made by an earlier operator101, whose accounts have no claim) is dropped too. No password is needed.
-	res, err := db.DropAccount(ctx, desiredClaimedAccount(dbu, target, ""))
+	res, err := db.DropAccount(ctx, accountToDrop(dbu, target))
 	_ = db.Close()
 	switch k := mysqlaccount.KindOf(err); {
 	case err == nil:
@@ -380,6 +378,19 @@ func (r *Reconciler) finalize(ctx context.Context, dbu *mygroupv1alpha1.Database
 		return r.retryFinalize(ctx, dbu, name, failure(err, "", admin))
 	}
 	return r.release(ctx, dbu)
+}
+
+// accountToDrop is what a deleted DatabaseUser may drop: the account it claimed, whatever the target's policy
+// says now (the admin may have narrowed it since), and, on an Adopt target, an account without a claim that
+// it would have adopted alive (made by an earlier operator101, whose accounts have no claim, and deleted
+// before adopting). A DatabaseUser the policy refuses could adopt nothing alive, so it adopts nothing on its
+// way out either: a hand-made account of its name stays, and the Event reads as for any account not its own.
+func accountToDrop(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1alpha1.DatabaseTarget) mysqlaccount.Account {
+	a := desiredClaimedAccount(dbu, target, "")
+	if checkPolicy(target, dbu) != nil {
+		a.Adopt, a.AdoptDatabases = false, nil
+	}
+	return a
 }
 
 // disown removes the claims of a kept account, so that the target's existingAccounts: Adopt can
