@@ -19,8 +19,15 @@ limitations under the License.
 // TokenReview, and the user it names must be allowed to "get" the path (a SubjectAccessReview of a
 // non-resource URL, e.g. the metrics-reader ClusterRole's "get /metrics"). No token, or one the API server
 // does not authenticate: 401. A user not allowed: 403. A review that fails: 500. Answers are cached as
-// controller-runtime caches them: a TokenReview for 1 minute, an allowed access for 5 minutes, a denied one for
-// 30 seconds.
+// controller-runtime caches them: a TokenReview for 1 minute (one that authenticated no one too), an allowed
+// access for 5 minutes, a denied one for 30 seconds.
+//
+// Unlike controller-runtime's filter, which makes the lower-cased HTTP method the verb, it serves GET and HEAD
+// alone, both as "get", and answers any other method 405 before any review: a client cannot make it send a
+// review per method it invents. Each cache holds at most maxEntries answers, dropping the least recently used,
+// so a flood of new tokens cannot flush the answer a scraper keeps using; tokens the API server did not
+// authenticate have a cache of their own and push out none of the users'. At most maxInFlight reviews are
+// sent at a time; a request that finds no free slot within the review timeout is answered 429.
 //
 // It exists because controller-runtime's filter builds on k8s.io/apiserver's delegating authenticator and
 // authorizer factories, which link gRPC, OpenTelemetry, CEL and ANTLR into the manager: 20 MB of its 55 MB
@@ -31,32 +38,41 @@ package metricsauth
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/cache"
 	authenticationclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
-// Cache lifetimes, as controller-runtime's filter sets them.
+// Cache lifetimes, as controller-runtime's filter sets them, and the bounds of the caches and of the reviews
+// in flight.
 const (
-	authnTTL      = time.Minute
+	authnTTL      = time.Minute // an authenticated token's and a rejected one's, as controller-runtime's
 	allowTTL      = 5 * time.Minute
 	denyTTL       = 30 * time.Second
 	reviewTimeout = 10 * time.Second
-	// maxEntries bounds each cache: past it, expired entries are dropped, and if none expired, all of them.
-	maxEntries = 1024
+	maxEntries    = 1024 // per cache
+	maxInFlight   = 8    // reviews sent at a time, TokenReviews and SubjectAccessReviews together
 )
+
+// verb is the one verb reviewed: the method of every request served (GET, HEAD) is read as "get", as the API
+// server reads GET and HEAD of a resource.
+const verb = "get"
+
+// errBusy is returned when no review slot frees within the review timeout.
+var errBusy = errors.New("too many reviews in flight")
 
 // Reviewer sends the two reviews; the API server's typed clients in production.
 type Reviewer interface {
@@ -99,9 +115,19 @@ func (r apiReviewer) SubjectAccessReview(ctx context.Context, spec authorization
 	return &sar.Status, nil
 }
 
+// clockFunc is a cache.Clock.
+type clockFunc func() time.Time
+
+func (c clockFunc) Now() time.Time { return c() }
+
 // Filter is the metrics filter over reviewer; now is the clock of its caches.
 func Filter(reviewer Reviewer, now func() time.Time) metricsserver.Filter {
-	f := &filter{reviewer: reviewer, now: now, users: ttlCache[authenticationv1.UserInfo]{}, access: ttlCache[bool]{}}
+	// apimachinery's LRUExpireCache (linked already, by client-go) is the bounded cache: LRU eviction, per-entry TTL.
+	f := &filter{reviewer: reviewer,
+		users:    cache.NewLRUExpireCacheWithClock(maxEntries, clockFunc(now)),
+		rejected: cache.NewLRUExpireCacheWithClock(maxEntries, clockFunc(now)),
+		access:   cache.NewLRUExpireCacheWithClock(maxEntries, clockFunc(now)),
+		slots:    make(chan struct{}, maxInFlight)}
 	return func(log logr.Logger, handler http.Handler) (http.Handler, error) {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			f.serve(log, handler, w, req)
@@ -111,13 +137,18 @@ func Filter(reviewer Reviewer, now func() time.Time) metricsserver.Filter {
 
 type filter struct {
 	reviewer Reviewer
-	now      func() time.Time
-	mu       sync.Mutex
-	users    ttlCache[authenticationv1.UserInfo] // by SHA-256 of the token; only authenticated users
-	access   ttlCache[bool]                      // by user, groups, verb and path
+	users    *cache.LRUExpireCache // authnResult by SHA-256 of the token; authenticated tokens
+	rejected *cache.LRUExpireCache // authnResult by SHA-256 of the token; tokens the API server did not authenticate
+	access   *cache.LRUExpireCache // bool by user, groups and path
+	slots    chan struct{}         // one per review in flight
 }
 
 func (f *filter) serve(log logr.Logger, handler http.Handler, w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
 	ctx, cancel := context.WithTimeout(req.Context(), reviewTimeout)
 	defer cancel()
 	token := bearerToken(req)
@@ -126,6 +157,10 @@ func (f *filter) serve(log logr.Logger, handler http.Handler, w http.ResponseWri
 		return
 	}
 	user, ok, err := f.authenticate(ctx, token)
+	if errors.Is(err, errBusy) {
+		http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
+		return
+	}
 	if err != nil {
 		log.Error(err, "Authentication failed") // the error names no token
 		http.Error(w, "Authentication failed", http.StatusInternalServerError)
@@ -136,8 +171,11 @@ func (f *filter) serve(log logr.Logger, handler http.Handler, w http.ResponseWri
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
 	}
-	verb := strings.ToLower(req.Method)
-	allowed, err := f.authorize(ctx, user, verb, req.URL.Path)
+	allowed, err := f.authorize(ctx, user, req.URL.Path)
+	if errors.Is(err, errBusy) {
+		http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
+		return
+	}
 	if err != nil {
 		msg := fmt.Sprintf("Authorization for user %s failed", user.Username)
 		log.Error(err, msg)
@@ -162,43 +200,84 @@ func bearerToken(req *http.Request) string {
 	return strings.TrimSpace(token)
 }
 
+// acquire takes a review slot, waiting for one until ctx ends; release gives it back.
+func (f *filter) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case f.slots <- struct{}{}:
+		return func() { <-f.slots }, nil
+	case <-ctx.Done():
+		return nil, errBusy
+	}
+}
+
+// authnResult is a TokenReview's answer: the user, or, for a token not authenticated, the API server's
+// reason if it gave one.
+type authnResult struct {
+	user          authenticationv1.UserInfo
+	authenticated bool
+	reason        string
+}
+
+func (r authnResult) answer() (authenticationv1.UserInfo, bool, error) {
+	if !r.authenticated && r.reason != "" {
+		return r.user, false, fmt.Errorf("TokenReview: %s", r.reason)
+	}
+	return r.user, r.authenticated, nil
+}
+
+func (f *filter) cachedAuthn(key string) (authnResult, bool) {
+	for _, c := range []*cache.LRUExpireCache{f.users, f.rejected} {
+		if v, ok := c.Get(key); ok {
+			return v.(authnResult), true
+		}
+	}
+	return authnResult{}, false
+}
+
 func (f *filter) authenticate(ctx context.Context, token string) (authenticationv1.UserInfo, bool, error) {
 	sum := sha256.Sum256([]byte(token))
 	key := string(sum[:])
-	f.mu.Lock()
-	u, ok := f.users.get(key, f.now())
-	f.mu.Unlock()
-	if ok {
-		return u, true, nil
+	if r, ok := f.cachedAuthn(key); ok {
+		return r.answer()
+	}
+	release, err := f.acquire(ctx)
+	if err != nil {
+		return authenticationv1.UserInfo{}, false, err
+	}
+	defer release()
+	if r, ok := f.cachedAuthn(key); ok { // reviewed for another request while this one waited
+		return r.answer()
 	}
 	st, err := f.reviewer.TokenReview(ctx, token)
 	if err != nil {
-		return u, false, fmt.Errorf("TokenReview: %w", err)
+		return authenticationv1.UserInfo{}, false, fmt.Errorf("TokenReview: %w", err)
 	}
-	if st.Error != "" && !st.Authenticated {
-		return u, false, fmt.Errorf("TokenReview: %s", st.Error)
+	r := authnResult{user: st.User, authenticated: st.Authenticated, reason: st.Error}
+	if r.authenticated {
+		f.users.Add(key, r, authnTTL)
+	} else {
+		f.rejected.Add(key, r, authnTTL)
 	}
-	if !st.Authenticated {
-		return u, false, nil
-	}
-	f.mu.Lock()
-	f.users.put(key, st.User, f.now(), authnTTL)
-	f.mu.Unlock()
-	return st.User, true, nil
+	return r.answer()
 }
 
-func (f *filter) authorize(ctx context.Context, u authenticationv1.UserInfo, verb, path string) (bool, error) {
+func (f *filter) authorize(ctx context.Context, u authenticationv1.UserInfo, path string) (bool, error) {
 	groups := append([]string(nil), u.Groups...)
 	sort.Strings(groups)
-	key := fmt.Sprintf("%q %q %q %q %q", u.Username, u.UID, strings.Join(groups, ","), verb, path)
+	key := fmt.Sprintf("%q %q %q %q", u.Username, u.UID, strings.Join(groups, ","), path)
 	if len(u.Extra) > 0 {
 		key += fmt.Sprint(u.Extra) // fmt prints maps sorted by key
 	}
-	f.mu.Lock()
-	allowed, ok := f.access.get(key, f.now())
-	f.mu.Unlock()
-	if ok {
-		return allowed, nil
+	if v, ok := f.access.Get(key); ok {
+		return v.(bool), nil
+	}
+	release, err := f.acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	if v, ok := f.access.Get(key); ok { // reviewed for another request while this one waited
+		return v.(bool), nil
 	}
 	spec := authorizationv1.SubjectAccessReviewSpec{User: u.Username, UID: u.UID, Groups: u.Groups,
 		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: verb}}
@@ -216,39 +295,6 @@ func (f *filter) authorize(ctx context.Context, u authenticationv1.UserInfo, ver
 	if st.Allowed {
 		ttl = allowTTL
 	}
-	f.mu.Lock()
-	f.access.put(key, st.Allowed, f.now(), ttl)
-	f.mu.Unlock()
+	f.access.Add(key, st.Allowed, ttl)
 	return st.Allowed, nil
-}
-
-type entry[V any] struct {
-	v       V
-	expires time.Time
-}
-
-// ttlCache is a map whose entries expire; the caller holds the filter's lock.
-type ttlCache[V any] map[string]entry[V]
-
-func (c ttlCache[V]) get(key string, now time.Time) (V, bool) {
-	e, ok := c[key]
-	if !ok || !now.Before(e.expires) {
-		var zero V
-		return zero, false
-	}
-	return e.v, true
-}
-
-func (c ttlCache[V]) put(key string, v V, now time.Time, ttl time.Duration) {
-	if len(c) >= maxEntries {
-		for k, e := range c {
-			if !now.Before(e.expires) {
-				delete(c, k)
-			}
-		}
-		if len(c) >= maxEntries {
-			clear(c)
-		}
-	}
-	c[key] = entry[V]{v, now.Add(ttl)}
 }
