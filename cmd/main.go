@@ -27,6 +27,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	// Mozilla's roots, compiled in, for the TLS connections that verify against the system's roots (a
+	// DatabaseUser target's tls.mode VerifyFull without ca.crt): the released image is FROM scratch and has
+	// none. Go uses them only when the system has no roots of its own (x509.SetFallbackRoots).
+	_ "golang.org/x/crypto/x509roots/fallback"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"

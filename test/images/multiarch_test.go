@@ -20,6 +20,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"debug/buildinfo"
 	"debug/elf"
 	"encoding/json"
 	"errors"
@@ -28,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -62,7 +64,8 @@ var elfMachine = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_
 // PLATFORMS does (hack/images.sh operator, PLATFORMS set), writes the manifest list as `make docker-push` pushes it
 // (podman manifest push --all) into an OCI layout, and checks that it holds exactly one image per platform, each
 // configured for its platform, running /manager as a numeric non-root user, and whose /manager is an ELF binary
-// for that architecture (its header's e_machine), statically linked.
+// for that architecture (its header's e_machine), statically linked, and links Mozilla's roots
+// (golang.org/x/crypto/x509roots/fallback): FROM scratch, the image has none of its own.
 func TestOperatorImageManifestList(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds images with podman, which -short (make test) does not install; make ci runs this test")
@@ -138,6 +141,13 @@ func TestOperatorImageManifestList(t *testing.T) {
 				if prog.Type == elf.PT_INTERP {
 					t.Errorf("/manager asks for a dynamic loader: it is not static, and FROM scratch has none")
 				}
+			}
+			info, err := buildinfo.Read(bytes.NewReader(bin))
+			if err != nil {
+				t.Fatalf("/manager's build information: %v", err)
+			}
+			if !slices.ContainsFunc(info.Deps, func(m *debug.Module) bool { return m.Path == "golang.org/x/crypto/x509roots/fallback" }) {
+				t.Errorf("/manager does not link golang.org/x/crypto/x509roots/fallback: FROM scratch, tls.mode VerifyFull without ca.crt has no roots")
 			}
 		})
 	}
