@@ -12,6 +12,10 @@
 # Both run /manager as UID 65532, numeric and non-root: the Deployment sets runAsNonRoot and no runAsUser (so
 # that OpenShift can give it a UID of the namespace's range), and the kubelet checks runAsNonRoot against a
 # numeric USER only (test/images TestImageUsersAreNumericNonRoot).
+# The online stages' base images are named by digest, the tag kept for the reader: a tag can be moved to other
+# content, a digest cannot (test/images TestUpstreamImagesPinnedByDigest). To move to a newer image, pin the
+# digest of its tag's manifest list (skopeo inspect --raw docker://IMAGE:TAG | sha256sum); golang's must be at
+# least go.mod's go version, or the build downloads a toolchain.
 
 FROM scratch AS offline
 COPY manager /manager
@@ -24,7 +28,7 @@ ENTRYPOINT ["/manager"]
 
 # The builder runs on the build machine's platform and cross-compiles for the target's (static Go), so that
 # `--platform linux/amd64,linux/arm64` builds each image without emulating the other architecture.
-FROM --platform=$BUILDPLATFORM docker.io/library/golang:1.26 AS builder
+FROM --platform=$BUILDPLATFORM docker.io/library/golang:1.26.5@sha256:3aff6657219a4d9c14e27fb1d8976c49c29fddb70ba835014f477e1c70636647 AS builder
 ARG TARGETOS
 ARG TARGETARCH
 WORKDIR /workspace
@@ -36,7 +40,7 @@ COPY api/ api/
 COPY internal/ internal/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w" -o manager ./cmd
 
-FROM gcr.io/distroless/static:nonroot AS online
+FROM gcr.io/distroless/static:nonroot@sha256:f7f8f729987ad0fdf6b05eeeae94b26e6a0f613bdf46feea7fc40f7bd72953e6 AS online
 COPY --from=builder /workspace/manager /manager
 USER 65532:65532
 LABEL org.opencontainers.image.title="operator101" \

@@ -26,7 +26,8 @@ CONTAINER_TOOL ?= podman
 container_tool = $(notdir $(firstword $(CONTAINER_TOOL)))
 # OFFLINE=1 (the default; this project's machines reach no registry): the operator image is the Dockerfile's
 # `offline` stage, FROM scratch around a manager compiled here, and the catalog's base is an opm image built here
-# from the pinned opm. OFFLINE=0: the Dockerfile's online stages (golang, distroless) and the upstream opm image.
+# from the pinned opm. OFFLINE=0: the Dockerfile's online stages (golang, distroless) and the upstream opm image,
+# each named by the digest of its tag (test/images TestUpstreamImagesPinnedByDigest).
 OFFLINE ?= 1
 # PLATFORMS: the operator image is one manifest list of an image per platform, the architectures the Deployment's
 # node affinity and the CSV's operatorframework.io/arch.* labels name (test/bundle keeps the three equal). The
@@ -35,7 +36,7 @@ OFFLINE ?= 1
 PLATFORMS ?= linux/amd64,linux/arm64
 platforms = $(subst $(comma), ,$(PLATFORMS))
 comma := ,
-OPM_IMG ?= $(if $(filter 0,$(OFFLINE)),quay.io/operator-framework/opm:v1.64.0,localhost/operator101/opm:v1.64.0)
+OPM_IMG ?= $(if $(filter 0,$(OFFLINE)),quay.io/operator-framework/opm:v1.64.0@sha256:a070b901663d00312ccabe06a3c04b961d7326868499fe6c4c6b97025c79f014,localhost/operator101/opm:v1.64.0)
 # Offline builds reach no network and use no layer cache. podman and buildah also set every time in the image to
 # SOURCE_DATE_EPOCH (the commit's), so a build is reproducible byte for byte; docker's builder has no such flag.
 # OCI_RUNTIME picks podman's runtime for RUN steps (runc here: crun fails on cgroups v1 hybrid hosts).

@@ -4,7 +4,8 @@
 # upstream image works:  podman build -f catalog.Dockerfile -t CATALOG_IMG .
 # Offline, `make catalog-build` (hack/images.sh) first builds a local opm image from bin/opm and passes it:
 #     --build-arg OPM_IMAGE=localhost/operator101/opm:v1.64.0 --network none
-ARG OPM_IMAGE=quay.io/operator-framework/opm:v1.64.0
+# The upstream image is named by the digest of its tag's manifest list (test/images TestUpstreamImagesPinnedByDigest).
+ARG OPM_IMAGE=quay.io/operator-framework/opm:v1.64.0@sha256:a070b901663d00312ccabe06a3c04b961d7326868499fe6c4c6b97025c79f014
 FROM ${OPM_IMAGE}
 
 ENTRYPOINT ["/bin/opm"]
