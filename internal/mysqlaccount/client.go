@@ -24,6 +24,7 @@ package mysqlaccount
 import (
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"database/sql"
@@ -32,10 +33,12 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math/big"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -55,7 +58,13 @@ type Target struct {
 	Password string
 	// TLS, when set, secures the connection: the handshake is encrypted before any credential is sent, and
 	// a server without TLS is refused rather than spoken to in the clear. nil: no TLS.
+	// Without TLS, or with TLS that does not verify the server (InsecureSkipVerify without VerifyConnection:
+	// tls.mode Required), the password is sent only as a scramble: an exchange that would send it in clear,
+	// or encrypted to a key the server sends, is refused (ErrPasswordExchangeRefused, authguard.go).
 	TLS *tls.Config
+	// ServerPublicKey, without TLS, is the server's RSA key (pinned), to which the password is encrypted when
+	// the server asks for it (caching_sha2_password full authentication, sha256_password). nil: never.
+	ServerPublicKey *rsa.PublicKey
 }
 
 // Account is the desired state of one account.
@@ -165,7 +174,7 @@ func classify(err error) Kind {
 	var invalid x509.CertificateInvalidError
 	var verify *tls.CertificateVerificationError
 	if errors.As(err, &unknownCA) || errors.As(err, &badName) || errors.As(err, &invalid) || errors.As(err, &verify) ||
-		errors.Is(err, mysql.ErrNoTLS) {
+		errors.Is(err, mysql.ErrNoTLS) || errors.Is(err, ErrPasswordExchangeRefused) {
 		return KindUnreachable // the server cannot be reached the way the target requires
 	}
 	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
@@ -174,6 +183,10 @@ func classify(err error) Kind {
 	}
 	return KindOther
 }
+
+// pubKeyNames numbers the names under which Open registers pinned keys with the driver, for as long as it
+// configures a connector.
+var pubKeyNames atomic.Uint64
 
 // Client is a connection pool to one target.
 type Client struct {
@@ -198,7 +211,18 @@ func Open(ctx context.Context, t Target, timeout time.Duration) (*Client, error)
 	cfg.ReadTimeout = 2 * timeout
 	cfg.WriteTimeout = 2 * timeout
 	cfg.InterpolateParams = false // placeholders are bound by the server
-	if t.TLS != nil {
+	cfg.AllowCleartextPasswords, cfg.AllowOldPasswords, cfg.AllowNativePasswords = false, false, true
+	guard := newAuthGuard(t)
+	switch {
+	case guard != nil:
+		cfg.DialFunc = guard.dial // it does TLS, if any: the driver sees a plain connection
+		if guard.pinned {
+			name := fmt.Sprintf("operator101-%d", pubKeyNames.Add(1))
+			mysql.RegisterServerPubKey(name, &rsa.PublicKey{N: new(big.Int).Set(t.ServerPublicKey.N), E: t.ServerPublicKey.E})
+			defer mysql.DeregisterServerPubKey(name) // the connector keeps its own copy
+			cfg.ServerPubKey = name
+		}
+	case t.TLS != nil:
 		cfg.TLS = t.TLS.Clone()
 		cfg.AllowFallbackToPlaintext = false
 	}
@@ -214,6 +238,9 @@ func Open(ctx context.Context, t Target, timeout time.Duration) (*Client, error)
 	var version string
 	if err := db.QueryRowContext(pingCtx, "SELECT VERSION()").Scan(&version); err != nil {
 		_ = db.Close()
+		if guard != nil && guard.err() != nil {
+			err = guard.err() // the driver says only "invalid connection"
+		}
 		return nil, wrap(fmt.Sprintf("connecting to %s as %s", cfg.Addr, t.User), err)
 	}
 	server, err := ParseVersion(version)

@@ -17,8 +17,10 @@ limitations under the License.
 package mysqlaccount
 
 import (
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 )
@@ -26,6 +28,9 @@ import (
 // TLSMode says how a connection to the server is secured.
 type TLSMode string
 
+// Disabled and Required do not verify the server: whoever is on the network path can pass for it, or relay the
+// admin login to it. Under them Open sends the password only as a scramble, or encrypted to a pinned key
+// (Target.ServerPublicKey, without TLS), never in clear or to a key the server sends (authguard.go).
 const (
 	// TLSDisabled: no TLS.
 	TLSDisabled TLSMode = "Disabled"
@@ -96,4 +101,31 @@ func TLSConfig(mode TLSMode, serverName string, caPEM, certPEM, keyPEM []byte) (
 		return nil, fmt.Errorf("unknown TLS mode %q", mode)
 	}
 	return cfg, nil
+}
+
+// ParseServerPublicKey reads the server's RSA public key (PEM, "PUBLIC KEY" as MySQL writes public_key.pem, or
+// "RSA PUBLIC KEY"): the key Target.ServerPublicKey pins.
+func ParseServerPublicKey(keyPEM []byte) (*rsa.PublicKey, error) {
+	block, _ := pem.Decode(keyPEM)
+	if block == nil {
+		return nil, errors.New("not a PEM public key")
+	}
+	switch block.Type {
+	case "PUBLIC KEY":
+		key, err := x509.ParsePKIXPublicKey(block.Bytes)
+		if err != nil {
+			return nil, errors.New("not a public key")
+		}
+		if rsaKey, ok := key.(*rsa.PublicKey); ok {
+			return rsaKey, nil
+		}
+		return nil, errors.New("not an RSA public key")
+	case "RSA PUBLIC KEY":
+		key, err := x509.ParsePKCS1PublicKey(block.Bytes)
+		if err != nil {
+			return nil, errors.New("not an RSA public key")
+		}
+		return key, nil
+	}
+	return nil, fmt.Errorf("a PEM %q block, not a public key", block.Type)
 }
