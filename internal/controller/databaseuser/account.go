@@ -82,8 +82,8 @@ func claimant(dbu *mygroupv1alpha1.DatabaseUser) mysqlaccount.Claimant {
 	return mysqlaccount.Claimant{UID: string(dbu.UID), Namespace: dbu.Namespace, Name: dbu.Name}
 }
 
-// targetFromSecret reads a target's admin Secret: host, port (default 3306), username, password, and for TLS
-// ca.crt, tls.crt and tls.key.
+// targetFromSecret reads a target's admin Secret: host, port (default 3306), username, password, for TLS
+// ca.crt, tls.crt and tls.key, and server-public-key.pem (the server's RSA key, pinned; used without TLS).
 func targetFromSecret(spec *mygroupv1alpha1.DatabaseTargetSpec, s *corev1.Secret) (mysqlaccount.Target, error) {
 	t := mysqlaccount.Target{Host: string(s.Data["host"]), User: string(s.Data["username"]),
 		Password: string(s.Data["password"]), Port: 3306}
@@ -116,6 +116,11 @@ func targetFromSecret(spec *mygroupv1alpha1.DatabaseTargetSpec, s *corev1.Secret
 		return t, fmt.Errorf("admin Secret %s/%s: TLS: %w", s.Namespace, s.Name, err)
 	}
 	t.TLS = cfg
+	if k := s.Data["server-public-key.pem"]; len(k) > 0 {
+		if t.ServerPublicKey, err = mysqlaccount.ParseServerPublicKey(k); err != nil {
+			return t, fmt.Errorf("admin Secret %s/%s: server-public-key.pem: %w", s.Namespace, s.Name, err)
+		}
+	}
 	return t, nil
 }
 
