@@ -226,9 +226,14 @@ func TestChildForCache(t *testing.T) {
 	transform := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
 	ours := metav1.ManagedFieldsEntry{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:index.html":{}}}`)}
+	web := metav1.OwnerReference{APIVersion: "operator.k8s-summit.org/v1", Kind: "MyWeb", Name: "web", UID: "web-1",
+		Controller: ptr(true)}
+	other := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "other", UID: "other-1"}
 	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web", Labels: map[string]string{"app": "web"},
-			Annotations:   map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}", "team": "web"},
+		ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
+			Labels:          map[string]string{"app": "web", ManagedByLabel: ManagedBy},
+			Annotations:     map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}", "team": "web"},
+			OwnerReferences: []metav1.OwnerReference{other, web}, Finalizers: []string{"example.com/keep"},
 			ManagedFields: []metav1.ManagedFieldsEntry{ours, {Manager: "kubectl"}}},
 		Data: map[string]string{"index.html": "<h1>hi</h1>", "extra": "theirs"},
 	}
@@ -241,10 +246,12 @@ func TestChildForCache(t *testing.T) {
 	if got.Annotations[digestAnnotation] != want {
 		t.Errorf("digest %q, want the digest of our one field, %q", got.Annotations[digestAnnotation], want)
 	}
-	if got.Data != nil || got.ManagedFields != nil || got.Labels["app"] != "web" || got.Annotations["team"] != "web" ||
-		len(got.Annotations) != 2 {
-		t.Errorf("cached copy: data %v, managedFields %v, labels %v, annotations %v", got.Data, got.ManagedFields,
-			got.Labels, got.Annotations)
+	// Of the metadata, only what the reconcilers read: operator101's label, the digest, the controller.
+	if got.Data != nil || got.ManagedFields != nil || len(got.Labels) != 1 || got.Labels[ManagedByLabel] != ManagedBy ||
+		len(got.Annotations) != 1 || len(got.OwnerReferences) != 1 || got.OwnerReferences[0].UID != web.UID ||
+		got.Finalizers != nil {
+		t.Errorf("cached copy: data %v, managedFields %v, labels %v, annotations %v, owners %v, finalizers %v", got.Data,
+			got.ManagedFields, got.Labels, got.Annotations, got.OwnerReferences, got.Finalizers)
 	}
 
 	// client-go may hand the cached copy to the transform again: it keeps its digest.
@@ -253,19 +260,31 @@ func TestChildForCache(t *testing.T) {
 		t.Errorf("transformed twice: digest %q, %v; want %q", again.(*corev1.ConfigMap).Annotations[digestAnnotation], err, want)
 	}
 
-	// Owned fields that cannot be read: the object is only trimmed, and IfChanged reads them again.
+	// Owned fields that cannot be read: the copy keeps no digest and no managedFields (IfChanged applies).
 	failing := ChildForCache(func(*corev1.ConfigMap, string) (*corev1ac.ConfigMapApplyConfiguration, error) {
 		return nil, errors.New("unreadable managedFields")
 	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
 	whole := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
+		Annotations:   map[string]string{"team": "web"},
 		ManagedFields: []metav1.ManagedFieldsEntry{ours, {Manager: "kubectl"}}}, Data: map[string]string{"index.html": "x"}}
 	out, err = failing(whole)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.(*corev1.ConfigMap); got.Annotations[digestAnnotation] != "" || got.Data["index.html"] != "x" ||
-		len(got.ManagedFields) != 1 {
-		t.Errorf("unreadable managed fields: cached copy %+v, want it only trimmed", got)
+	if got := out.(*corev1.ConfigMap); got.Annotations != nil || got.Data != nil || got.ManagedFields != nil {
+		t.Errorf("unreadable managed fields: cached copy %+v, want no digest, no data, no managedFields", got)
+	}
+
+	// An object that arrives with a digest annotation and no managedFields (someone cleared them) is trimmed
+	// alike: the annotation's value is kept, nothing else the tenant wrote.
+	forged := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
+		Labels:      map[string]string{ManagedByLabel: ManagedBy, "tenant": "x"},
+		Annotations: map[string]string{digestAnnotation: "forged", "tenant.example/blob": "large"}},
+		Data: map[string]string{"blob": "large"}}
+	out, err = transform(forged)
+	if got := out.(*corev1.ConfigMap); err != nil || got.Data != nil || len(got.Labels) != 1 || len(got.Annotations) != 1 ||
+		got.Annotations[digestAnnotation] != "forged" {
+		t.Errorf("a copy with a digest annotation and no managedFields: %+v, %v; want it trimmed", got, err)
 	}
 	if out, err := transform("not an object"); err != nil || out != "not an object" {
 		t.Errorf("transform of a non-object = %v, %v", out, err)

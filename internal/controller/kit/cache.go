@@ -15,10 +15,12 @@ limitations under the License.
 */
 
 // The shape of the manager's cache, in one place beside the code that reads it. The cache holds only objects
-// operator101 created (ManagedByLabel). Of the children MyWeb and AppService apply, it keeps their metadata,
-// their status (RolloutConditions reads a Deployment's) and a digest of the fields FieldManager manages, because
-// IfChanged needs to know whether those fields still equal what it would apply, not what they are; the fields
-// themselves and every managedFields entry are dropped (docs/performance.md measures what that saves). No
+// labelled as operator101's (ManagedByLabel), which anyone who may write such an object can do. Of the children
+// MyWeb and AppService apply, it keeps their identity, their controller reference, their status
+// (RolloutConditions reads a Deployment's) and a digest of the fields FieldManager manages, because IfChanged
+// needs to know whether those fields still equal what it would apply, not what they are; the fields themselves,
+// every other label and annotation and every managedFields entry are dropped, so that the copy of an object a
+// tenant labelled is as small as that of a child (docs/performance.md measures what that saves). No
 // library offers this: controller-runtime's metadata-only cache keeps no value to compare. The At controller
 // declares the shape of its pods itself (at.PodCache), and internal/controller puts the two together.
 package kit
@@ -66,9 +68,9 @@ func ManagedBySelector() labels.Selector {
 	return labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedBy})
 }
 
-// AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only
-// operator101's, as ChildForCache leaves them (a ConfigMap's data and a Service's or Deployment's spec are
-// read by nobody once their digest is taken).
+// AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only those
+// labelled as operator101's, as ChildForCache leaves them (a ConfigMap's data and a Service's or Deployment's
+// spec are read by nobody once their digest is taken).
 func AppliedChildren() map[client.Object]ctrlcache.ByObject {
 	managed := ManagedBySelector()
 	return map[client.Object]ctrlcache.ByObject{
@@ -198,14 +200,17 @@ func managedDigest[O client.Object, A runtime.ApplyConfiguration](observed O, ex
 }
 
 // ChildForCache is the cache transform of a kind of child operator101 applies: it records the Digest of the
-// fields FieldManager manages (read by extract from managedFields), then drops them with strip, drops every
-// managedFields entry, and does what TrimForCache does. strip must keep what the reconcilers read of the child
-// (its metadata and status). The Digest comes from specDigests when it holds one for the object's key (apply
-// remembers what it wrote), or is pending (pendingDigest) while operator101's apply of the object is on its way,
-// and is extracted otherwise. An object whose managed fields cannot be read is only trimmed: IfChanged then reads
-// them again, and reports the error. An object that arrives with an annotation of digestAnnotation's name and no
-// managedFields is kept as it is: the transform may see its own output again (client-go asks transforms to be
-// idempotent), and a value someone else wrote matches no Digest (digestKey).
+// fields FieldManager manages (read by extract from managedFields), then drops them with strip, and keeps of the
+// metadata only what the reconcilers read (childMetadataForCache). strip must keep what the reconcilers read of
+// the rest (a Deployment's status). The Digest comes from specDigests when it holds one for the object's key
+// (apply remembers what it wrote), or is pending (pendingDigest) while operator101's apply of the object is on
+// its way, and is extracted otherwise. An object whose managed fields cannot be read keeps no Digest and no
+// managedFields: IfChanged finds no field operator101 manages in it, and applies (its answer is remembered, so
+// the event of that write needs no extraction). An object that arrives with an annotation of
+// digestAnnotation's name and no managedFields keeps that annotation's value: the transform may see its own
+// output again (client-go asks transforms to be idempotent), and a value someone else wrote matches no Digest
+// (digestKey). Every object is trimmed alike, whoever labelled it as operator101's: the cache's copy has a
+// bound size, whatever a tenant writes into the object.
 func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extractor[O, A], strip func(O)) cache.TransformFunc {
 	kind := kindName[O]()
 	return func(obj any) (any, error) {
@@ -213,8 +218,12 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 		if !ok {
 			return TrimForCache(obj)
 		}
-		if _, done := o.GetAnnotations()[digestAnnotation]; done && len(o.GetManagedFields()) == 0 {
-			return o, nil // transformed already (client-go may hand an object to the transform twice)
+		if d, done := o.GetAnnotations()[digestAnnotation]; done && len(o.GetManagedFields()) == 0 {
+			// Transformed already (client-go may hand an object to the transform twice), or written so by
+			// someone else: trimmed alike.
+			strip(o)
+			childMetadataForCache(o, &d)
+			return o, nil
 		}
 		key := childKey(o)
 		d, ok := specDigests.get(o.GetUID(), key)
@@ -224,30 +233,57 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](extract Extrac
 			d, ok = pendingDigest+key, true
 		}
 		if !ok {
-			current, err := extract(o, FieldManager)
-			if err != nil {
-				return TrimForCache(obj)
+			if current, err := extract(o, FieldManager); err == nil {
+				var derr error
+				d, derr = Digest(current)
+				ok = derr == nil
 			}
-			if d, err = Digest(current); err != nil {
-				return TrimForCache(obj)
-			}
-			if o.GetGeneration() != 0 {
+			if ok && o.GetGeneration() != 0 {
 				specDigests.put(o.GetUID(), key, d)
 			}
 		}
-		if _, err := TrimForCache(obj); err != nil {
-			return nil, err
-		}
 		strip(o)
-		o.SetManagedFields(nil)
-		a := o.GetAnnotations()
-		if a == nil {
-			a = map[string]string{}
+		if !ok {
+			childMetadataForCache(o, nil)
+		} else {
+			childMetadataForCache(o, &d)
 		}
-		a[digestAnnotation] = d
-		o.SetAnnotations(a)
 		return o, nil
 	}
+}
+
+// childMetadataForCache keeps of a child's metadata what the reconcilers read: its identity, resourceVersion,
+// generation and deletion timestamp, operator101's label (the cache's selector), its controller reference (whose
+// owner it is: Controlled, ApplyChild, and the owner's watch), and digest, when not nil, as digestAnnotation.
+// Every other label and annotation, the other owner references, the finalizers and managedFields go: nothing
+// reads them from the cache, and no object is written back from the cache whole (a child is applied from its
+// builder).
+func childMetadataForCache(o metav1.Object, digest *string) {
+	var kept map[string]string
+	if v, ok := o.GetLabels()[ManagedByLabel]; ok {
+		kept = map[string]string{ManagedByLabel: v}
+	}
+	o.SetLabels(kept)
+	var a map[string]string
+	if digest != nil {
+		a = map[string]string{digestAnnotation: *digest}
+	}
+	o.SetAnnotations(a)
+	o.SetOwnerReferences(ControllerOnly(o.GetOwnerReferences()))
+	o.SetFinalizers(nil)
+	o.SetManagedFields(nil)
+	o.SetGenerateName("")
+}
+
+// ControllerOnly is refs without every reference but the controller's (the API server admits at most one):
+// all that metav1.IsControlledBy, metav1.GetControllerOf and the owner watches of controller-runtime read.
+func ControllerOnly(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller {
+			return []metav1.OwnerReference{r}
+		}
+	}
+	return nil
 }
 
 // pendingDigest starts the value of digestAnnotation in a cache's copy made while operator101's own apply of the
@@ -561,6 +597,54 @@ func OwnerForCache[O client.Object](desired func(O) (map[string]runtime.ApplyCon
 		o.SetAnnotations(kept)
 		return o, nil
 	}
+}
+
+// MetadataForCache is the cache transform of a custom resource whose reconciler reads of its labels only those
+// named in keep, and none of its annotations, but whose predicate (ChangedByOthers) must still see a change of
+// any label or annotation (a DatabaseUser: `kubectl annotate` checks it at once). The labels in keep stay; every
+// other label and every annotation gives way to a Digest of all of them (metadataAnnotation) and a seal of it
+// (sealAnnotation), which change exactly when one of them changes, not with a status write; the owner
+// references and managedFields go. The finalizers stay: a merge patch of them (controllerutil.AddFinalizer on a
+// copy) sends the whole list, so a copy without someone else's would remove them. Nothing else in the metadata
+// has a size its owner chooses. A copy that carries exactly the two annotations, sealed, is the transform's own
+// output and keeps its Digest (transforms must be idempotent); any other is recomputed from the object.
+func MetadataForCache(keep ...string) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		o, ok := obj.(metav1.Object)
+		if !ok {
+			return obj, nil
+		}
+		a := o.GetAnnotations()
+		metadata := a[metadataAnnotation]
+		if s, sealed := a[sealAnnotation]; !sealed || len(a) != 2 || s != metadataSeal(o, metadata) {
+			bp := buffers.Get().(*[]byte)
+			meta := appendMetadata((*bp)[:0], o)
+			metadata = sum(meta)
+			*bp = meta
+			buffers.Put(bp)
+		}
+		var labels map[string]string
+		for _, k := range keep {
+			if v, ok := o.GetLabels()[k]; ok {
+				if labels == nil {
+					labels = map[string]string{}
+				}
+				labels[k] = v
+			}
+		}
+		o.SetLabels(labels)
+		o.SetAnnotations(map[string]string{metadataAnnotation: metadata, sealAnnotation: metadataSeal(o, metadata)})
+		o.SetOwnerReferences(nil)
+		o.SetManagedFields(nil)
+		o.SetGenerateName("")
+		return o, nil
+	}
+}
+
+// metadataSeal is MetadataForCache's seal of o's metadata Digest: unlike OwnerForCache's, it does not name the
+// resourceVersion, so that a status write leaves the copy's annotations as they were.
+func metadataSeal(o metav1.Object, metadata string) string {
+	return mac("metadata", string(o.GetUID()), metadata)
 }
 
 // desiredDigests is the JSON of the Digest of each child desired builds for o, by kind (absent for a child that
