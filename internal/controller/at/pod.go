@@ -27,6 +27,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -181,23 +183,47 @@ func activeDeadlineSeconds(at *cnatv1alpha1.At) int64 {
 	return cnatv1alpha1.DefaultActiveDeadlineSeconds
 }
 
-// PodCache is how the manager's cache holds pods: only operator101's (kit.ManagedByLabel), as trimPod leaves
-// them.
-func PodCache() cache.ByObject {
-	return cache.ByObject{Label: kit.ManagedBySelector(), Transform: trimPod}
+// nameLabel is the label of the application a pod belongs to, which the pods of MyWebs and AppServices carry
+// (app.kubernetes.io/name=myweb or appservice) and an At's pods never have, in this release or an earlier one.
+const nameLabel = "app.kubernetes.io/name"
+
+// PodSelector selects the pods the cache holds: those labelled as operator101's (kit.ManagedByLabel) without
+// nameLabel, which are the At pods of every release (0.2.0's included, so that the At controller still finds
+// the pods they ran: exactly once holds across an upgrade). The pods of MyWebs' and AppServices' Deployments,
+// which carry operator101's label too, stay out: nothing reads them. Pods of an At whose name does not fit a
+// label value carry no label of their own (labelAt), so nothing narrower selects every At pod.
+func PodSelector() labels.Selector {
+	noName, err := labels.NewRequirement(nameLabel, selection.DoesNotExist, nil)
+	if err != nil {
+		panic(err) // a constant, valid key
+	}
+	return kit.ManagedBySelector().Add(*noName)
 }
 
-// trimPod is the cache transform of pods: the At controller reads a pod's metadata (name, owner,
-// creation time), its activeDeadlineSeconds, and the parts of its status fromPod, the start deadline and the
-// Upgradeable gate use (phase, reason, message, start time, why it is not scheduled, the command's container
-// state). The rest of the spec (the command, the env and the security context) and of the status are dropped,
-// so a thousand Ats' pods cost the cache a fraction of their size. Pods are never written from the cache: they
-// are created from Pod() and deleted by name.
+// PodCache is how the manager's cache holds pods: only those PodSelector selects, as trimPod leaves them.
+func PodCache() cache.ByObject {
+	return cache.ByObject{Label: PodSelector(), Transform: trimPod}
+}
+
+// trimPod is the cache transform of pods: the At controller reads a pod's metadata (name, controller,
+// creation time, deletion timestamp, resourceVersion), its activeDeadlineSeconds, and the parts of its status
+// fromPod, the start deadline and the Upgradeable gate use (phase, reason, message, start time, why it is not
+// scheduled, the command's container state). The rest of the spec (the command, the env and the security
+// context) and of the status, every label but operator101's, every annotation, the other owner references and
+// the finalizers are dropped, so a thousand Ats' pods cost the cache a fraction of their size, and a pod a
+// tenant labelled as operator101's costs no more whatever it carries. Pods are never written from the cache:
+// they are created from Pod() and deleted by name.
 func trimPod(obj any) (any, error) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
+	var kept map[string]string
+	if v, ok := pod.Labels[kit.ManagedByLabel]; ok {
+		kept = map[string]string{kit.ManagedByLabel: v}
+	}
+	pod.Labels, pod.Annotations, pod.Finalizers, pod.GenerateName = kept, nil, nil, ""
+	pod.OwnerReferences = kit.ControllerOnly(pod.OwnerReferences)
 	pod.Spec = corev1.PodSpec{ActiveDeadlineSeconds: pod.Spec.ActiveDeadlineSeconds}
 	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason, Message: pod.Status.Message,
 		StartTime: pod.Status.StartTime, Conditions: trimConditions(pod.Status.Conditions),
