@@ -79,14 +79,19 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 }
 
 // CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
-// controllers create it holds only operator101's own objects, in the shape the code that reads them declares
-// (kit.AppliedChildren for MyWeb's and AppService's children, at.PodCache for At's pods); MyWebs and
-// AppServices without the fields only their builders read, whose size the tenant chooses (myweb.ForCache,
-// appservice.ForCache); of everything else, operator101's managedFields entries (kit.TrimForCache). Lookups of
-// anything else (a pod that took an At's pod name) go to the API server directly.
+// controllers create it holds only objects labelled as operator101's, in the shape the code that reads them
+// declares (kit.AppliedChildren for MyWeb's and AppService's children, at.PodCache for At's pods, which leaves
+// out the pods of MyWebs and AppServices); MyWebs and AppServices without the fields only their builders read,
+// whose size the tenant chooses (myweb.ForCache, appservice.ForCache); Ats and DatabaseUsers without the
+// metadata nobody reads (at.ForCache, databaseuser.ForCache); of everything else, operator101's managedFields
+// entries (kit.TrimForCache). No cached object keeps what its owner may make large and nothing reads: the
+// cache's memory follows the number of objects, not their size. Lookups of anything else (a pod that took an
+// At's pod name) go to the API server directly.
 func CacheOptions(o Options) cache.Options {
 	opts := cache.Options{DefaultTransform: kit.TrimForCache, ByObject: kit.AppliedChildren()}
 	opts.ByObject[&corev1.Pod{}] = at.PodCache()
+	opts.ByObject[&cnatv1alpha1.At{}] = at.ForCache()
+	opts.ByObject[&mygroupv1alpha1.DatabaseUser{}] = databaseuser.ForCache()
 	opts.ByObject[&operatorv1.MyWeb{}] = myweb.ForCache(o.ProxyEnv)
 	for obj, by := range appservice.ForCache(o.ProxyEnv) {
 		opts.ByObject[obj] = by

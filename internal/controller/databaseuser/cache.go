@@ -1,0 +1,32 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package databaseuser
+
+import (
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/kit"
+)
+
+// ForCache is how the manager's cache holds DatabaseUsers: with the one label the reconciler and the target
+// index read (mygroupv1alpha1.TargetLabel), a digest of all labels and annotations in place of the others (a
+// `kubectl annotate` still brings a check at once, through kit.ChangedByOthers), and its finalizers, which the
+// reconciler patches (kit.MetadataForCache). The spec and status are bounded by the schema and kept.
+func ForCache() ctrlcache.ByObject {
+	return ctrlcache.ByObject{Transform: kit.MetadataForCache(mygroupv1alpha1.TargetLabel)}
+}
