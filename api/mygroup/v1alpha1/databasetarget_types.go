@@ -32,14 +32,30 @@ const (
 	// (DatabaseUser's) also apply.
 )
 
+// ConditionAdminLoginProtected says whether tls.mode protects the admin login from whoever is on the network
+// path: True (ReasonVerifiedTLS) under VerifyCA and VerifyFull, which check the server's certificate before
+// the login; False (ReasonUnverifiedTLS), a warning, under Disabled and Required, where an impostor can take
+// the login, or relay it to the server and act as the admin account, which manages every tenant's accounts.
+// The target still works; Ready does not depend on it.
+const ConditionAdminLoginProtected = "AdminLoginProtected"
+
+// Reasons of a DatabaseTarget's AdminLoginProtected condition.
+const (
+	ReasonVerifiedTLS   = "VerifiedTLS"
+	ReasonUnverifiedTLS = "UnverifiedTLS"
+)
+
 // TLSMode says how the operator secures its connection to a database server.
 // +kubebuilder:validation:Enum=Disabled;Required;VerifyCA;VerifyFull
 type TLSMode string
 
 const (
-	// TLSDisabled connects without TLS: the admin's handshake crosses the network in the clear.
+	// TLSDisabled connects without TLS: the admin's handshake crosses the network in the clear. The password
+	// is sent only as a scramble, or encrypted to the admin Secret's server-public-key.pem; the login can still
+	// be relayed (AdminLoginProtected False).
 	TLSDisabled TLSMode = "Disabled"
-	// TLSRequired encrypts, without checking who the server is.
+	// TLSRequired encrypts, without checking who the server is. The password is sent only as a scramble; the
+	// login can still be relayed (AdminLoginProtected False).
 	TLSRequired TLSMode = "Required"
 	// TLSVerifyCA encrypts and checks the server's certificate chain against the admin Secret's ca.crt, not
 	// its host name. It needs ca.crt: without one the target is refused (TargetSecretInvalid) and the operator

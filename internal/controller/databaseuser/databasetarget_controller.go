@@ -65,7 +65,9 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		out.message, out.detail = failed.logged(), ""
 	}
 	before := t.DeepCopy()
-	t.Status = computeTargetStatus(t.Status, t.Generation, server, out, metav1.NewTime(r.Clock.Now()))
+	now := metav1.NewTime(r.Clock.Now())
+	t.Status = computeTargetStatus(t.Status, t.Generation, server, out, now)
+	meta.SetStatusCondition(&t.Status.Conditions, adminLoginCondition(t.Spec.TLS.Mode, t.Generation, now))
 	if err := kit.Report(ctx, r.Client, r.Recorder, before, t); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -88,4 +90,31 @@ func computeTargetStatus(old mygroupv1alpha1.DatabaseTargetStatus, generation in
 	s.ObservedGeneration = generation
 	s.Server = server
 	return s
+}
+
+// adminLoginCondition says whether mode protects the admin login (ConditionAdminLoginProtected). Disabled and
+// Required verify no server: the operator refuses to send the password itself to it (mysqlaccount's
+// authguard.go), but an impostor can still relay the login to the server and then act as the admin account.
+func adminLoginCondition(mode mygroupv1alpha1.TLSMode, generation int64, now metav1.Time) metav1.Condition {
+	c := metav1.Condition{Type: mygroupv1alpha1.ConditionAdminLoginProtected, Status: metav1.ConditionFalse,
+		Reason: mygroupv1alpha1.ReasonUnverifiedTLS, ObservedGeneration: generation, LastTransitionTime: now}
+	const unverified = " does not verify the server: whoever is on the network path can pose as it, or relay the " +
+		"admin login to it and act as the admin account, which manages every tenant's accounts. Only tls.mode " +
+		"VerifyCA or VerifyFull protects the admin login. Meanwhile the operator sends the admin password only as " +
+		"a scramble"
+	const refuses = ", and refuses a server that asks for it otherwise."
+	switch mode {
+	case mygroupv1alpha1.TLSDisabled:
+		c.Message = "tls.mode Disabled encrypts nothing and" + unverified +
+			" (or encrypted to the admin Secret's server-public-key.pem)" + refuses
+	case mygroupv1alpha1.TLSRequired:
+		c.Message = "tls.mode Required encrypts but" + unverified + refuses
+	case mygroupv1alpha1.TLSVerifyCA:
+		c.Status, c.Reason = metav1.ConditionTrue, mygroupv1alpha1.ReasonVerifiedTLS
+		c.Message = "tls.mode VerifyCA checks the server's certificate against ca.crt before the admin login"
+	default: // VerifyFull, the default
+		c.Status, c.Reason = metav1.ConditionTrue, mygroupv1alpha1.ReasonVerifiedTLS
+		c.Message = "tls.mode VerifyFull checks the server's certificate and name before the admin login"
+	}
+	return c
 }
