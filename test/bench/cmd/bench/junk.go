@@ -37,6 +37,12 @@ import (
 // under the API server's limit of 256 KiB of annotations per object.
 const junkAnnotationBytes = 250 << 10
 
+// junkQuiet is how long -tenant-junk waits at rest before it reads the manager's memory, unless -quiet says
+// otherwise: decoding the tenant's objects allocates their whole size, once each, and Go's scavenger returns
+// those pages to the system over a minute or two (after 30 s, N=300 ConfigMaps still showed 17.8 MiB more RSS
+// than without them; after 2 minutes, 6.3 MiB, with 1.8 MiB more live heap).
+const junkQuiet = 2 * time.Minute
+
 // junkKinds are the kinds -tenant-junk-kinds may name.
 var junkKinds = []string{"ConfigMap", "Service", "Deployment", "Pod"}
 

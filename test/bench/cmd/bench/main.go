@@ -123,7 +123,8 @@ func run() error {
 		"no OperatorCondition: the At controller's Upgradeable gate stays off, as outside OLM (to compare with the default)")
 	junk := flag.Int("tenant-junk", 0,
 		"instead of the sizes: the manager's memory at rest without and with this many objects of each of "+
-			"-tenant-junk-kinds that a tenant labelled as operator101's, with 250 KiB of annotations each")
+			"-tenant-junk-kinds that a tenant labelled as operator101's, with 250 KiB of annotations each "+
+			"(at rest: -quiet, 2m unless given, long enough for Go to return the memory of decoding them)")
 	junkKindList := flag.String("tenant-junk-kinds", "ConfigMap", "kinds of -tenant-junk, comma separated: "+strings.Join(junkKinds, ","))
 	flag.Parse()
 	var err error
@@ -154,6 +155,11 @@ func run() error {
 		return err
 	}
 	if *junk > 0 {
+		quietGiven := false
+		flag.Visit(func(f *flag.Flag) { quietGiven = quietGiven || f.Name == "quiet" })
+		if !quietGiven {
+			o.quiet = junkQuiet
+		}
 		kinds, err := parseKinds(*junkKindList)
 		if err != nil {
 			return fmt.Errorf("-tenant-junk-kinds: %w", err)
