@@ -159,7 +159,8 @@ func decide(a Account, o *Observed) (decision, error) {
 		return adopt, nil
 	case o.Exists:
 		return notClaimed("it exists and was not created by operator101 for this DatabaseUser " +
-			"(the DatabaseTarget's existingAccounts: Adopt would take it over, if all its privileges fit the target's policy)")
+			"(the DatabaseTarget's existingAccounts: Adopt, with the user listed for this namespace in adoptableAccounts, " +
+			"would take it over, if all its privileges fit the target's policy)")
 	}
 	return manage, nil
 }

@@ -425,6 +425,11 @@ func (x *chaosRun) migrateWhenServed(t *testing.T, stop <-chan struct{}) {
 		dt.Spec.AllowedNamespaces = []string{chaosDBNS}
 		dt.Spec.Databases = []string{chaosDBNS + "_*"}
 		dt.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		users := make([]string, x.plan.dbus)
+		for i := range users {
+			users[i] = dbuUser(x.plan.seed, i)
+		}
+		dt.Spec.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: chaosDBNS, Users: users}}
 		err := c.Create(context.Background(), dt)
 		if err == nil || apierrors.IsAlreadyExists(err) {
 			x.note("created DatabaseTarget default (Adopt): the migration from DATABASE_TARGETS")

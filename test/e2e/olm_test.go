@@ -106,6 +106,7 @@ func TestOLM(t *testing.T) {
 		{"UpgradeToThisTree", upgradeToThisTree},
 		{"CurrentVersion", currentVersion},
 		{"Samples", samples},
+		{"TenantCannotHurtOthers", tenantCannotHurtOthers},
 		{"Scorecard", scorecard},
 		{"Uninstall", uninstallKeepsWorkloads},
 	} {
@@ -256,10 +257,12 @@ func migrateDatabaseTargets(t *testing.T) {
 		t.Errorf("the manager does not point at the migration while DATABASE_TARGETS is set:\n%s", logs)
 	}
 
-	// Steps 1 and 2: a DatabaseTarget for each entry, adopting the accounts 0.1.0 created; then Refuse again.
+	// Steps 1 and 2: a DatabaseTarget for each entry, adopting the accounts 0.1.0 created, each listed for the
+	// namespace of its DatabaseUser (kubectl get dbu -A); then Refuse again.
 	for _, name := range []string{"default", "that-database"} {
 		dt := databaseTarget(name)
 		dt.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		dt.Spec.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: samplesNS, Users: []string{"cnhandsomeguy"}}}
 		create(t, dt)
 	}
 	waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
@@ -616,6 +619,49 @@ func samples(t *testing.T) {
 	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
 	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
 		t.Errorf("logged in as %q, want cnhandsomeguy@%%", who)
+	}
+}
+
+// tenantCannotHurtOthers tries, as a tenant would, what issue 52 found: a DatabaseUser in a namespace an Adopt
+// target does not allow, naming a hand-made account (a monitoring login with USAGE only), refused while it
+// lives and then deleted, leaves that account as it was.
+func tenantCannotHurtOthers(t *testing.T) {
+	db, err := sql.Open("mysql", mariadbDSN("", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE USER IF NOT EXISTS `monitor_probe`@`%` IDENTIFIED BY 'monitor-pw'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = db.Exec("DROP USER IF EXISTS `monitor_probe`@`%`") })
+	dt := databaseTarget("adopt-elsewhere")
+	dt.Spec.AllowedNamespaces = []string{scoreNS}
+	dt.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+	dt.Spec.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: scoreNS, Users: []string{"monitor_probe"}}}
+	create(t, dt)
+	t.Cleanup(func() { _ = c.Delete(context.Background(), dt) })
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "probe-pw", Namespace: samplesNS},
+		StringData: map[string]string{"pw": "taken-over"}})
+	dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Name: "monitor-probe", Namespace: samplesNS,
+		Labels: map[string]string{mygroupv1alpha1.TargetLabel: "adopt-elsewhere"}},
+		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "monitor_probe",
+			Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "probe-pw"}, Key: "pw"}}}
+	create(t, dbu)
+	eventually(t, 2*time.Minute, "the DatabaseUser refused: TargetNotAllowed", func() (bool, string) {
+		var u mygroupv1alpha1.DatabaseUser
+		if err := get(&u, samplesNS, dbu.Name); err != nil {
+			return false, err.Error()
+		}
+		cond := meta.FindStatusCondition(u.Status.Conditions, mygroupv1alpha1.ConditionReady)
+		return cond != nil && cond.Reason == mygroupv1alpha1.ReasonTargetNotAllowed, fmt.Sprintf("%+v", cond)
+	})
+	kubectl(t, "delete", "-n", samplesNS, "databaseuser", dbu.Name, "--wait=true", "--timeout=2m")
+	if who := login(t, "monitor_probe", "monitor-pw"); who != "monitor_probe@%" {
+		t.Errorf("after the refused DatabaseUser's deletion, the hand-made account logs in as %q", who)
+	}
+	if events := kubectl(t, "get", "events", "-n", samplesNS, "--field-selector", "involvedObject.name="+dbu.Name); strings.Contains(events, "AccountDropped") {
+		t.Errorf("the tenant was told the account was dropped:\n%s", events)
 	}
 }
 

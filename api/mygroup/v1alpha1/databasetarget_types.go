@@ -157,12 +157,40 @@ type DatabaseTargetSpec struct {
 	// DatabaseUser untouched; Adopt takes it over (for a migration; set it back to Refuse afterwards), but only
 	// when all it holds fits this policy: no global privilege but USAGE, no GRANT OPTION, role or proxy grant,
 	// and database, table, column and routine grants only on the databases this target allows; any other
-	// account is left as it is (reason AdoptionRefused). Without a userPrefix, any allowed namespace may name
-	// such an account.
+	// account is left as it is (reason AdoptionRefused). Only the accounts adoptableAccounts lists for the
+	// DatabaseUser's namespace are ever adopted.
 	// +kubebuilder:default=Refuse
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Existing Accounts",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Refuse","urn:alm:descriptor:com.tectonic.ui:select:Adopt"}
 	ExistingAccounts ExistingAccountsPolicy `json:"existingAccounts,omitempty"`
+
+	// adoptableAccounts is the cluster admin's record of whose each existing account is: under
+	// existingAccounts: Adopt, a DatabaseUser adopts an account only when its user name is listed here for the
+	// DatabaseUser's namespace, and for no other namespace. Without it, Adopt adopts nothing, so that no
+	// allowed namespace can take over another team's account by naming it.
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=map
+	// +listMapKey=namespace
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Adoptable Accounts"
+	AdoptableAccounts []AdoptableAccounts `json:"adoptableAccounts,omitempty"`
+}
+
+// AdoptableAccounts are the existing accounts one namespace's DatabaseUsers may adopt.
+type AdoptableAccounts struct {
+	// namespace whose DatabaseUsers may adopt the accounts.
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	Namespace string `json:"namespace"`
+	// users are the accounts' user names, as they are (no pattern), whatever their host.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=1024
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=80
+	// +listType=set
+	// +required
+	Users []string `json:"users"`
 }
 
 // DatabaseTargetStatus is what the operator that serves the target last found.

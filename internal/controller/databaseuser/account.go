@@ -64,11 +64,12 @@ func desiredAccount(dbu *mygroupv1alpha1.DatabaseUser, password string) mysqlacc
 }
 
 // desiredClaimedAccount is desiredAccount, claimed in the server for dbu, adopted only when the target says so
-// and only when all the account holds lies within the databases the target allows dbu's namespace.
+// for dbu's namespace and user name, and only when all the account holds lies within the databases the target
+// allows dbu's namespace.
 func desiredClaimedAccount(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1alpha1.DatabaseTarget, password string) mysqlaccount.Account {
 	a := desiredAccount(dbu, password)
 	a.Claimant = claimant(dbu)
-	a.Adopt = target.Spec.ExistingAccounts == mygroupv1alpha1.ExistingAccountsAdopt
+	a.Adopt = adoptable(&target.Spec, dbu.Namespace, dbu.Spec.User)
 	if a.Adopt {
 		for _, p := range target.Spec.Databases {
 			a.AdoptDatabases = append(a.AdoptDatabases, expandNamespace(p, dbu.Namespace))

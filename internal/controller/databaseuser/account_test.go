@@ -75,7 +75,8 @@ func TestDesiredAccount(t *testing.T) {
 	}
 }
 
-// TestDesiredClaimedAccount: adoption follows the target's existingAccounts, and an account to adopt carries
+// TestDesiredClaimedAccount: adoption follows the target's existingAccounts and adoptableAccounts, and an
+// account to adopt carries
 // the databases the target allows the DatabaseUser's namespace, against which its privileges are checked.
 func TestDesiredClaimedAccount(t *testing.T) {
 	dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "app", UID: "uid"},
@@ -87,6 +88,10 @@ func TestDesiredClaimedAccount(t *testing.T) {
 		t.Errorf("Refuse: %+v", a)
 	}
 	target.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+	if a := desiredClaimedAccount(dbu, target, "pw"); a.Adopt {
+		t.Errorf("Adopt, the account not listed: %+v", a)
+	}
+	target.Spec.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: "team-a", Users: []string{"v", "u"}}}
 	a := desiredClaimedAccount(dbu, target, "pw")
 	if want := []string{"team-a", "team-a_*", "shared"}; !a.Adopt || !reflect.DeepEqual(a.AdoptDatabases, want) {
 		t.Errorf("Adopt: %+v, want databases %q", a, want)

@@ -67,12 +67,13 @@ func TestAdoptionRefusedBeyondPolicy(t *testing.T) {
 	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword(t, "badadmin"))
 	ns := env.NewNamespace(t, "adopter")
+	db := server.SQL(t)
+	dba, roled, lost, tabled := uniqueUser("dba"), uniqueUser("roled"), uniqueUser("lost"), uniqueUser("tabled")
 	mkTarget(t, "adopting", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
 		s.Databases = []string{"${namespace}", "${namespace}_*"}
 		s.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		s.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: ns, Users: []string{dba, roled, lost, tabled}}}
 	})
-	db := server.SQL(t)
-	dba, roled, lost, tabled := uniqueUser("dba"), uniqueUser("roled"), uniqueUser("lost"), uniqueUser("tabled")
 	role, otherDB := uniqueUser("secret-role"), uniqueUser("other-tenant")+"_orders"
 	for _, stmt := range []string{
 		"CREATE DATABASE `" + otherDB + "`",

@@ -58,6 +58,24 @@ func checkPolicy(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.Da
 	return nil
 }
 
+// adoptable: the target adopts existing accounts, and lists user for namespace ns and for no other namespace
+// (a name the admin gave two namespaces belongs to neither).
+func adoptable(spec *mygroupv1alpha1.DatabaseTargetSpec, ns, user string) bool {
+	if spec.ExistingAccounts != mygroupv1alpha1.ExistingAccountsAdopt {
+		return false
+	}
+	found := false
+	for _, a := range spec.AdoptableAccounts {
+		if slices.Contains(a.Users, user) {
+			if a.Namespace != ns {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
+}
+
 // namespaceAllowed: ns is listed, or "*" is.
 func namespaceAllowed(allowed []string, ns string) bool {
 	return slices.Contains(allowed, "*") || slices.Contains(allowed, ns)

@@ -122,3 +122,34 @@ func TestConfigDefaults(t *testing.T) {
 		t.Error("a resync period under 1s was accepted")
 	}
 }
+
+// TestAdoptable: an existing account is adoptable only on an Adopt target that lists its user name for the
+// DatabaseUser's namespace and for no other: the admin's record of whose account it is.
+func TestAdoptable(t *testing.T) {
+	listed := []mygroupv1alpha1.AdoptableAccounts{
+		{Namespace: "team-a", Users: []string{"app_a", "both"}},
+		{Namespace: "team-b", Users: []string{"app_b", "both"}},
+	}
+	for _, tc := range []struct {
+		policy   mygroupv1alpha1.ExistingAccountsPolicy
+		listed   []mygroupv1alpha1.AdoptableAccounts
+		ns, user string
+		want     bool
+	}{
+		{mygroupv1alpha1.ExistingAccountsAdopt, listed, "team-a", "app_a", true},
+		{mygroupv1alpha1.ExistingAccountsAdopt, listed, "team-b", "app_b", true},
+		{mygroupv1alpha1.ExistingAccountsAdopt, listed, "team-b", "app_a", false}, // another team's account
+		{mygroupv1alpha1.ExistingAccountsAdopt, listed, "team-c", "app_a", false},
+		{mygroupv1alpha1.ExistingAccountsAdopt, listed, "team-a", "both", false}, // listed twice: neither's
+		{mygroupv1alpha1.ExistingAccountsAdopt, listed, "team-a", "unlisted", false},
+		{mygroupv1alpha1.ExistingAccountsAdopt, listed, "team-a", "APP_A", false}, // names as they are
+		{mygroupv1alpha1.ExistingAccountsAdopt, nil, "team-a", "app_a", false},    // no record: adopt nothing
+		{mygroupv1alpha1.ExistingAccountsRefuse, listed, "team-a", "app_a", false},
+		{"", listed, "team-a", "app_a", false},
+	} {
+		spec := &mygroupv1alpha1.DatabaseTargetSpec{ExistingAccounts: tc.policy, AdoptableAccounts: tc.listed}
+		if got := adoptable(spec, tc.ns, tc.user); got != tc.want {
+			t.Errorf("%s, %d lists, %s names %q: adoptable %v, want %v", tc.policy, len(tc.listed), tc.ns, tc.user, got, tc.want)
+		}
+	}
+}

@@ -214,8 +214,10 @@ func TestTenantsCannotTouchWhatIsNotTheirs(t *testing.T) {
 }
 
 // TestAdoptOnlyWhenTheTargetSaysSo: an account made by hand is refused, until the cluster admin sets the
-// target's existingAccounts to Adopt; then the DatabaseUser takes it over (its password, its grants) and
-// owns it from then on, also after the target goes back to Refuse.
+// target's existingAccounts to Adopt and lists the account for the DatabaseUser's namespace; listed for
+// another namespace (the account of another team that both may use the target), it stays refused and
+// untouched. Once adopted, the DatabaseUser takes it over (its password, its grants) and owns it from then
+// on, also after the target goes back to Refuse.
 func TestAdoptOnlyWhenTheTargetSaysSo(t *testing.T) {
 	mariadbtest.Require(t, server)
 	ctx := context.Background()
@@ -230,6 +232,21 @@ func TestAdoptOnlyWhenTheTargetSaysSo(t *testing.T) {
 
 	testenv.Patch(t, env.Client, client.ObjectKeyFromObject(dt), dt, func(d *mygroupv1alpha1.DatabaseTarget) {
 		d.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		d.Spec.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: "another-team", Users: []string{user}}}
+	})
+	poll(t, timeout, "the target's change seen", func() error {
+		if n := o.count(key); n < 3 {
+			return fmt.Errorf("%d reconciles", n)
+		}
+		return nil
+	})
+	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonAccountNotOwned)
+	if err := login(user, "old-password"); err != nil {
+		t.Fatalf("an account listed for another namespace was touched: %v", err)
+	}
+	testenv.Patch(t, env.Client, client.ObjectKeyFromObject(dt), dt, func(d *mygroupv1alpha1.DatabaseTarget) {
+		d.Spec.AdoptableAccounts = append(d.Spec.AdoptableAccounts, mygroupv1alpha1.AdoptableAccounts{Namespace: ns, Users: []string{"x", user}})
+		d.Spec.AdoptableAccounts[0].Users = []string{"someone-else"}
 	})
 	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
 	if err := login(user, pw); err != nil {
@@ -455,22 +472,30 @@ func TestNarrowedPolicy(t *testing.T) {
 // TestDeletedBeforeAdoptionDrops: a DatabaseUser deleted before it could adopt its account (here its Secret
 // is missing; in an upgrade from 0.1.0, whose accounts have no claim, it is deleted before the new version
 // reconciles it) drops that account when its target allows adoption and the account's privileges fit the
-// policy, as it would once adopted; on a target that refuses existing accounts the account stays.
+// policy and the target lists it for the DatabaseUser's namespace, as it would once adopted; on a target that
+// refuses existing accounts, or lists the account for another namespace, the account stays.
 func TestDeletedBeforeAdoptionDrops(t *testing.T) {
 	mariadbtest.Require(t, server)
 	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword(t, "badadmin"))
 	ns := env.NewNamespace(t, "early")
+	users := map[string]string{"adopt-early": uniqueUser("early"), "refuse-early": uniqueUser("early"), "unlisted-early": uniqueUser("early")}
 	mkTarget(t, "adopt-early", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
 		s.Databases = []string{"${namespace}_*"}
 		s.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		s.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: ns, Users: []string{users["adopt-early"]}}}
+	})
+	mkTarget(t, "unlisted-early", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
+		s.Databases = []string{"${namespace}_*"}
+		s.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		s.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: "another-team", Users: []string{users["unlisted-early"]}}}
 	})
 	mkTarget(t, "refuse-early", o.ns, "mariadb-target", nil)
 	for _, tc := range []struct {
 		target  string
 		dropped bool
-	}{{"adopt-early", true}, {"refuse-early", false}} {
-		user := uniqueUser("early")
+	}{{"adopt-early", true}, {"refuse-early", false}, {"unlisted-early", false}} {
+		user := users[tc.target]
 		handMadeAccount(t, user, "made-earlier", "GRANT SELECT ON `"+strings.ReplaceAll(ns+"_app", "_", "\\_")+"`.* TO %s")
 		dbu := newDBU(ns, tc.target, user, "missing", "pw")
 		dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: tc.target}
@@ -518,6 +543,7 @@ func TestMigratingTargetHoldsDeletion(t *testing.T) {
 	}
 	mkTarget(t, "migrating", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
 		s.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
+		s.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: ns, Users: []string{user}}}
 	})
 	waitGone(t, key)
 	if accountExists(t, user) {
