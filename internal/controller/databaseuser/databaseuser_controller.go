@@ -69,7 +69,8 @@ import (
 // read with its options' Reader: direct GETs, never cached or watched.
 type Reconciler struct {
 	kit.Base
-	cfg Config
+	cfg    Config
+	shares *shares
 }
 
 // outcome is the result of one check: the Ready condition's reason and message, and how to go on.
@@ -112,6 +113,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	target := targetName(dbu, r.cfg.DefaultTarget)
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithValues("user", dbu.Spec.User, "target", target))
+	release, ok := r.shares.take(req.String(), target, dbu.Namespace)
+	if !ok {
+		return ctrl.Result{RequeueAfter: retryAfter()}, nil
+	}
+	defer release()
 
 	if !dbu.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, dbu, target)
@@ -432,8 +438,14 @@ func (r *Reconciler) retryFinalize(ctx context.Context, dbu *mygroupv1alpha1.Dat
 	return ctrl.Result{}, errors.New(out.reason + ": " + out.logged())
 }
 
+// statusWriteTimeout bounds a status write. It runs on a context of its own, so that a check that ran out of
+// its deadline (ReconcileTimeout: a slow server) can still say so.
+const statusWriteTimeout = 10 * time.Second
+
 // report writes the status when it changed, with an Event when the Ready reason changed.
 func (r *Reconciler) report(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string, out outcome) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusWriteTimeout)
+	defer cancel()
 	now := metav1.NewTime(r.Clock.Now())
 	before := dbu.DeepCopy()
 	dbu.Status = computeStatus(dbu.Status, dbu.Generation, target, out, now, r.cfg.StatusRefresh)

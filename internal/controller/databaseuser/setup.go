@@ -50,6 +50,9 @@ type Config struct {
 	StatusRefresh time.Duration
 	// ConnectTimeout bounds connecting to a database (default 5s).
 	ConnectTimeout time.Duration
+	// ReconcileTimeout bounds one check of a DatabaseUser, all its statements included (default
+	// DefaultReconcileTimeout): a server that answers slowly, or drips bytes, holds a worker no longer.
+	ReconcileTimeout time.Duration
 	// MigratingTargets are the names the former DATABASE_TARGETS variable still lists: targets the cluster admin
 	// is migrating to DatabaseTargets (docs/databases.md). While no DatabaseTarget of such a name exists, a
 	// deleted DatabaseUser of it is held, not released with its account left on the server.
@@ -58,8 +61,9 @@ type Config struct {
 
 // The defaults of Config.
 const (
-	DefaultTarget       = "default"
-	DefaultResyncPeriod = 10 * time.Minute
+	DefaultTarget           = "default"
+	DefaultResyncPeriod     = 10 * time.Minute
+	DefaultReconcileTimeout = 30 * time.Second
 )
 
 func (c *Config) complete() error {
@@ -78,6 +82,9 @@ func (c *Config) complete() error {
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = 5 * time.Second
 	}
+	if c.ReconcileTimeout <= 0 {
+		c.ReconcileTimeout = DefaultReconcileTimeout
+	}
 	return nil
 }
 
@@ -95,7 +102,9 @@ func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 	}); err != nil {
 		return fmt.Errorf("indexing DatabaseUsers by target: %w", err)
 	}
+	o.ReconcileTimeout = cfg.ReconcileTimeout
 	r := &Reconciler{Base: kit.NewBase(mgr, "databaseuser", o), cfg: cfg}
+	r.shares = newShares(r.Workers)
 	// Changes of the spec, the target label and deletion change the desired account; annotations let
 	// `kubectl annotate dbu NAME rotate=<anything>` check the account at once (after changing its password
 	// Secret, say) instead of at the next resync. A DatabaseTarget's creation, deletion or spec change (its

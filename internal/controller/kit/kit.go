@@ -54,6 +54,9 @@ import (
 type Options struct {
 	// Workers is the number of reconciles that run at once (default DefaultWorkers).
 	Workers int
+	// ReconcileTimeout, when set, is the deadline of each reconcile's context (controller-runtime's
+	// ReconciliationTimeout).
+	ReconcileTimeout time.Duration
 	// ProxyEnv is passed on to every workload the operator runs: the cluster's proxy settings, which OLM gives
 	// the operator as HTTP_PROXY, HTTPS_PROXY and NO_PROXY (none by default), never with the user and password
 	// a proxy URL may hold (WithDefaults takes them out: ProxyEnvWithoutCredentials).
@@ -115,7 +118,8 @@ func NewBase(mgr ctrl.Manager, name string, o Options) Base {
 
 // Complete registers r through b with o's workers and the conflict policy.
 func Complete(b *builder.Builder, o Options, r reconcile.Reconciler) error {
-	return b.WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).Complete(staleRetried{r})
+	return b.WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, ReconciliationTimeout: o.ReconcileTimeout}).
+		Complete(staleRetried{r})
 }
 
 // staleRetried runs a kind's reconcile with the one conflict policy: a status write that met a newer object
