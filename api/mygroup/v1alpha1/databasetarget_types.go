@@ -112,7 +112,8 @@ type SecretReference struct {
 // DatabaseTargetSpec is a database server and what tenants may do in it, set by the cluster admin.
 type DatabaseTargetSpec struct {
 	// adminSecretRef is the Secret with the server's address and an admin account: keys host, port (default
-	// 3306), username, password; for TLS also ca.crt, and tls.crt with tls.key for a client certificate. It
+	// 3306), username, password; for TLS also ca.crt, and tls.crt with tls.key for a client certificate; under
+	// tls.mode Disabled, server-public-key.pem, the server's RSA key the admin password is encrypted to. It
 	// must live in the namespace operator101 is installed in: an installation serves only the targets whose
 	// Secret is in its own namespace.
 	// +required
