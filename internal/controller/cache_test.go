@@ -242,14 +242,18 @@ func TestCacheHoldsAtsAndDatabaseUsersSmall(t *testing.T) {
 		t.Errorf("the DatabaseUsers of target cache-target: %v, %v; want %s", users.Items, err, dbu.Name)
 	}
 
-	// The reconciler adds its finalizer with a merge patch computed from the cached copy: what the copy lacks
-	// (the tenant's annotations and labels) is left as it is, and so is the tenant's finalizer.
+	// The reconciler adds its finalizer with a merge patch computed from the object read past the cache: the
+	// tenant's annotations, labels and finalizer are left as they are. The cached copy holds operator101's
+	// finalizer alone.
 	testenv.Eventually(t, 30*time.Second, func(g gomega.Gomega) {
 		live := &mygroupv1alpha1.DatabaseUser{}
 		g.Expect(env.Client.Get(context.Background(), client.ObjectKeyFromObject(dbu), live)).To(gomega.Succeed())
 		g.Expect(live.Finalizers).To(gomega.ConsistOf("tenant.example/keep", mygroupv1alpha1.Finalizer))
 		g.Expect(live.Annotations).To(gomega.HaveKeyWithValue("tenant.example/blob", tenantBlob))
 		g.Expect(live.Labels).To(gomega.HaveKeyWithValue("tenant", "x"))
+		cached := &mygroupv1alpha1.DatabaseUser{}
+		g.Expect(m.GetClient().Get(context.Background(), client.ObjectKeyFromObject(dbu), cached)).To(gomega.Succeed())
+		g.Expect(cached.Finalizers).To(gomega.ConsistOf(mygroupv1alpha1.Finalizer))
 	})
 
 	// `kubectl annotate dbu app rotate=1`: the cached copy changes.

@@ -123,12 +123,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.finalize(ctx, dbu, target)
 	}
 	if !controllerutil.ContainsFinalizer(dbu, mygroupv1alpha1.Finalizer) {
-		before := dbu.DeepCopy()
-		controllerutil.AddFinalizer(dbu, mygroupv1alpha1.Finalizer)
-		// The optimistic lock keeps another party's finalizer, added meanwhile, from being overwritten.
-		if err := r.Client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		whole, err := r.patchFinalizer(ctx, req.NamespacedName, controllerutil.AddFinalizer)
+		if err != nil {
 			return ctrl.Result{}, fmt.Errorf("adding finalizer: %w", err)
 		}
+		dbu = whole
 	}
 	if err := r.leavePreviousTarget(ctx, dbu, target); err != nil {
 		return ctrl.Result{}, err
@@ -420,12 +419,27 @@ func (r *Reconciler) disown(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUs
 
 // release removes the finalizer.
 func (r *Reconciler) release(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser) (ctrl.Result, error) {
-	before := dbu.DeepCopy()
-	controllerutil.RemoveFinalizer(dbu, mygroupv1alpha1.Finalizer)
-	if err := r.Client.Patch(ctx, dbu, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+	if _, err := r.patchFinalizer(ctx, client.ObjectKeyFromObject(dbu), controllerutil.RemoveFinalizer); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("removing finalizer: %w", err))
 	}
 	return ctrl.Result{}, nil
+}
+
+// patchFinalizer adds or removes (change) operator101's finalizer on the DatabaseUser as the API server holds
+// it, read past the cache: the cache's copy keeps only this finalizer (ForCache), and a merge patch replaces
+// the list whole. The resourceVersion keeps another party's finalizer, added meanwhile, from being overwritten.
+// It returns the object as the server has it then.
+func (r *Reconciler) patchFinalizer(ctx context.Context, key types.NamespacedName,
+	change func(client.Object, string) bool) (*mygroupv1alpha1.DatabaseUser, error) {
+	whole := &mygroupv1alpha1.DatabaseUser{}
+	if err := r.Reader.Get(ctx, key, whole); err != nil {
+		return nil, err
+	}
+	before := whole.DeepCopy()
+	if !change(whole, mygroupv1alpha1.Finalizer) {
+		return whole, nil
+	}
+	return whole, r.Client.Patch(ctx, whole, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
 }
 
 // retryFinalize keeps the finalizer, says why in the Ready condition, and retries with backoff.
