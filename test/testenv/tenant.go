@@ -24,12 +24,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -130,4 +132,25 @@ func SetNodePortQuota(t testing.TB, c client.Client, ns string, n int64) {
 
 func nodePorts(n int64) corev1.ResourceList {
 	return corev1.ResourceList{corev1.ResourceServicesNodePorts: *resource.NewQuantity(n, resource.DecimalSI)}
+}
+
+// ExpectBackoffWhileServiceRefused measures, over 3 seconds, what the owner key costs while the API server
+// refuses its Service (a quota, say): a handful of reconciles and attempts to apply the Service (backoff; 7 to
+// 11 seen, a loop on the status's own events or a fixed requeue would make hundreds), and one Warning Event of
+// reason for the whole refusal (Events on transitions only).
+func ExpectBackoffWhileServiceRefused(t testing.TB, c client.Client, rec *Reconciles, counter *Counter,
+	key types.NamespacedName, reason string) {
+	t.Helper()
+	counter.Reset()
+	before := rec.Get(key)
+	time.Sleep(3 * time.Second) // measuring a rate over a fixed window
+	reconciles, applies := rec.Get(key)-before, counter.Writes(false)["PATCH services"]
+	t.Logf("while the Service is refused, over 3s: %d reconciles, %d attempts to apply it", reconciles, applies)
+	if reconciles > 20 || applies > 20 {
+		t.Errorf("%d reconciles, %d attempts to apply the Service in 3s: a hot loop (%s)", reconciles, applies, counter)
+	}
+	evs := EventsOfReason(t, c, key.Namespace, key.Name, reason)
+	if len(evs) != 1 || evs[0].Type != corev1.EventTypeWarning || evs[0].Series != nil {
+		t.Errorf("%s Events %+v, want one Warning (Events on transitions only)", reason, evs)
+	}
 }

@@ -98,20 +98,7 @@ func TestAppServiceNodePortQuotaRefusal(t *testing.T) {
 		t.Fatalf("the Service: %v, want NotFound", err)
 	}
 
-	// Backoff, not a hot loop: a handful of reconciles and attempts to apply the Service over 3 seconds (7 to
-	// 11 here; a loop on the status's own events or a fixed requeue would make hundreds).
-	counter.Reset()
-	before := rec.Get(key)
-	time.Sleep(3 * time.Second) // measuring a rate over a fixed window
-	reconciles, applies := rec.Get(key)-before, counter.Writes(false)["PATCH services"]
-	t.Logf("while the quota refuses the Service, over 3s: %d reconciles, %d attempts to apply it", reconciles, applies)
-	if reconciles > 20 || applies > 20 {
-		t.Errorf("%d reconciles, %d attempts to apply the Service in 3s: a hot loop (%s)", reconciles, applies, counter)
-	}
-	evs := testenv.EventsOfReason(t, env.Client, ns, "quota", conditions.ReasonApplyFailed)
-	if len(evs) != 1 || evs[0].Type != corev1.EventTypeWarning || evs[0].Series != nil {
-		t.Errorf("ApplyFailed Events %+v, want one Warning (Events on transitions only)", evs)
-	}
+	testenv.ExpectBackoffWhileServiceRefused(t, env.Client, rec, counter, key, conditions.ReasonApplyFailed)
 
 	testenv.SetNodePortQuota(t, env.Client, ns, 2)
 	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
