@@ -294,6 +294,21 @@ func impostorTLS(t *testing.T) *tls.Config {
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 }
 
+// openImpostor starts an impostor greeting with plugin and going on with step, and opens a connection to it
+// under mode (tlsCfg, the impostor's TLS, as unverified gives it) with a new admin password, pw.
+func openImpostor(t *testing.T, mode mysqlaccount.TLSMode, tlsCfg *tls.Config, plugin string,
+	step func(s *session) error) (f *impostor, pw string, c *mysqlaccount.Client, err error) {
+	t.Helper()
+	f = startImpostor(t, plugin, tlsCfg, step)
+	pw = "admin-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	tg := f.target(pw)
+	if mode == mysqlaccount.TLSRequired {
+		tg.TLS = modeTLS(t, mode)
+	}
+	c, err = mysqlaccount.Open(context.Background(), tg, 5*time.Second)
+	return f, pw, c, err
+}
+
 // unverified are the modes that do not verify the server, each with the TLS (or none) of an impostor.
 func unverified(t *testing.T) map[mysqlaccount.TLSMode]*tls.Config {
 	return map[mysqlaccount.TLSMode]*tls.Config{mysqlaccount.TLSDisabled: nil, mysqlaccount.TLSRequired: impostorTLS(t)}
@@ -355,13 +370,7 @@ func TestUnverifiedServerGetsNoPassword(t *testing.T) {
 	for mode, tlsCfg := range unverified(t) {
 		for name, st := range steps {
 			t.Run(string(mode)+"/"+name, func(t *testing.T) {
-				f := startImpostor(t, st.plugin, tlsCfg, st.step)
-				pw := "admin-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-				tg := f.target(pw)
-				if mode == mysqlaccount.TLSRequired {
-					tg.TLS = modeTLS(t, mode)
-				}
-				c, err := mysqlaccount.Open(context.Background(), tg, 5*time.Second)
+				f, pw, c, err := openImpostor(t, mode, tlsCfg, st.plugin, st.step)
 				if err == nil {
 					_ = c.Close()
 				}
@@ -414,13 +423,7 @@ func TestUnverifiedServerScrambleLogins(t *testing.T) {
 	for mode, tlsCfg := range unverified(t) {
 		for name, st := range steps {
 			t.Run(string(mode)+"/"+name, func(t *testing.T) {
-				f := startImpostor(t, st.plugin, tlsCfg, st.step)
-				pw := "admin-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-				tg := f.target(pw)
-				if mode == mysqlaccount.TLSRequired {
-					tg.TLS = modeTLS(t, mode)
-				}
-				c, err := mysqlaccount.Open(context.Background(), tg, 5*time.Second)
+				f, pw, c, err := openImpostor(t, mode, tlsCfg, st.plugin, st.step)
 				if err != nil {
 					t.Fatalf("Open: %v", err)
 				}
