@@ -120,12 +120,15 @@ push() {
 	if podman manifest inspect "$img" >/dev/null 2>&1; then
 		# shellcheck disable=SC2046
 		podman manifest push -q --all --format oci $(tls_flags "" "$dest") --digestfile "$digest" \
-			"$img" "docker://$dest" >&2
+			"$img" "docker://$dest" >&2 || { rm -f "$digest"; die "cannot push $img to $dest"; }
 	else
 		# shellcheck disable=SC2046
 		skopeo copy -q $(tls_flags dest "$dest") --digestfile "$digest" \
-			"containers-storage:$img" "docker://$dest" 2> >(grep -v 'graphdriver' >&2)
+			"containers-storage:$img" "docker://$dest" 2> >(grep -v 'graphdriver' >&2) ||
+			{ rm -f "$digest"; die "cannot push $img to $dest"; }
 	fi
+	# Callers read this in $(...), where set -e does not reach: an empty digest would pass as a name.
+	[ -s "$digest" ] || { rm -f "$digest"; die "pushing $img gave no digest"; }
 	cat "$digest"
 	rm -f "$digest"
 }

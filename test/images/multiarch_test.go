@@ -70,6 +70,7 @@ func TestOperatorImageManifestList(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds images with podman, which -short (make test) does not install; make ci runs this test")
 	}
+	testenv.HoldImageStore(t)
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

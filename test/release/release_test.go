@@ -60,6 +60,7 @@ func TestReleaseToATLSRegistry(t *testing.T) {
 	}
 	runIn(t, root, "hack/install-deps.sh")
 	runIn(t, root, "hack/install-deps.sh", "docker-registry")
+	testenv.HoldImageStore(t)
 
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "ca")
