@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -248,7 +249,7 @@ func constraints(s apiextensionsv1.JSONSchemaProps) []string {
 		if v == nil {
 			return
 		}
-		x := fmt.Sprint(*v)
+		x := strconv.FormatFloat(*v, 'f', -1, 64)
 		if exclusive {
 			x += " (exclusive)"
 		}
