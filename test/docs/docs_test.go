@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -346,5 +347,59 @@ func TestRunBlocks(t *testing.T) {
 	sort.Strings(kinds)
 	if len(kinds) > 0 {
 		t.Errorf("the uninstall deletes no %v", kinds)
+	}
+}
+
+// anchors are the GitHub anchors of a Markdown text's headings: lower case, punctuation but '-' and '_' dropped,
+// spaces as '-', a repeated one suffixed -1, -2, ...
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	punct := regexp.MustCompile(`[^\p{L}\p{N}_\- ]`)
+	inFence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+		}
+		if inFence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		a := strings.ReplaceAll(punct.ReplaceAllString(strings.ToLower(h), ""), " ", "-")
+		name := a
+		for i := 1; out[name]; i++ {
+			name = a + "-" + strconv.Itoa(i)
+		}
+		out[name] = true
+	}
+	return out
+}
+
+// TestLinkedAnchorsExist: every link to a heading ([x](#tls), [x](upgrade.md#the-upgrade-gate)) of a Markdown
+// file of the tree names a heading that file has.
+func TestLinkedAnchorsExist(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)#\s]*)#([^)\s]+)\)`)
+	cited := 0
+	for _, d := range readDocs(t) {
+		for _, m := range link.FindAllStringSubmatch(prose(d.text), -1) {
+			target, anchor := m[1], m[2]
+			if strings.Contains(target, "://") || (target != "" && !strings.HasSuffix(target, ".md")) {
+				continue
+			}
+			text := d.text
+			if target != "" {
+				b, err := os.ReadFile(filepath.Join(root, filepath.Dir(d.path), target))
+				if err != nil {
+					continue // TestCitedPathsExist reports it
+				}
+				text = string(b)
+			}
+			cited++
+			if !anchors(text)[anchor] {
+				t.Errorf("%s links to %s#%s: no such heading there", d.path, target, anchor)
+			}
+		}
+	}
+	if cited < 50 {
+		t.Errorf("only %d links to headings in the docs: the pattern no longer finds them", cited)
 	}
 }
