@@ -52,8 +52,11 @@ type crdSchema struct {
 // LoadSchemas reads every CRD in dir.
 func LoadSchemas(dir string) (*Schemas, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil || len(paths) == 0 {
-		return nil, fmt.Errorf("no CRD in %s: %v", dir, err)
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no CRD in %s", dir)
 	}
 	s := &Schemas{byGVK: map[string]*crdSchema{}}
 	for _, p := range paths {
@@ -138,7 +141,7 @@ func (s *Schemas) Validate(obj map[string]any) error {
 	celErrs, _ := c.cel.Validate(context.Background(), nil, c.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	errs = append(errs, celErrs...)
 	if len(errs) > 0 {
-		return fmt.Errorf("%s %s: %v", kind, meta["name"], errs.ToAggregate())
+		return fmt.Errorf("%s %s: %w", kind, meta["name"], errs.ToAggregate())
 	}
 	return nil
 }
