@@ -101,8 +101,12 @@ manifests: controller-gen ## Generate CRDs and the ClusterRole from the kubebuil
 generate: controller-gen ## Generate DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
+.PHONY: docs
+docs: manifests ## Generate the API reference (docs/reference/api.md) from the CRDs and api/'s condition reasons.
+	go run ./hack/apidocs -crds config/crd/bases -api api -out docs/reference/api.md
+
 .PHONY: verify-generated
-verify-generated: controller-gen kustomize operator-sdk opm ## Fail if generate/manifests/bundle/catalog would change anything.
+verify-generated: controller-gen kustomize operator-sdk opm ## Fail if generate/manifests/docs/bundle/catalog would change anything.
 	hack/verify-generated.sh
 
 .PHONY: fmt
@@ -265,7 +269,7 @@ bundle-push: ## Push the bundle image.
 	$(CONTAINER_TOOL) push $(call push_flags,$(BUNDLE_IMG)) $(BUNDLE_IMG)
 
 .PHONY: release
-release: ## Release VERSION from HEAD (committed, clean): images by digest, recorded in config/catalog (docs/packaging.md).
+release: ## Release VERSION from HEAD (committed, clean): images by digest, recorded in config/catalog (docs/contributing/packaging.md).
 	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) hack/release.sh new $(VERSION)
 
 .PHONY: catalog

@@ -57,7 +57,7 @@ type config struct {
 	// gcPercent is the Go runtime's GOGC (0: leave the runtime alone), from gcPercent().
 	gcPercent int
 	// legacyDatabaseTargets is DATABASE_TARGETS, which configured database targets before the DatabaseTarget
-	// kind. It is no longer read: main says so in the log, with the way to migrate (docs/databases.md).
+	// kind. It is no longer read: main says so in the log, with the way to migrate (docs/admin/database-targets.md).
 	legacyDatabaseTargets string
 	// proxyStripped names the proxy variables whose URL held a user or password, passed on to workloads without
 	// them; proxyOmitted those not passed on at all (kit.ProxyEnvWithoutCredentials). main logs both, once.
@@ -67,7 +67,7 @@ type config struct {
 // The client's rate limit. controller-runtime gives each kind its own token bucket, so these bound the requests
 // per second of one kind (Events, pods, ...), not of the manager. client-go's usual 5-20/s queued the Events of
 // a thousand new objects for a minute and held a burst of due Ats to one pod per 20-50 ms; the API server's
-// priority and fairness, not the client, is what protects it (docs/performance.md).
+// priority and fairness, not the client, is what protects it (docs/contributing/performance.md).
 const (
 	defaultClientQPS   = 200
 	defaultClientBurst = 400
@@ -213,7 +213,7 @@ func memoryLimit(getenv func(string) string) (int64, error) {
 
 // defaultGCPercent is the manager's GOGC unless the environment sets one. Go's default, 100, lets the heap grow
 // to twice what is live before a collection; the manager's live heap is its cache, which grows with the cluster.
-// With 40 the heap stays within 1.4 times the live one (docs/performance.md has the figures).
+// With 40 the heap stays within 1.4 times the live one (docs/contributing/performance.md has the figures).
 const defaultGCPercent = 40
 
 // gcPercent is defaultGCPercent, or 0 (leave the runtime alone) when GOGC is set.

@@ -102,7 +102,7 @@ func run() error {
 	if cfg.metricsSecure {
 		// Callers must present a token that may "get /metrics" (see config/rbac/metrics_reader_role.yaml).
 		// metricsauth does what controller-runtime's filters.WithAuthenticationAndAuthorization does, without
-		// linking k8s.io/apiserver's authenticator and authorizer factories (docs/performance.md).
+		// linking k8s.io/apiserver's authenticator and authorizer factories (docs/contributing/performance.md).
 		metricsOpts.FilterProvider = metricsauth.FilterProvider
 	}
 

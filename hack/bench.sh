@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: measures the operator101 manager at scale on a local API server (etcd + kube-apiserver from
-# bin/k8s) and prints a markdown table; the JSON and the logs land in bin/bench/. See docs/performance.md.
+# bin/k8s) and prints a markdown table; the JSON and the logs land in bin/bench/. See docs/contributing/performance.md.
 #   hack/bench.sh [bench flags]      e.g. hack/bench.sh -sizes 100,1000  or  hack/bench.sh -n 100
 #   hack/bench.sh -tenant-junk 100   the manager's memory at rest with 100 ConfigMaps a tenant labelled as its own
 # The manager runs as its own process (bin/bench/manager, built from this tree) with the flags given by

@@ -25,7 +25,7 @@ step() { printf '\n\033[1m==> %s\033[0m (%ss)\n' "$*" "$((SECONDS - t0))"; }
 
 uninstall() {
 	# The samples first, while the operator runs (the DatabaseUser's finalizer drops its account), then what OLM
-	# installed. The CRDs stay: removing them deletes every user's objects (docs/olm.md, Uninstall).
+	# installed. The CRDs stay: removing them deletes every user's objects (docs/admin/uninstall.md).
 	if [[ -s $KUBECONFIG ]] && k get --raw /readyz >/dev/null 2>&1; then
 		k delete --ignore-not-found --wait=true --timeout 180s namespace "$SAMPLES" || true
 		k delete --ignore-not-found databasetarget/that-database || true
@@ -143,5 +143,5 @@ $(printf '\033[1m')operator101 $version runs on $($existing && echo "your cluste
   mariadb -h $MARIADB_HOST -P $MARIADB_PORT -u cnhandsomeguy -pchangeit
       the DatabaseUser's account (its password is in Secret $SAMPLES/my-secret)
 
-  Upgrades, configuration, uninstall: docs/olm.md.   make demo-down stops what the demo started.
+  Upgrades, configuration, uninstall: docs/admin/.   make demo-down stops what the demo started.
 MSG

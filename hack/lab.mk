@@ -38,7 +38,7 @@ image-deps: ## Install podman, buildah, skopeo, runc, busybox-static and jq from
 ##@ Lab: measurement
 
 .PHONY: bench
-bench: envtest ## Measure convergence, API writes, At latency and memory at scale (hack/bench.sh; BENCH_ARGS, e.g. BENCH_ARGS="-n 100"); docs/performance.md.
+bench: envtest ## Measure convergence, API writes, At latency and memory at scale (hack/bench.sh; BENCH_ARGS, e.g. BENCH_ARGS="-n 100"); docs/contributing/performance.md.
 	hack/bench.sh $(BENCH_ARGS)
 
 ##@ Lab: local API server (make run's)
@@ -53,7 +53,7 @@ dev-apiserver-down: ## Stop the local API server.
 
 ##@ Lab: local cluster (make demo's and make test-e2e's; needs root)
 
-# A real single-node Kubernetes cluster on this machine (hack/cluster/, docs/cluster.md): etcd, the control plane,
+# A real single-node Kubernetes cluster on this machine (hack/cluster/, docs/contributing/cluster.md): etcd, the control plane,
 # containerd + kubelet + kube-proxy, CoreDNS and a registry on 127.0.0.1:5000, all under CLUSTER_DIR.
 CLUSTER_DIR ?= $(LOCALBIN)/cluster
 CLUSTER_KUBECONFIG ?= $(CLUSTER_DIR)/kubeconfig

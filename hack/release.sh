@@ -257,7 +257,7 @@ new)
 	# manager's RELATED_IMAGE_BUSYBOX), pinned by digest and recorded, so a rebuild gives the same bundle.
 	# UNPINNED_DEFAULTS=1 releases them by tag, as the commit's Makefile names them, where no registry that serves
 	# them can be read (this machine reaches none, and its mirror's images are stand-ins, whose digests are not
-	# docker.io's); docs/packaging.md says what that gives up.
+	# docker.io's); docs/contributing/packaging.md says what that gives up.
 	mapfile -t pins < <(git show "$commit:Makefile" | sed -n 's/^\(BUSYBOX_IMG\) ?= \(.*\)$/\1=\2/p')
 	if [[ ${UNPINNED_DEFAULTS:-0} == 1 ]]; then
 		say "the default images stay tags: ${pins[*]}"

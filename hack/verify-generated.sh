@@ -4,13 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-paths=(api config bundle catalog)
-targets=${VERIFY_TARGETS:-generate manifests bundle catalog}
+paths=(api config docs/reference bundle catalog)
+targets=${VERIFY_TARGETS:-generate manifests docs bundle catalog}
 
 snap=$(mktemp -d)
 trap 'rm -rf "$snap"' EXIT
 for p in "${paths[@]}"; do
-	[[ -e $p ]] && cp -a "$p" "$snap/"
+	[[ -e $p ]] && mkdir -p "$snap/$(dirname "$p")" && cp -a "$p" "$snap/$(dirname "$p")/"
 done
 
 make --no-print-directory $targets >"$snap/.make.log" 2>&1 || { cat "$snap/.make.log"; exit 1; }

@@ -5,7 +5,7 @@
 #      tree's (release-images.sh) in the registry the cluster pulls from;
 #   2. a MySQL/MariaDB server the operator's pod reaches: the MARIADB_* variables, else a private MariaDB
 #      started here on the node address;
-#   3. go test -tags e2e ./test/e2e: first the README's quick start and docs/olm.md's upgrade and uninstall, run
+#   3. go test -tags e2e ./test/e2e: first the README's quick start and docs/admin/upgrade.md's and docs/admin/uninstall.md's blocks, run
 #      as written (TestQuickStartFromTheREADME; QUICKSTART=0 skips it), then the rest (Subscription install,
 #      samples, upgrade, scorecard, uninstall; operator-sdk run bundle / bundle-upgrade / cleanup); then, with
 #      CHAOS=1 (make ci's), the chaos upgrade (TestChaosUpgrade, build tag chaos; CHAOS_ONLY=1 runs it alone:
@@ -106,7 +106,7 @@ fi
 # The README's quick start first, as a new user meets the cluster: nothing of operator101's installed or stored
 # (its uninstall deletes every object of every kind). QUICKSTART=0 skips it.
 if [[ ${QUICKSTART:-1} == 1 ]]; then
-	say "the README's quick start, then docs/olm.md's upgrade and uninstall, as written (TestQuickStartFromTheREADME)"
+	say "the README's quick start, then docs/admin/upgrade.md's and docs/admin/uninstall.md's blocks, as written (TestQuickStartFromTheREADME)"
 	e2e_test -timeout 30m -run '^TestQuickStartFromTheREADME$'
 fi
 

@@ -5,7 +5,7 @@
 #     (or the release cache) lacks from its commit, and fails if the rebuild is not byte-identical. Releases
 #     carry the name they were published under (quay.io/operator101/...), which the local cluster's containerd
 #     pulls from its registry, the same path there; for another registry they are copied to the same paths
-#     there, by digest, and the cluster must mirror quay.io/operator101 to it (docs/olm.md);
+#     there, by digest, and the cluster must mirror quay.io/operator101 to it (docs/contributing/e2e.md);
 #   - this tree as the next version (VERSION of bundle/, not released):
 #       BASE:vV            the manager (make docker-build)
 #       BASE-scorecard:vV  the project's own scorecard test

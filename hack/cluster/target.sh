@@ -1,7 +1,7 @@
 # Which cluster make test-e2e and make demo work on, and what they need from it. Sourced after lib.sh.
 #
 # The local cluster (the default): hack/cluster/up.sh starts it, olm.sh installs OLM, its registry takes the
-# images. A cluster of your own: give its kubeconfig and a registry it pulls from (docs/olm.md, "On a cluster of
+# images. A cluster of your own: give its kubeconfig and a registry it pulls from (docs/contributing/e2e.md, "On a cluster of
 # your own"):
 #   EXISTING_KUBECONFIG  (make passes KUBECONFIG from the environment or the command line) a cluster with OLM
 #   IMAGE_TAG_BASE       where this tree's images are pushed and pulled from, e.g. registry.example.com/me/operator101
@@ -20,7 +20,7 @@ if [[ -n $EXISTING_KUBECONFIG ]]; then
 	existing=true
 	TARGET_KUBECONFIG=$EXISTING_KUBECONFIG
 	[[ -n ${IMAGE_TAG_BASE:-} && $IMAGE_TAG_BASE != localhost:5000/operator101/operator101 ]] ||
-		die "KUBECONFIG names a cluster of your own: give IMAGE_TAG_BASE too, a registry it pulls from (docs/olm.md)"
+		die "KUBECONFIG names a cluster of your own: give IMAGE_TAG_BASE too, a registry it pulls from (docs/contributing/e2e.md)"
 	# The name by which pods (opm in operator-sdk run bundle's registry pod) pull: the same.
 	POD_IMAGE_TAG_BASE=$IMAGE_TAG_BASE
 else
@@ -46,7 +46,7 @@ target_up() {
 	hack/tools/install.sh kubectl
 	tk get --raw /readyz >/dev/null || die "the cluster of KUBECONFIG=$TARGET_KUBECONFIG does not answer"
 	tk get crd subscriptions.operators.coreos.com clusterserviceversions.operators.coreos.com >/dev/null ||
-		die "no OLM on the cluster of KUBECONFIG=$TARGET_KUBECONFIG: install OLM v0 first (docs/olm.md)"
+		die "no OLM on the cluster of KUBECONFIG=$TARGET_KUBECONFIG: install OLM v0 first (docs/install/olm.md)"
 }
 
 # target_node_address: NODE_ADDRESS, else the ExternalIP (or, without one, the InternalIP) of a Ready node, as

@@ -230,7 +230,7 @@ start kube-apiserver "$BIN/kube-apiserver" \
 wait_until "the API server" 120 kc get --raw /readyz
 started_ok kube-apiserver
 
-# OpenShift's admission, emulated (docs/development.md): its namespaces' UID ranges and the restricted-v2 SCC as
+# OpenShift's admission, emulated (docs/contributing/development.md): its namespaces' UID ranges and the restricted-v2 SCC as
 # admission policies, applied before anything but the API server's own namespaces exists; those get their
 # ranges through an update, as OpenShift's namespace controller gives every namespace one.
 say "admission like OpenShift's: OwnerReferencesPermissionEnforcement, UID ranges and restricted-v2 (hack/cluster/admission)"

@@ -21,7 +21,7 @@ limitations under the License.
 // typed client and its informers, so --kube-api-qps reads as a limit per kind. Its metadata client, through
 // which operator101 sends every apply and status patch (the answer is the object's metadata only), is one REST
 // client for all kinds: every write of every kind shared one token bucket, and at 200 requests per second that
-// bucket, not the API server, set the pace of a burst of new objects (docs/performance.md). Limiting in the
+// bucket, not the API server, set the pace of a burst of new objects (docs/contributing/performance.md). Limiting in the
 // transport, by the resource the request's path names, gives every kind its own bucket again. Its own code
 // because neither client-go nor controller-runtime offers a limiter keyed by resource.
 package kindlimit

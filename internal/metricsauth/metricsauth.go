@@ -31,7 +31,7 @@ limitations under the License.
 //
 // It exists because controller-runtime's filter builds on k8s.io/apiserver's delegating authenticator and
 // authorizer factories, which link gRPC, OpenTelemetry, CEL and ANTLR into the manager: 20 MB of its 55 MB
-// of code and read-only data, pages the manager keeps resident (docs/performance.md). The two reviews are all
+// of code and read-only data, pages the manager keeps resident (docs/contributing/performance.md). The two reviews are all
 // the filter needs of them.
 package metricsauth
 

@@ -63,7 +63,7 @@ func (s Server) MaxPasswordLength() int {
 }
 
 // supported says why operator101 does not manage accounts on s, or "" when it does: MariaDB 10.6 or later,
-// MySQL 8.0 or later (docs/databases.md says which were tested for real).
+// MySQL 8.0 or later (docs/admin/database-targets.md says which were tested for real).
 func (s Server) supported() string {
 	switch {
 	case s.Flavor == MariaDB && !s.atLeast(10, 6):

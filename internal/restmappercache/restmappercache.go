@@ -19,7 +19,7 @@ limitations under the License.
 // controller-runtime's metadata client asks its RESTMapper for the mapping of an object's kind on every request,
 // and the dynamic mapper answers by walking a priority list of every API group the server serves, allocating a
 // no-match error for each group it passes: in the bench, a quarter of everything the manager allocated
-// (docs/performance.md). A kind's resource and scope do not change while the kind is served (a
+// (docs/contributing/performance.md). A kind's resource and scope do not change while the kind is served (a
 // CustomResourceDefinition's plural and scope cannot change), so a mapping found once is kept; an error is not,
 // so a kind installed later is still found. Its own code because neither client-go nor controller-runtime
 // offers a mapper that remembers its answers.

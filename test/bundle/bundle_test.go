@@ -521,6 +521,6 @@ func TestDisconnectedClaim(t *testing.T) {
 			strings.Join(tags, "\n  "))
 	}
 	if claim == "false" && len(tags) == 0 {
-		t.Errorf("every image is by digest: the CSV may claim disconnected (docs/packaging.md says why it does not)")
+		t.Errorf("every image is by digest: the CSV may claim disconnected (docs/contributing/packaging.md says why it does not)")
 	}
 }

@@ -26,7 +26,8 @@ import (
 )
 
 // Marker is the HTML comment that marks the ```sh block right after it as one a test runs, by name:
-// <!-- e2e:quickstart --> (README.md), <!-- e2e:upgrade -->, <!-- e2e:uninstall --> (docs/olm.md).
+// <!-- e2e:quickstart --> (README.md), <!-- e2e:upgrade --> (docs/admin/upgrade.md), <!-- e2e:uninstall -->
+// (docs/admin/uninstall.md).
 const Marker = "<!-- e2e:%s -->"
 
 // Blocks returns, in order, the body of every ```sh block of the Markdown file path that the line right before

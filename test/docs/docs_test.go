@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,16 +36,28 @@ var root = func() string {
 	return r
 }()
 
-// doc is one Markdown file of the project: README.md or docs/*.md.
+// doc is one Markdown file of the project: README.md or a file under docs/.
 type doc struct{ path, text string }
+
+// docPaths is README.md and every Markdown file under docs/, in sections or not.
+func docPaths(t *testing.T) []string {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("docs/**/*.md: %v (%d files)", err, len(paths))
+	}
+	return append(paths, filepath.Join(root, "README.md"))
+}
 
 func readDocs(t *testing.T) []doc {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("docs/*.md: %v (%d files)", err, len(paths))
-	}
-	paths = append(paths, filepath.Join(root, "README.md"))
+	paths := docPaths(t)
 	var docs []doc
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -76,6 +89,25 @@ func spans(text string) (inline []string, fenced []string) {
 	}
 	return inline, fenced
 }
+
+// prose is text without its fenced blocks and code spans, where a link is a link (a CEL rule in a code span of
+// the generated reference holds "](").
+func prose(text string) string {
+	var b strings.Builder
+	inFence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+			continue
+		}
+		if !inFence {
+			b.WriteString(codeSpan.ReplaceAllString(line, "``") + "\n")
+		}
+	}
+	return b.String()
+}
+
+var codeSpan = regexp.MustCompile("`[^`\n]+`")
 
 // goFiles is every .go file of the tree (build tags included), by package directory.
 func goFiles(t *testing.T) map[string][]string {
@@ -255,7 +287,7 @@ func TestCitedPathsExist(t *testing.T) {
 				t.Errorf("%s cites `%s`: %v", d.path, s, err)
 			}
 		}
-		for _, m := range link.FindAllStringSubmatch(d.text, -1) {
+		for _, m := range link.FindAllStringSubmatch(prose(d.text), -1) {
 			target := m[1]
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
@@ -271,13 +303,13 @@ func TestCitedPathsExist(t *testing.T) {
 	}
 }
 
-// TestRunBlocks: the blocks the e2e runs as written (README.md's quick start, docs/olm.md's upgrade and
-// uninstall) are found and are valid bash; the quick start's catalog is the newest release's
+// TestRunBlocks: the blocks the e2e runs as written (README.md's quick start, docs/admin/upgrade.md's upgrade and
+// docs/admin/uninstall.md's uninstall) are found and are valid bash; the quick start's catalog is the newest release's
 // (config/catalog/releases), and the uninstall removes every kind, both AppService groups included.
 func TestRunBlocks(t *testing.T) {
 	all := map[string]string{}
 	for _, b := range []struct{ file, name string }{
-		{"README.md", "quickstart"}, {"docs/olm.md", "upgrade"}, {"docs/olm.md", "uninstall"},
+		{"README.md", "quickstart"}, {"docs/admin/upgrade.md", "upgrade"}, {"docs/admin/uninstall.md", "uninstall"},
 	} {
 		blocks, err := Blocks(filepath.Join(root, b.file), b.name)
 		if err != nil {
@@ -315,5 +347,59 @@ func TestRunBlocks(t *testing.T) {
 	sort.Strings(kinds)
 	if len(kinds) > 0 {
 		t.Errorf("the uninstall deletes no %v", kinds)
+	}
+}
+
+// anchors are the GitHub anchors of a Markdown text's headings: lower case, punctuation but '-' and '_' dropped,
+// spaces as '-', a repeated one suffixed -1, -2, ...
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	punct := regexp.MustCompile(`[^\p{L}\p{N}_\- ]`)
+	inFence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+		}
+		if inFence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		a := strings.ReplaceAll(punct.ReplaceAllString(strings.ToLower(h), ""), " ", "-")
+		name := a
+		for i := 1; out[name]; i++ {
+			name = a + "-" + strconv.Itoa(i)
+		}
+		out[name] = true
+	}
+	return out
+}
+
+// TestLinkedAnchorsExist: every link to a heading ([x](#tls), [x](upgrade.md#the-upgrade-gate)) of a Markdown
+// file of the tree names a heading that file has.
+func TestLinkedAnchorsExist(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)#\s]*)#([^)\s]+)\)`)
+	cited := 0
+	for _, d := range readDocs(t) {
+		for _, m := range link.FindAllStringSubmatch(prose(d.text), -1) {
+			target, anchor := m[1], m[2]
+			if strings.Contains(target, "://") || (target != "" && !strings.HasSuffix(target, ".md")) {
+				continue
+			}
+			text := d.text
+			if target != "" {
+				b, err := os.ReadFile(filepath.Join(root, filepath.Dir(d.path), target))
+				if err != nil {
+					continue // TestCitedPathsExist reports it
+				}
+				text = string(b)
+			}
+			cited++
+			if !anchors(text)[anchor] {
+				t.Errorf("%s links to %s#%s: no such heading there", d.path, target, anchor)
+			}
+		}
+	}
+	if cited < 50 {
+		t.Errorf("only %d links to headings in the docs: the pattern no longer finds them", cited)
 	}
 }

@@ -197,7 +197,7 @@ func planChaos(t *testing.T, seed uint64) chaosPlan {
 		return x.remove(&mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: chaosDBNS, Name: dbuName(p.deletedDBU)}})
 	})
 	phase = coin()
-	// As docs/databases.md tells a tenant: change the Secret, then annotate the DatabaseUser, which the operator
+	// As docs/guides/databaseuser.md tells a tenant: change the Secret, then annotate the DatabaseUser, which the operator
 	// watches (it watches no Secret), so that the password changes at once rather than at the next resync.
 	add(moment(0, 1), fmt.Sprintf("rotate the password of DatabaseUser db-%d (Secret, then the annotation)", p.rotatedDBU), func(t *testing.T, x *chaosRun) error {
 		if err := x.patch(&corev1.Secret{}, chaosDBNS, dbuName(p.rotatedDBU),
@@ -411,7 +411,7 @@ func (x *chaosRun) createWorkload(t *testing.T) {
 	x.note("created %d MyWebs, %d AppServices of each group, %d DatabaseUsers", p.mywebs, p.apps, p.dbus)
 }
 
-// migrateWhenServed follows docs/databases.md's migration from 0.1.0's DATABASE_TARGETS as soon as the new
+// migrateWhenServed follows docs/admin/database-targets.md's migration from 0.1.0's DATABASE_TARGETS as soon as the new
 // version's CRDs are served: a DatabaseTarget "default" that adopts the accounts 0.1.0 created.
 func (x *chaosRun) migrateWhenServed(t *testing.T, stop <-chan struct{}) {
 	for {

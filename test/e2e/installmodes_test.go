@@ -56,7 +56,7 @@ const (
 // CSV declares, one after the other (one install of the package per cluster), and proves from the real cluster
 // that OLM scoped it: the authorizer allows every rule in the target namespace and nothing on pods, deployments,
 // services, configmaps or secrets outside it (kube-system included); the samples reconcile there and the
-// operator logs no 403. The permission table it reads back must be the one docs/security.md shows.
+// operator logs no 403. The permission table it reads back must be the one docs/admin/security.md shows.
 // TestOLM does the same for AllNamespaces.
 func TestOLMNamespacedInstallModes(t *testing.T) {
 	clearInstalls(t)
@@ -301,7 +301,7 @@ func allowed(t *testing.T, ns string, ra authorizationv1.ResourceAttributes) boo
 
 // checkPermissionTable reads back, with SubjectAccessReviews, what the operator installed in ns (serving target)
 // may do on every resource its CSV names (and on each object a rule names: the leader-election Lease), in its
-// namespace, the target, kube-system and cluster-wide; and compares that table with the one docs/security.md
+// namespace, the target, kube-system and cluster-wide; and compares that table with the one docs/admin/security.md
 // shows for mode. test/rbac checks the same tables on envtest, against RBAC created from the CSV as OLM does.
 func checkPermissionTable(t *testing.T, mode, ns, target string) {
 	t.Helper()
@@ -315,16 +315,16 @@ func checkPermissionTable(t *testing.T, mode, ns, target string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile(filepath.Join(f.root, "docs", "security.md"))
+	doc, err := os.ReadFile(filepath.Join(f.root, "docs", "admin", "security.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want, ok := olmrbac.DocTable(string(doc), mode); !ok || want != got {
-		t.Errorf("docs/security.md does not show what the cluster answers for %s; between \"<!-- e2e:rbac %s -->\" and \"<!-- /e2e:rbac -->\" it should read:\n%s",
+		t.Errorf("docs/admin/security.md does not show what the cluster answers for %s; between \"<!-- e2e:rbac %s -->\" and \"<!-- /e2e:rbac -->\" it should read:\n%s",
 			mode, mode, got)
 	} else {
 		rows := len(olmrbac.Rows(csv))
-		t.Logf("%s: docs/security.md's permission table matches the cluster (%d rows, %d SubjectAccessReviews)",
+		t.Logf("%s: docs/admin/security.md's permission table matches the cluster (%d rows, %d SubjectAccessReviews)",
 			mode, rows, rows*4*len(tableVerbs))
 	}
 }

@@ -237,7 +237,7 @@ func releasedKinds(t *testing.T) {
 	}
 }
 
-// 4. After the upgrade, the migration docs/databases.md gives from 0.1.0's DATABASE_TARGETS, step by step.
+// 4. After the upgrade, the migration docs/admin/database-targets.md gives from 0.1.0's DATABASE_TARGETS, step by step.
 func migrateDatabaseTargets(t *testing.T) {
 	// Before it: the DatabaseUser says its target is unknown, its account keeps working, the manager says why.
 	eventually(t, 2*time.Minute, "DatabaseUser UnknownTarget on "+headVersion, func() (bool, string) {
@@ -434,7 +434,7 @@ func checkLeastPrivilege(t *testing.T, ctx context.Context, ns string) {
 		authorizationv1.ResourceAttributes{Verb: "watch", Resource: "secrets", Namespace: samplesNS},
 	)
 	// get (never list or watch) on Secrets: the database targets in its own namespace, and the password Secret a
-	// DatabaseUser names in the DatabaseUser's namespace (docs/security.md).
+	// DatabaseUser names in the DatabaseUser's namespace (docs/admin/security.md).
 	granted := []authorizationv1.ResourceAttributes{
 		{Verb: "get", Resource: "secrets", Namespace: ns},
 		{Verb: "watch", Group: "operator.k8s-summit.org", Resource: "mywebs"},
@@ -770,7 +770,7 @@ func scorecard(t *testing.T) {
 		t.Fatalf("scorecard output: %v\n%s", err, out)
 	}
 	// Every configured test passes: operator101's spec-descriptors stands in for olm-spec-descriptors, which
-	// matches examples to CRDs by kind alone (docs/olm.md).
+	// matches examples to CRDs by kind alone (docs/contributing/packaging.md).
 	passed := 0
 	for _, test := range list.Items {
 		for _, r := range test.Status.Results {
@@ -787,7 +787,7 @@ func scorecard(t *testing.T) {
 	t.Logf("scorecard: %d/%d passed, each as a pod in %s", passed, len(list.Items), scoreNS)
 }
 
-// 6. Uninstall: the Subscription and the CSV go, the operator with them; as docs/olm.md says, OLM leaves the
+// 6. Uninstall: the Subscription and the CSV go, the operator with them; as docs/admin/uninstall.md says, OLM leaves the
 // CRDs and the CRs, so workloads keep running unmanaged, and deleting a CR afterwards still removes its
 // children (the garbage collector follows the owner references).
 func uninstallKeepsWorkloads(t *testing.T) {

@@ -58,15 +58,15 @@ const (
 // README asks for. The released catalog it names, quay.io/operator101/operator101-catalog:v<newest release>, is
 // the committed catalog, published under that name in the registry that mirrors quay.io/operator101 for the
 // cluster. Every kind then works (pages served, the At's output, a login with the DatabaseUser's account).
-// Then docs/olm.md's upgrade block, to this tree's version (its catalog, the releases and this tree, published
-// as that release's catalog would be), keeps every object, and docs/olm.md's uninstall block removes every
+// Then docs/admin/upgrade.md's upgrade block, to this tree's version (its catalog, the releases and this tree, published
+// as that release's catalog would be), keeps every object, and docs/admin/uninstall.md's uninstall block removes every
 // custom resource of every kind (the account dropped), the operator and its namespace. hack/cluster/e2e.sh runs
 // it first, on a cluster where no other operator101 install runs and no operator101 object exists: the
 // uninstall deletes every object of every kind in the cluster, as it says.
 func TestQuickStartFromTheREADME(t *testing.T) {
 	quickstart := readBlocks(t, "README.md", "quickstart")
-	upgradeBlocks := readBlocks(t, "docs/olm.md", "upgrade")
-	uninstallBlocks := readBlocks(t, "docs/olm.md", "uninstall")
+	upgradeBlocks := readBlocks(t, "docs/admin/upgrade.md", "upgrade")
+	uninstallBlocks := readBlocks(t, "docs/admin/uninstall.md", "uninstall")
 	clearInstalls(t)
 	refuseUnlessEmpty(t)
 	t.Cleanup(func() { quickStartCleanup(t, uninstallBlocks) })
@@ -95,8 +95,8 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 	quickStartWorks(t)
 	uids := quickStartUIDs(t)
 
-	// docs/olm.md's upgrade, to this tree's version.
-	runBlocks(t, "docs/olm.md upgrade", upgradeBlocks, "NEW_VERSION="+newVersion)
+	// docs/admin/upgrade.md's upgrade, to this tree's version.
+	runBlocks(t, "docs/admin/upgrade.md upgrade", upgradeBlocks, "NEW_VERSION="+newVersion)
 	operatorPod(t, quickNS, newVersion)
 	eventually(t, 3*time.Minute, headCSV+" replaced", func() (bool, string) {
 		err := get(&operatorsv1alpha1.ClusterServiceVersion{}, quickNS, headCSV)
@@ -108,8 +108,8 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 		t.Errorf("the upgrade replaced objects: UIDs %v, before %v", after, uids)
 	}
 
-	// docs/olm.md's uninstall.
-	runBlocks(t, "docs/olm.md uninstall", uninstallBlocks)
+	// docs/admin/uninstall.md's uninstall.
+	runBlocks(t, "docs/admin/uninstall.md uninstall", uninstallBlocks)
 	if left := operator101Objects(t); len(left) > 0 {
 		t.Errorf("after the uninstall: %v", left)
 	}
@@ -123,7 +123,7 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 		t.Errorf("namespace %s after the uninstall: %v", quickNS, err)
 	}
 	if err := get(&apiextensionsv1.CustomResourceDefinition{}, "", "mywebs.operator.k8s-summit.org"); err != nil {
-		t.Errorf("the CRDs stay after the uninstall (docs/olm.md): %v", err)
+		t.Errorf("the CRDs stay after the uninstall (docs/admin/uninstall.md): %v", err)
 	}
 }
 

@@ -45,7 +45,7 @@ const (
 	demoNS         = "demo"
 )
 
-// Each tutorial's example manifest, as its reader types it (docs/seeds.md says what differs from the samples).
+// Each tutorial's example manifest, as its reader types it (docs/guides/seeds.md says what differs from the samples).
 const (
 	seed000MyWeb = `apiVersion: operator.k8s-summit.org/v1
 kind: MyWeb
@@ -72,7 +72,7 @@ spec:
   schedule: "2019-04-12T10:12:00Z"
   command: "echo YAY"
 `
-	// The blog's second and third manifests with the change docs/seeds.md names (the group), and the third's
+	// The blog's second and third manifests with the change docs/guides/seeds.md names (the group), and the third's
 	// metadata.label as metadata.labels; the Secret the blog has its reader create.
 	seed002Secret = `apiVersion: v1
 kind: Secret
@@ -131,7 +131,7 @@ spec:
 
 // TestSeedsAfterDemo follows each tutorial's own steps, typed as its reader types them, on the cluster make demo
 // left running (hack/cluster/e2e.sh runs make demo, then this test alone), and checks that each gives what the
-// tutorial shows, or what docs/seeds.md says instead, and that none of them disturbs the demo's samples.
+// tutorial shows, or what docs/guides/seeds.md says instead, and that none of them disturbs the demo's samples.
 func TestSeedsAfterDemo(t *testing.T) {
 	if err := get(&operatorv1.MyWeb{}, demoNS, "myweb"); err != nil {
 		t.Fatalf("make demo's samples are not running (run this test through make test-e2e): %v", err)
@@ -251,7 +251,7 @@ func waitReadyReason(t *testing.T, ns, name, reason string) {
 }
 
 // Seed 003: the operator-sdk tutorial's AppService in namespace default: two pods, found by app=nginx-app, and
-// nginx on node port 30002. Its image nginx:1.7.9 is the local cluster's stand-in (docs/seeds.md). It leaves
+// nginx on node port 30002. Its image nginx:1.7.9 is the local cluster's stand-in (docs/guides/seeds.md). It leaves
 // node port 30002 free for seed 004's.
 func seed003(t *testing.T) {
 	p := manifest(t, "app_v1_appservice_cr.yaml", seed003AppService)

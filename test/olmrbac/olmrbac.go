@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package olmrbac creates, on an API server, the RBAC objects OLM would create from a bundle's CSV for the
-// operator's ServiceAccount, in each install mode, and computes the permission tables docs/security.md shows.
+// operator's ServiceAccount, in each install mode, and computes the permission tables docs/admin/security.md shows.
 // The least-privilege proof (test/rbac), `make scorecard` (which runs the manager with exactly that identity)
 // and the OLM e2e (which reads the tables back from a real cluster) use it.
 package olmrbac

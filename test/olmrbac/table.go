@@ -63,7 +63,7 @@ func Rows(csv *v1alpha1.ClusterServiceVersion) []Row {
 	return rows
 }
 
-// PermissionTable is the table docs/security.md shows for an install mode: for every row of csv, the verbs of
+// PermissionTable is the table docs/admin/security.md shows for an install mode: for every row of csv, the verbs of
 // TableVerbs that allowed answers yes to, in the operator's namespace ns, the namespace it serves (target),
 // kube-system and cluster-wide. A row with a name is asked about that object (SubjectAccessReview's name).
 func PermissionTable(csv *v1alpha1.ClusterServiceVersion, ns, target string,
@@ -105,7 +105,7 @@ func PermissionTable(csv *v1alpha1.ClusterServiceVersion, ns, target string,
 	return b.String(), nil
 }
 
-// DocTable is the permission table docs/security.md (doc) shows for mode, between its `<!-- e2e:rbac MODE -->`
+// DocTable is the permission table docs/admin/security.md (doc) shows for mode, between its `<!-- e2e:rbac MODE -->`
 // and `<!-- /e2e:rbac -->` markers; ok is false when there is none.
 func DocTable(doc, mode string) (table string, ok bool) {
 	begin, end := "<!-- e2e:rbac "+mode+" -->\n", "<!-- /e2e:rbac -->"

@@ -19,7 +19,7 @@ limitations under the License.
 // registry+v1 bundle. operator-controller cannot be built here (a module it needs is refused by the proxy),
 // so each check is written here from operator-controller's documentation and source; its comment names the
 // upstream file it mirrors (operator-framework/operator-controller, read at v1.10.0, v1.11.0 and main
-// df2c201d). docs/olm.md, "OLM v1 (operator-controller)", says what each limit means for operator101.
+// df2c201d). docs/install/olmv1.md, says what each limit means for operator101.
 package olmv1
 
 import (

@@ -124,9 +124,9 @@ func TestLeaderElectionLeaseOnly(t *testing.T) {
 	}
 }
 
-// TestPermissionTablesInDocs computes, for each install mode, the table docs/security.md shows under "Per
+// TestPermissionTablesInDocs computes, for each install mode, the table docs/admin/security.md shows under "Per
 // install mode" (olmrbac.PermissionTable, which the OLM e2e computes on a real cluster) from the authorizer's
-// answers for RBAC created from the CSV as OLM creates it, and fails unless docs/security.md shows that table.
+// answers for RBAC created from the CSV as OLM creates it, and fails unless docs/admin/security.md shows that table.
 func TestPermissionTablesInDocs(t *testing.T) {
 	ctx := context.Background()
 	s := strategy(t)
@@ -134,7 +134,7 @@ func TestPermissionTablesInDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(env.Root, "docs", "security.md"))
+	raw, err := os.ReadFile(filepath.Join(env.Root, "docs", "admin", "security.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestPermissionTablesInDocs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if want, ok := olmrbac.DocTable(string(raw), m.mode); !ok || want != got {
-				t.Errorf("docs/security.md does not show what the authorizer answers for %s; between \"<!-- e2e:rbac %s -->\" and \"<!-- /e2e:rbac -->\" it should read:\n%s",
+				t.Errorf("docs/admin/security.md does not show what the authorizer answers for %s; between \"<!-- e2e:rbac %s -->\" and \"<!-- /e2e:rbac -->\" it should read:\n%s",
 					m.mode, m.mode, got)
 			}
 		})

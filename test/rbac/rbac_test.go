@@ -166,7 +166,7 @@ func TestClusterPermissionsAllowlist(t *testing.T) {
 			for _, g := range r.APIGroups {
 				for _, res := range r.Resources {
 					if a, ok := clusterAllowlist[[2]string{g, res}]; !ok || !slices.Equal(r.Verbs, a.verbs) {
-						t.Errorf("cluster-wide %v on %s.%s is not in the allowlist (test/rbac, docs/security.md)", r.Verbs, res, g)
+						t.Errorf("cluster-wide %v on %s.%s is not in the allowlist (test/rbac, docs/admin/security.md)", r.Verbs, res, g)
 					}
 				}
 			}
@@ -364,12 +364,12 @@ func apiextensionsClient(t *testing.T, cfg *rest.Config) apiextensionsv1client.C
 	return c.ApiextensionsV1().CustomResourceDefinitions()
 }
 
-// TestSecurityDocCoversEveryRule keeps docs/security.md honest: its RBAC table has a row, with a reason, for
+// TestSecurityDocCoversEveryRule keeps docs/admin/security.md honest: its RBAC table has a row, with a reason, for
 // every rule of the CSV (scope, API group, resource, the objects it names if any, every verb), and no row for
 // anything not granted.
 func TestSecurityDocCoversEveryRule(t *testing.T) {
 	s := strategy(t)
-	raw, err := os.ReadFile(filepath.Join(env.Root, "docs", "security.md"))
+	raw, err := os.ReadFile(filepath.Join(env.Root, "docs", "admin", "security.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestSecurityDocCoversEveryRule(t *testing.T) {
 			continue
 		}
 		if cells[4] == "" {
-			t.Errorf("docs/security.md: the row for %s %s has no reason", cells[1], cells[2])
+			t.Errorf("docs/admin/security.md: the row for %s %s has no reason", cells[1], cells[2])
 		}
 		group := cells[1]
 		if group == "core" {
@@ -423,7 +423,7 @@ func TestSecurityDocCoversEveryRule(t *testing.T) {
 						for _, v := range r.Verbs {
 							granted[k][v] = true
 							if !doc[k][v] {
-								t.Errorf("docs/security.md has no %s row for %s %q %s named %q", scope, v, g, res, name)
+								t.Errorf("docs/admin/security.md has no %s row for %s %q %s named %q", scope, v, g, res, name)
 							}
 						}
 					}
@@ -440,7 +440,7 @@ func TestSecurityDocCoversEveryRule(t *testing.T) {
 	for k, verbs := range doc {
 		for v := range verbs {
 			if !granted[k][v] {
-				t.Errorf("docs/security.md lists %s %s %q %s named %q, which the CSV does not grant", k.scope, v, k.group, k.resource, k.name)
+				t.Errorf("docs/admin/security.md lists %s %s %q %s named %q, which the CSV does not grant", k.scope, v, k.group, k.resource, k.name)
 			}
 		}
 	}

@@ -17,7 +17,7 @@ limitations under the License.
 package testenv
 
 // What a cluster admin gives a tenant, for the tests of what a tenant can do with it: one of the bundle's
-// editor ClusterRoles bound alone, and a ResourceQuota on node ports (docs/security.md).
+// editor ClusterRoles bound alone, and a ResourceQuota on node ports (docs/admin/security.md).
 
 import (
 	"context"

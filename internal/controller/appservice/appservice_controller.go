@@ -42,7 +42,7 @@ import (
 // the AppService no longer has ports; garbage collection removes the children of a deleted AppService.
 //
 // namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
-// the operator is installed for (docs/security.md).
+// the operator is installed for (docs/admin/security.md).
 // +kubebuilder:rbac:groups=app.example.com,resources=appservices,verbs=get;list;watch,namespace=system
 // +kubebuilder:rbac:groups=app.example.com,resources=appservices/status,verbs=get;patch,namespace=system
 // +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices,verbs=get;list;watch,namespace=system

@@ -45,7 +45,7 @@ func freePortWhenDone(t *testing.T, ns, name string) {
 // TestAppServiceEditorGetsWhatCreatingPodsGives: a user bound to appservice-editor-role alone, who may neither
 // create a pod in the namespace nor read its Secrets, makes the operator run pods there of the image they
 // name, with a Secret of the namespace in their environment (envs.valueFrom) and the token of the namespace's
-// default ServiceAccount when they ask for it (docs/security.md, editor roles).
+// default ServiceAccount when they ask for it (docs/admin/security.md, editor roles).
 func TestAppServiceEditorGetsWhatCreatingPodsGives(t *testing.T) {
 	ns := env.NewNamespace(t, "appservice")
 	freePortWhenDone(t, ns, "mine")

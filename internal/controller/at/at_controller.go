@@ -60,7 +60,7 @@ import (
 // once" for "at most once" on a crash between the two.
 
 // namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
-// the operator is installed for (docs/security.md).
+// the operator is installed for (docs/admin/security.md).
 // +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats,verbs=get;list;watch,namespace=system
 // +kubebuilder:rbac:groups=cnat.programming-kubernetes.info,resources=ats/status,verbs=get;patch,namespace=system
 // finalizers (update): every child's owner reference sets blockOwnerDeletion, which the

@@ -51,7 +51,7 @@ type Config struct {
 
 // DefaultWorkers is the At controller's number of workers by default. Ats fall due together, and the reconcile
 // of a due At is two requests (a GET past the cache and the pod's POST), so more workers bring the pods out
-// sooner; their memory is small (docs/performance.md).
+// sooner; their memory is small (docs/contributing/performance.md).
 const DefaultWorkers = 16
 
 // DefaultStartDeadline is how long an At's pod may take to start by default: long enough for a slow image

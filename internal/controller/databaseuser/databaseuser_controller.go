@@ -57,7 +57,7 @@ import (
 //     database's logs, and it would trip max_connect_errors or lockout policies.
 //
 // namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
-// the operator is installed for (docs/security.md).
+// the operator is installed for (docs/admin/security.md).
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers,verbs=get;list;watch;patch,namespace=system
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/status,verbs=get;patch,namespace=system
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get,namespace=system

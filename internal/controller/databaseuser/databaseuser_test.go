@@ -82,7 +82,7 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	// Rotation: no Secret watch, so the next resync (2s here) picks it up: within the resync period plus
-	// rotationSlack (the check's own time and the test's 100 ms poll), the bound docs/reliability.md gives.
+	// rotationSlack (the check's own time and the test's 100 ms poll), the bound docs/contributing/reliability.md gives.
 	start := time.Now()
 	setSecret(t, ns, "app-db", map[string]string{"password": pw2})
 	poll(t, timeout, "new password works", func() error { return login(user, pw2) })
@@ -297,7 +297,7 @@ func TestNotReadyReasons(t *testing.T) {
 	}
 	waitGone(t, key)
 	// The nosecret DatabaseUser cannot be dropped: its finalizer stays, and its condition says why and what to
-	// do. Doing that (cleanupPolicy Skip, on the terminating object) lets it go, as docs/databases.md says.
+	// do. Doing that (cleanupPolicy Skip, on the terminating object) lets it go, as docs/admin/database-targets.md says.
 	for _, name := range []string{"nosecret"} {
 		d := &mygroupv1alpha1.DatabaseUser{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, d); err != nil {

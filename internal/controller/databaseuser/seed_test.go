@@ -27,7 +27,7 @@ import (
 )
 
 // Seed 002's three DatabaseUser manifests, as its reader types them (the blog prints them without indentation;
-// the reader indents them as YAML). docs/seeds.md says what each gives and what to change.
+// the reader indents them as YAML). docs/guides/seeds.md says what each gives and what to change.
 const (
 	seedPlainPassword = `apiVersion: handsomeguy.cn/v1alpha1
 kind: DatabaseUser
@@ -61,7 +61,7 @@ spec:
 `
 )
 
-// TestSeed002AsWritten: each of the seed's manifests is refused as written, for the reason docs/seeds.md gives,
+// TestSeed002AsWritten: each of the seed's manifests is refused as written, for the reason docs/guides/seeds.md gives,
 // with kubectl apply's default field validation (strict); with the group fixed, the first is still refused (a
 // password is a Secret reference, not a string), the second is accepted, and the third is refused until
 // metadata.label is metadata.labels, then accepted with its target label.

@@ -54,7 +54,7 @@ type Config struct {
 	// DefaultReconcileTimeout): a server that answers slowly, or drips bytes, holds a worker no longer.
 	ReconcileTimeout time.Duration
 	// MigratingTargets are the names the former DATABASE_TARGETS variable still lists: targets the cluster admin
-	// is migrating to DatabaseTargets (docs/databases.md). While no DatabaseTarget of such a name exists, a
+	// is migrating to DatabaseTargets (docs/admin/database-targets.md). While no DatabaseTarget of such a name exists, a
 	// deleted DatabaseUser of it is held, not released with its account left on the server.
 	MigratingTargets []string
 }

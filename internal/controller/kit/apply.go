@@ -113,7 +113,7 @@ func Controlled[O client.Object](obj O, owner metav1.Object) O {
 // it), and nothing is written; one that owner controls (the cache has not seen it yet: a reconcile soon after
 // the child's create) is compared like a cached one, so it costs no further write when it already matches. On a
 // server that refuses the createOnly apply itself, the lookup comes first and the first write is a plain apply
-// (docs/security.md). So does it when lookFirst (NameTaken: the owner found a child's name taken at its last
+// (docs/admin/security.md). So does it when lookFirst (NameTaken: the owner found a child's name taken at its last
 // look), so that a name that stays taken costs a read per look and no write request. kind names the child's
 // kind in the error.
 func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, live client.Reader,

@@ -20,7 +20,7 @@ limitations under the License.
 // (RolloutConditions reads a Deployment's) and a digest of the fields FieldManager manages, because IfChanged
 // needs to know whether those fields still equal what it would apply, not what they are; the fields themselves,
 // every other label and annotation and every managedFields entry are dropped, so that the copy of an object a
-// tenant labelled is as small as that of a child (docs/performance.md measures what that saves). No
+// tenant labelled is as small as that of a child (docs/contributing/performance.md measures what that saves). No
 // library offers this: controller-runtime's metadata-only cache keeps no value to compare. The At controller
 // declares the shape of its pods itself (at.PodCache), and internal/controller puts the two together.
 package kit

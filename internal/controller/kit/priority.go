@@ -33,7 +33,7 @@ import (
 // (on by default) takes higher priorities first and, within one, the oldest; new objects and edits come at
 // priority 0, and controller-runtime gives the initial list and unchanged objects handler.LowPriority. So
 // under a burst of new objects, an object whose Deployment became available gets its status at once instead
-// of waiting behind every other object's first pass (docs/performance.md).
+// of waiting behind every other object's first pass (docs/contributing/performance.md).
 const PriorityProgress = 10
 
 // Prioritized returns h with the requests it enqueues at priority p, unless h chooses one itself (as

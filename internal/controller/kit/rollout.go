@@ -159,7 +159,7 @@ func condition(dep *appsv1.Deployment, t appsv1.DeploymentConditionType) *appsv1
 // starts unavailable and progressing, which is no news), and Progressing only while the object was serving, i.e.
 // the rollout of a change. The first rollout of a new object is told by one Event, Available; a stuck rollout by
 // Degraded. Every Event is a write to the API server: two per new object made up a quarter of the operator's
-// writes at scale (docs/performance.md).
+// writes at scale (docs/contributing/performance.md).
 func RolloutEvents(old, cur []metav1.Condition) []Event {
 	var out []Event
 	serving := meta.IsStatusConditionTrue(old, conditions.Available)

@@ -38,7 +38,7 @@ import (
 // removes the children of a deleted MyWeb through their owner references.
 //
 // namespace=system makes these rules a Role: the CSV's permissions, which OLM grants only in the namespaces
-// the operator is installed for (docs/security.md).
+// the operator is installed for (docs/admin/security.md).
 // +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs,verbs=get;list;watch,namespace=system
 // +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs/status,verbs=get;patch,namespace=system
 // finalizers (update): every child's owner reference sets blockOwnerDeletion, which the

@@ -36,7 +36,7 @@ import (
 
 // TestMyWebEditorGetsWhatCreatingPodsGives: a user bound to myweb-editor-role alone, who may not create a pod
 // in the namespace, makes the operator run pods there of the image they name, with the token of the
-// namespace's default ServiceAccount when they ask for it (docs/security.md, editor roles).
+// namespace's default ServiceAccount when they ask for it (docs/admin/security.md, editor roles).
 func TestMyWebEditorGetsWhatCreatingPodsGives(t *testing.T) {
 	ns := env.NewNamespace(t, "web")
 	freePortWhenDone(t, ns, "mine")

@@ -135,7 +135,7 @@ func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 
 // startServer starts an API server for one contender in dir, and a client of it as the bench's user. Every
 // contender gets a fresh one: the same requests cost an API server more once it has served another contender's
-// objects, even after they are deleted (docs/performance.md "Method"), and a contender that ran later on a shared
+// objects, even after they are deleted (docs/contributing/performance.md "Method"), and a contender that ran later on a shared
 // server would pay for the ones before it.
 func startServer(o options, dir string) (*apiServer, client.Client, error) {
 	srv, err := startAPIServer(o.assets, o.crds, dir)

@@ -23,7 +23,7 @@ import (
 	"github.com/operator101/operator101/test/bench/benchutil"
 )
 
-// Goal is one of the bench's goals (docs/performance.md "Targets and measurements") at one size: met or
+// Goal is one of the bench's goals (docs/contributing/performance.md "Targets and measurements") at one size: met or
 // not, with what was measured and, when not met, the measured reason.
 type Goal struct {
 	Goal     string `json:"goal"`

@@ -43,7 +43,7 @@ type historyRound struct {
 }
 
 // serverHistory measures what the same requests cost an API server that has served other objects before,
-// since deleted: why every contender of the bench gets an API server of its own (docs/performance.md
+// since deleted: why every contender of the bench gets an API server of its own (docs/contributing/performance.md
 // "Method"). It returns the rounds of each server.
 func serverHistory(ctx context.Context, o options, p historyPlan, dir string) ([][]historyRound, error) {
 	const ns = "history"

@@ -67,7 +67,7 @@ type JunkResult struct {
 
 // tenantJunk measures what n objects of each of kinds, created by a tenant with operator101's label
 // (app.kubernetes.io/managed-by=operator101), 250 KiB of annotations and a controller reference to the tenant's
-// own MyWeb, cost the manager's memory at rest: what the cache keeps of them (docs/security.md "Memory a tenant
+// own MyWeb, cost the manager's memory at rest: what the cache keeps of them (docs/admin/security.md "Memory a tenant
 // cannot exhaust"). The manager runs as the sizes run it, on an API server of its own.
 func tenantJunk(ctx context.Context, o options, n int, kinds []string, dir string) (*JunkResult, error) {
 	res := &JunkResult{Date: time.Now().UTC().Format(time.RFC3339), Commit: o.commit, Machine: machine(), N: n,

@@ -17,7 +17,7 @@ limitations under the License.
 // Command bench measures the operator101 manager at scale on a local API server (etcd + kube-apiserver):
 // convergence of N MyWebs and N AppServices against a plain client-go lower bound, the writes the manager
 // makes (from the API server's audit log) at creation, at rest and on restart, the delay of N Ats due at the
-// same second, and the manager's peak memory and CPU. hack/bench.sh builds and runs it; docs/performance.md
+// same second, and the manager's peak memory and CPU. hack/bench.sh builds and runs it; docs/contributing/performance.md
 // explains the method and keeps the results.
 package main
 

@@ -408,7 +408,7 @@ func (r Report) Markdown() string {
 	for _, s := range r.Sizes {
 		fmt.Fprintf(&b, "- N=%d: %s\n", s.Plan.N, benchutil.FormatCounts(s.CreationWrites.ByKey, s.Plan.Objects()))
 	}
-	b.WriteString("\nGoals (docs/performance.md \"Targets and measurements\"):\n\n")
+	b.WriteString("\nGoals (docs/contributing/performance.md \"Targets and measurements\"):\n\n")
 	b.WriteString(goalsMarkdown(r.Sizes))
 	return b.String()
 }

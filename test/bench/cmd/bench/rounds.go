@@ -29,7 +29,7 @@ import (
 )
 
 // Rounds: the same convergence on the same machine moves by about 15% at N=3000 from one run to the next
-// (docs/performance.md "Noise"), as much as the peer and operator101 differ. So the two converge -rounds times
+// (docs/contributing/performance.md "Noise"), as much as the peer and operator101 differ. So the two converge -rounds times
 // each, in the order peer, operator101, operator101, peer, ... (a drift of the machine over the run costs both
 // the same), and the convergence they are compared by is the mean over the rounds. Round 1 is the full run of
 // each (writes, memory, the At phase, restarts); later rounds measure the convergence and the CPU only.

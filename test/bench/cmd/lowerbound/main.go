@@ -24,7 +24,7 @@ limitations under the License.
 // object whole past the cache (the cache holds it without its page or environment) and the one Event of a new
 // object. It is the lower bound of the design,
 // where the plain one is the lower bound of the work; the two ratios separate what the design costs from what
-// the manager adds on top of it (docs/performance.md).
+// the manager adds on top of it (docs/contributing/performance.md).
 package main
 
 import (
