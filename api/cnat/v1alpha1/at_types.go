@@ -29,8 +29,12 @@ const (
 	PhaseFailed  = "FAILED"
 )
 
-// ScheduleLayout is the format of spec.schedule: a UTC time to the second.
+// ScheduleLayout is the format of spec.schedule without timeZone: a UTC time to the second.
 const ScheduleLayout = "2006-01-02T15:04:05Z"
+
+// LocalScheduleLayout is the format of spec.schedule with a timeZone: a wall-clock time to the second, read in
+// that zone (no "Z", no offset).
+const LocalScheduleLayout = "2006-01-02T15:04:05"
 
 // DefaultImage runs the command when spec.image is empty and the operator's DefaultImageEnv is unset.
 const DefaultImage = "docker.io/library/busybox:1.36"
@@ -60,6 +64,9 @@ const (
 	// ReasonInvalidSchedule: PENDING, the schedule is not a UTC time (only an At stored before the schema
 	// checked it).
 	ReasonInvalidSchedule = "InvalidSchedule"
+	// ReasonUnknownTimeZone: PENDING, spec.timeZone names no zone of the operator's time zone database; the At
+	// runs once the zone is fixed (an edit of timeZone, allowed while PENDING).
+	ReasonUnknownTimeZone = "UnknownTimeZone"
 	// ReasonPodNameTaken: PENDING and due, but a pod the At does not own has its pod's name.
 	ReasonPodNameTaken = "PodNameTaken"
 	// ReasonRunning: RUNNING, the pod runs the command.
@@ -87,16 +94,34 @@ const (
 )
 
 // AtSpec is a command to run once, at a given time.
+// +kubebuilder:validation:XValidation:rule="has(self.timeZone) ? !self.schedule.endsWith('Z') : self.schedule.endsWith('Z')",message="schedule ends in Z (UTC) without timeZone, and has no Z with timeZone (a wall-clock time in that zone, such as 2019-04-12T12:12:00)"
 type AtSpec struct {
-	// schedule is when the command runs: a UTC time such as "2019-04-12T10:12:00Z". A time in the past runs
-	// the command at once.
+	// schedule is when the command runs: a UTC time such as "2019-04-12T10:12:00Z", or, with timeZone, a
+	// wall-clock time in that zone without "Z" or offset, such as "2019-04-12T12:12:00". A time in the past
+	// runs the command at once.
 	// +required
 	// +kubebuilder:validation:MaxLength=20
-	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`
-	// +kubebuilder:validation:Format=date-time
-	// +kubebuilder:validation:XValidation:rule="self == self",message="schedule must be a string: a UTC time such as 2019-04-12T10:12:00Z"
+	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z?$`
+	// A calendar check of its own rather than format date-time, which would make the field a timestamp to CEL
+	// and hide whether it ends in Z (the rule on AtSpec). The shape is checked first, so a malformed schedule
+	// meets the pattern's message, not a conversion error.
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z?$') || (int(self.substring(5, 7)) >= 1 && int(self.substring(5, 7)) <= 12 && int(self.substring(8, 10)) >= 1 && int(self.substring(8, 10)) <= (self.substring(5, 7) == '02' ? ((int(self.substring(0, 4)) % 4 == 0 && int(self.substring(0, 4)) % 100 != 0) || int(self.substring(0, 4)) % 400 == 0 ? 29 : 28) : (self.substring(5, 7) in ['04', '06', '09', '11'] ? 30 : 31)) && int(self.substring(11, 13)) <= 23 && int(self.substring(14, 16)) <= 59 && int(self.substring(17, 19)) <= 59)",message="schedule must be a date and time that exist on the calendar, such as 2019-04-12T10:12:00Z"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Schedule",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Schedule string `json:"schedule"`
+
+	// timeZone is the IANA time zone (such as "Europe/Berlin") the schedule is read in; without it the
+	// schedule is UTC and ends in "Z". With it the schedule has no "Z" and no offset: one time, one meaning
+	// (as CronJob refuses CRON_TZ in a schedule with timeZone). A wall-clock time the zone skips (a
+	// daylight-saving gap) runs as much later as the gap is long (02:30 on a night that jumps from 02:00 to
+	// 03:00 runs at 03:30); one the zone has twice (the hour repeated in autumn) runs at the first. A name the
+	// operator's zone database does not know leaves the At PENDING with reason UnknownTimeZone.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*$`
+	// +kubebuilder:validation:XValidation:rule="self != 'Local'",message="timeZone Local would be the operator's zone, not yours: name an IANA zone such as Europe/Berlin"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Time Zone",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	TimeZone *string `json:"timeZone,omitempty"`
 
 	// command runs in a shell, as `/bin/sh -c "<command>"`, so quoting, pipes and redirections work.
 	// +required
@@ -181,6 +206,7 @@ type AtStatus struct {
 // +kubebuilder:printcolumn:name="Exit",type=integer,JSONPath=`.status.exitCode`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (self.spec.schedule == oldSelf.spec.schedule && self.spec.command == oldSelf.spec.command)",message="schedule and command cannot change once the command started: create a new At"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (has(self.spec.timeZone) == has(oldSelf.spec.timeZone) && (!has(self.spec.timeZone) || self.spec.timeZone == oldSelf.spec.timeZone))",message="timeZone cannot change once the command started: create a new At"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || !has(oldSelf.spec.activeDeadlineSeconds) || (has(self.spec.activeDeadlineSeconds) && self.spec.activeDeadlineSeconds == oldSelf.spec.activeDeadlineSeconds)",message="activeDeadlineSeconds cannot change once the command started: its pod keeps the deadline it was created with"
 type At struct {
 	metav1.TypeMeta `json:",inline"`

@@ -18,6 +18,7 @@ package at
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -133,12 +134,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	// PENDING (or new).
-	when, err := time.Parse(cnatv1alpha1.ScheduleLayout, at.Spec.Schedule)
+	when, err := Schedule(at)
+	if errors.Is(err, errUnknownZone) {
+		// The schema cannot know the zone database: the At waits for its timeZone to be fixed (a spec change
+		// triggers the next reconcile), with one Warning Event when it gets the reason.
+		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonUnknownTimeZone,
+			fmt.Sprintf("timeZone %q is not a time zone the operator knows (IANA names such as Europe/Berlin); the command runs once it is fixed",
+				ptr.Deref(at.Spec.TimeZone, "")), now)
+		var events []kit.Event
+		if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonUnknownTimeZone {
+			events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonUnknownTimeZone, Action: "Schedule", Note: st.Message})
+		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, st, events...)
+	}
 	if err != nil {
 		// The schema rejects such schedules; an At stored before the schema existed lands here. A spec
 		// change triggers the next reconcile.
-		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonInvalidSchedule,
-			fmt.Sprintf("schedule %q is not a UTC time like %s", at.Spec.Schedule, cnatv1alpha1.ScheduleLayout), now)
+		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonInvalidSchedule, err.Error(), now)
 		return ctrl.Result{}, r.writeStatus(ctx, at, st)
 	}
 	if wait := when.Sub(now); wait > 0 {
@@ -366,6 +378,9 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 // events given.
 func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...kit.Event) error {
 	st.ObservedGeneration = at.Generation
+	for i := range st.Conditions {
+		st.Conditions[i].ObservedGeneration = at.Generation
+	}
 	before := at.DeepCopy()
 	at.Status = st
 	return kit.Report(ctx, r.Client, r.Recorder, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)

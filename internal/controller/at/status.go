@@ -96,7 +96,7 @@ func notStarted(pod *corev1.Pod) bool {
 // agree; the schedule keeps the count in the clock's own time when the API server's differs).
 func startDeadline(at *cnatv1alpha1.At, pod *corev1.Pod, limit time.Duration) time.Time {
 	from := pod.CreationTimestamp.Time
-	if when, err := time.Parse(cnatv1alpha1.ScheduleLayout, at.Spec.Schedule); err == nil && when.After(from) {
+	if when, err := Schedule(at); err == nil && when.After(from) {
 		from = when
 	}
 	return from.Add(limit)
