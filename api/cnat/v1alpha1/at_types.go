@@ -21,12 +21,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// The phases of an At. The book's three (PENDING, RUNNING, DONE) plus FAILED for a command that exits non-zero.
+// The phases of an At. The book's three (PENDING, RUNNING, DONE) plus FAILED for a command that exits non-zero,
+// and MISSED for a command that never started because startingDeadlineSeconds passed first. DONE, FAILED and
+// MISSED are final.
 const (
 	PhasePending = "PENDING"
 	PhaseRunning = "RUNNING"
 	PhaseDone    = "DONE"
 	PhaseFailed  = "FAILED"
+	PhaseMissed  = "MISSED"
 )
 
 // ScheduleLayout is the format of spec.schedule without timeZone: a UTC time to the second.
@@ -67,6 +70,11 @@ const (
 	// ReasonUnknownTimeZone: PENDING, spec.timeZone names no zone of the operator's time zone database; the At
 	// runs once the zone is fixed (an edit of timeZone, allowed while PENDING).
 	ReasonUnknownTimeZone = "UnknownTimeZone"
+	// ReasonSuspended: PENDING, spec.suspend keeps the command from starting.
+	ReasonSuspended = "Suspended"
+	// ReasonMissed: MISSED, the command had not started startingDeadlineSeconds after the schedule (the
+	// operator was down, the At was created or resumed too late); it is never run.
+	ReasonMissed = "Missed"
 	// ReasonPodNameTaken: PENDING and due, but a pod the At does not own has its pod's name.
 	ReasonPodNameTaken = "PodNameTaken"
 	// ReasonRunning: RUNNING, the pod runs the command.
@@ -123,6 +131,21 @@ type AtSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Time Zone",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	TimeZone *string `json:"timeZone,omitempty"`
 
+	// suspend, while true, keeps the command from starting: the At stays PENDING (reason Suspended) past its
+	// schedule, and runs once it is set false again, if startingDeadlineSeconds has not passed by then. It
+	// does not stop a command that already started.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Suspend",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Suspend *bool `json:"suspend,omitempty"`
+
+	// startingDeadlineSeconds is how late after the schedule the command may still start, as CronJob's: a run
+	// that could not start by then (the operator was down, the At was created or resumed too late) is never
+	// started, and the At is MISSED (reason Missed). Unset, the command runs however late.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Starting Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
+
 	// command runs in a shell, as `/bin/sh -c "<command>"`, so quoting, pipes and redirections work.
 	// +required
 	// +kubebuilder:validation:MinLength=1
@@ -158,9 +181,10 @@ type AtSpec struct {
 
 // AtStatus is what happened to the command.
 type AtStatus struct {
-	// phase is PENDING until the schedule, RUNNING while the pod runs, then DONE (exit code 0) or FAILED.
+	// phase is PENDING until the schedule, RUNNING while the pod runs, then DONE (exit code 0) or FAILED; or
+	// MISSED when the command could not start within startingDeadlineSeconds.
 	// +optional
-	// +kubebuilder:validation:Enum=PENDING;RUNNING;DONE;FAILED
+	// +kubebuilder:validation:Enum=PENDING;RUNNING;DONE;FAILED;MISSED
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Phase",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase"}
 	Phase string `json:"phase,omitempty"`
 

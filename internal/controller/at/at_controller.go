@@ -153,6 +153,35 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonInvalidSchedule, err.Error(), now)
 		return ctrl.Result{}, r.writeStatus(ctx, at, st)
 	}
+	// Too late: the run never starts, whether suspended or not (resuming could not make it start in time).
+	var deadline time.Time
+	if d := at.Spec.StartingDeadlineSeconds; d != nil {
+		deadline = when.Add(time.Duration(*d) * time.Second)
+		if now.After(deadline) {
+			// MISSED is final: make sure, past the cache, that no earlier incarnation created the pod (and
+			// crashed before writing RUNNING). The status write carries the At's resourceVersion, so a stale
+			// PENDING copy of an At that ran cannot be made MISSED.
+			pod, err = r.getPod(ctx, r.Reader, podKey)
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			if pod != nil && metav1.IsControlledBy(pod, at) {
+				return r.observePod(ctx, at, pod, now)
+			}
+			return ctrl.Result{}, r.writeStatus(ctx, at, missed(at.Status, when, time.Duration(*d)*time.Second, ptr.Deref(at.Spec.Suspend, false), now))
+		}
+	}
+	if ptr.Deref(at.Spec.Suspend, false) {
+		// Resuming is a spec change, which brings the next reconcile; the deadline, if any, is the only time
+		// that changes anything meanwhile.
+		if err := r.writeStatus(ctx, at, suspended(at.Status, when, now)); err != nil {
+			return ctrl.Result{}, err
+		}
+		if deadline.IsZero() {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
+	}
 	if wait := when.Sub(now); wait > 0 {
 		logger.V(1).Info("waiting for the schedule", "schedule", at.Spec.Schedule, "in", wait)
 		if err := r.writeStatus(ctx, at, pending(at.Status, when, now)); err != nil {
@@ -400,6 +429,8 @@ func phaseEvents(old string, st cnatv1alpha1.AtStatus) []kit.Event {
 		e.Reason = "Succeeded"
 	case cnatv1alpha1.PhaseFailed:
 		e.Type, e.Reason = corev1.EventTypeWarning, "Failed"
+	case cnatv1alpha1.PhaseMissed:
+		e.Type, e.Reason = corev1.EventTypeWarning, cnatv1alpha1.ReasonMissed
 	}
 	return []kit.Event{e}
 }

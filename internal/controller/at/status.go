@@ -29,7 +29,7 @@ import (
 
 // isFinished tells whether phase is final: the command ran and the At never runs it again.
 func isFinished(phase string) bool {
-	return phase == cnatv1alpha1.PhaseDone || phase == cnatv1alpha1.PhaseFailed
+	return phase == cnatv1alpha1.PhaseDone || phase == cnatv1alpha1.PhaseFailed || phase == cnatv1alpha1.PhaseMissed
 }
 
 // fromPod is the status of an At whose pod is pod, observed at now: the phase follows the pod. It is a pure
@@ -160,6 +160,27 @@ func pending(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1a
 	out.Phase = cnatv1alpha1.PhasePending
 	out.Message = "the command runs at " + schedule.UTC().Format(cnatv1alpha1.ScheduleLayout)
 	setSucceeded(&out, metav1.ConditionUnknown, cnatv1alpha1.ReasonScheduled, out.Message, now)
+	return out
+}
+
+// suspended is the status of an At whose spec.suspend keeps its command from starting.
+func suspended(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
+	return waiting(s, metav1.ConditionUnknown, cnatv1alpha1.ReasonSuspended,
+		"suspended: the command, due at "+schedule.UTC().Format(cnatv1alpha1.ScheduleLayout)+", starts once suspend is false", now)
+}
+
+// missed is the final status of an At whose command had not started deadline after its schedule: it never
+// runs. No pod exists (the run did not start), so no time or exit code is recorded.
+func missed(s cnatv1alpha1.AtStatus, schedule time.Time, deadline time.Duration, wasSuspended bool, now time.Time) cnatv1alpha1.AtStatus {
+	out := *s.DeepCopy()
+	out.Phase = cnatv1alpha1.PhaseMissed
+	why := ""
+	if wasSuspended {
+		why = " (suspended)"
+	}
+	out.Message = fmt.Sprintf("the command, due at %s, had not started %s later%s, past startingDeadlineSeconds (%s); it is not run",
+		schedule.UTC().Format(cnatv1alpha1.ScheduleLayout), now.Sub(schedule).Truncate(time.Second), why, deadline)
+	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonMissed, out.Message, now)
 	return out
 }
 
