@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -158,6 +159,20 @@ type AtSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
+	// env is the command's environment, after the operator's proxy settings: literal values, or a key of a
+	// Secret or ConfigMap of the At's own namespace (valueFrom), which the kubelet reads when it starts the
+	// pod, so the operator never reads it. A missing Secret or key keeps the pod from starting (unless
+	// optional), and the At ends FAILED, reason StartDeadlineExceeded, after the start deadline.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	Env []AtEnvVar `json:"env,omitempty"`
+
+	// resources are the command's container's requests and limits of cpu, memory and ephemeral-storage.
+	// +optional
+	Resources *AtResources `json:"resources,omitempty"`
+
 	// ttlSecondsAfterFinished deletes the pod that ran the command this many seconds after it finished. The
 	// At stays, with its phase and exit code; it never runs again.
 	// +optional
@@ -177,6 +192,73 @@ type AtSpec struct {
 	// +kubebuilder:validation:Maximum=86400
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Active Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+}
+
+// AtEnvVar is an environment variable of the command: value, or valueFrom, as in a pod.
+// +kubebuilder:validation:XValidation:rule="!(has(self.value) && has(self.valueFrom))",message="an env entry has value or valueFrom, not both"
+type AtEnvVar struct {
+	// name of the variable.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	Name string `json:"name"`
+
+	// value is the variable's literal value. Readers of the At read it: keep secrets in Secrets (valueFrom).
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Value string `json:"value,omitempty"`
+
+	// valueFrom takes the value from a key of a Secret or a ConfigMap of the At's namespace.
+	// +optional
+	ValueFrom *AtEnvVarSource `json:"valueFrom,omitempty"`
+}
+
+// AtEnvVarSource names one key of a Secret or of a ConfigMap in the At's own namespace (a pod can reach no
+// other).
+// +kubebuilder:validation:XValidation:rule="has(self.secretKeyRef) != has(self.configMapKeyRef)",message="valueFrom names exactly one of secretKeyRef and configMapKeyRef"
+type AtEnvVarSource struct {
+	// secretKeyRef is a key of a Secret of the At's namespace.
+	// +optional
+	SecretKeyRef *AtKeySelector `json:"secretKeyRef,omitempty"`
+	// configMapKeyRef is a key of a ConfigMap of the At's namespace.
+	// +optional
+	ConfigMapKeyRef *AtKeySelector `json:"configMapKeyRef,omitempty"`
+}
+
+// AtKeySelector is a key of a Secret or a ConfigMap of the At's namespace.
+type AtKeySelector struct {
+	// name of the Secret or ConfigMap.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+	// key in it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key"`
+	// optional: the command starts without the variable when the Secret, ConfigMap or key is missing.
+	// +optional
+	Optional *bool `json:"optional,omitempty"`
+}
+
+// AtResources are the requests and limits of the command's container. Only cpu, memory and
+// ephemeral-storage: an At is a short command, not a workload for devices or huge pages (a Job is).
+// +kubebuilder:validation:XValidation:rule="!has(self.limits) || !has(self.requests) || self.requests.all(k, !(k in self.limits) || quantity(string(self.limits[k])).compareTo(quantity(string(self.requests[k]))) >= 0)",message="a request is at most its limit"
+type AtResources struct {
+	// requests: what the scheduler reserves for the command.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=3
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage'])",message="resources are cpu, memory and ephemeral-storage only"
+	Requests corev1.ResourceList `json:"requests,omitempty"`
+	// limits: the most the command may use.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=3
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage'])",message="resources are cpu, memory and ephemeral-storage only"
+	Limits corev1.ResourceList `json:"limits,omitempty"`
 }
 
 // AtStatus is what happened to the command.

@@ -222,7 +222,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.Recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
 		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
 	}
-	desired := Pod(at, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv, UID: uid})
+	// Built from the At just read past the cache (the same version as the cached one), which holds the env
+	// the cache does not keep (trimAt).
+	desired := Pod(fresh, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv, UID: uid})
 	err = r.Client.Create(ctx, desired)
 	switch {
 	case err == nil:

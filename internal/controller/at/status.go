@@ -19,6 +19,7 @@ package at
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -50,6 +51,9 @@ func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 		out.ExitCode = exitCode(term, 0)
 		out.CompletionTime = finishedAt(term, now)
 		out.Message = "the command exited 0"
+		if term != nil && term.Message != "" {
+			out.Message += ": " + capMessage(term.Message)
+		}
 		setSucceeded(&out, metav1.ConditionTrue, cnatv1alpha1.ReasonCompleted, out.Message, now)
 	case corev1.PodFailed:
 		out.Phase = cnatv1alpha1.PhaseFailed
@@ -75,7 +79,7 @@ func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 			out.Message = fmt.Sprintf("the command exited %d (%s)", *out.ExitCode, reason)
 		}
 		if msg != "" {
-			out.Message += ": " + msg
+			out.Message += ": " + capMessage(msg)
 		}
 		setSucceeded(&out, metav1.ConditionFalse, conditionReason(reason), out.Message, now)
 	default:
@@ -100,6 +104,24 @@ func startDeadline(at *cnatv1alpha1.At, pod *corev1.Pod, limit time.Duration) ti
 		from = when
 	}
 	return from.Add(limit)
+}
+
+// MaxTerminationMessage bounds what of the command's termination message (what it wrote to
+// /dev/termination-log, or on failure the end of its output: the container's FallbackToLogsOnError) reaches the
+// At's status.message. The kubelet keeps at most 4096 bytes of it, or of the log 80 lines and 2048 bytes.
+const MaxTerminationMessage = 1024
+
+// capMessage cuts m to MaxTerminationMessage bytes, at a character's boundary, keeping its end (where a
+// failing command says why).
+func capMessage(m string) string {
+	if len(m) <= MaxTerminationMessage {
+		return m
+	}
+	cut := len(m) - (MaxTerminationMessage - 3)
+	for cut < len(m) && !utf8.RuneStart(m[cut]) {
+		cut++
+	}
+	return "..." + m[cut:]
 }
 
 // maxWhy bounds the pod's own words in an At's message.
