@@ -56,6 +56,9 @@ const (
 	MaxActiveDeadlineSeconds = 86400
 )
 
+// MaxRetries is the most spec.retries may allow; keep it equal to the field's marker below.
+const MaxRetries = 5
+
 // ConditionSucceeded tells whether the command ran and exited 0: Unknown while PENDING or RUNNING, True once
 // DONE, False once FAILED (or when the schedule cannot be parsed).
 const ConditionSucceeded = "Succeeded"
@@ -76,6 +79,9 @@ const (
 	// ReasonMissed: MISSED, the command had not started startingDeadlineSeconds after the schedule (the
 	// operator was down, the At was created or resumed too late); it is never run.
 	ReasonMissed = "Missed"
+	// ReasonRetrying: RUNNING between two attempts: one failed and spec.retries allows another, which starts
+	// at once under its own pod name.
+	ReasonRetrying = "Retrying"
 	// ReasonPodNameTaken: PENDING and due, but a pod the At does not own has its pod's name.
 	ReasonPodNameTaken = "PodNameTaken"
 	// ReasonRunning: RUNNING, the pod runs the command.
@@ -172,6 +178,19 @@ type AtSpec struct {
 	// resources are the command's container's requests and limits of cpu, memory and ephemeral-storage.
 	// +optional
 	Resources *AtResources `json:"resources,omitempty"`
+
+	// retries is how many more attempts a failed command gets (default 0: at most once, as always). Each
+	// attempt runs in a pod whose name is fixed in advance (<name>-pod for the first, as before, then
+	// <name>-pod-1, <name>-pod-2, ...), only once the one before failed, never two at once, and is recorded in
+	// status.attempts. All attempts share the run's activeDeadlineSeconds, counted from the first one's start
+	// (as a Job's), so retries never hold operator upgrades longer than one run could. A pod that never
+	// started (StartDeadlineExceeded), was deleted (PodDeleted) or reached the deadline is not retried. It
+	// cannot change once the command started.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Retries",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Retries *int32 `json:"retries,omitempty"`
 
 	// ttlSecondsAfterFinished deletes the pod that ran the command this many seconds after it finished. The
 	// At stays, with its phase and exit code; it never runs again.
@@ -296,9 +315,37 @@ type AtStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
+	// attempts records each attempt to run the command, the first one first: its pod, when it was created
+	// and finished, its exit code and reason.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=6
+	Attempts []AtAttempt `json:"attempts,omitempty"`
+
 	// observedGeneration is the generation of the spec this status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// AtAttempt is one attempt to run an At's command.
+type AtAttempt struct {
+	// attempt counts from 0, the first.
+	// +kubebuilder:validation:Minimum=0
+	Attempt int32 `json:"attempt"`
+	// podName is the attempt's pod.
+	PodName string `json:"podName"`
+	// startTime is when the pod was created.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// completionTime is when the command finished.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// exitCode is the command's exit code, once it finished (none when the pod failed without one).
+	// +optional
+	ExitCode *int32 `json:"exitCode,omitempty"`
+	// reason is how the attempt ended: Completed, or the pod's reason (Error, OOMKilled, ...).
+	// +optional
+	Reason string `json:"reason,omitempty"`
 }
 
 // At runs a command once, in a pod, at the scheduled time (cnat, "cloud native at", from Programming Kubernetes).
@@ -312,6 +359,7 @@ type AtStatus struct {
 // +kubebuilder:printcolumn:name="Exit",type=integer,JSONPath=`.status.exitCode`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (self.spec.schedule == oldSelf.spec.schedule && self.spec.command == oldSelf.spec.command)",message="schedule and command cannot change once the command started: create a new At"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (has(self.spec.retries) == has(oldSelf.spec.retries) && (!has(self.spec.retries) || self.spec.retries == oldSelf.spec.retries))",message="retries cannot change once the command started: create a new At"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (has(self.spec.timeZone) == has(oldSelf.spec.timeZone) && (!has(self.spec.timeZone) || self.spec.timeZone == oldSelf.spec.timeZone))",message="timeZone cannot change once the command started: create a new At"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || !has(oldSelf.spec.activeDeadlineSeconds) || (has(self.spec.activeDeadlineSeconds) && self.spec.activeDeadlineSeconds == oldSelf.spec.activeDeadlineSeconds)",message="activeDeadlineSeconds cannot change once the command started: its pod keeps the deadline it was created with"
 type At struct {

@@ -56,6 +56,9 @@ import (
 //     pod that started meanwhile is not deleted; and only an At already stored as RUNNING is treated so, so that
 //     a crash between the delete and the status write finds a RUNNING At without its pod (FAILED, PodDeleted),
 //     never a PENDING At that would create the pod again.
+//   - with spec.retries, each attempt is such a run under a name of its own, fixed in advance
+//     (AttemptPodName; the first keeps PodName), created only once the stored status records the attempt
+//     before it as failed (retry.go).
 // The one gap: a pod created, finished and deleted while the operator was down before it wrote RUNNING is
 // created again. Closing it would mean writing the status before creating the pod, which trades "exactly
 // once" for "at most once" on a crash between the two.
@@ -99,22 +102,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	now := r.Clock.Now()
-	podKey := types.NamespacedName{Namespace: at.Namespace, Name: PodName(at.Name)}
+	// Finished: the status is final; only the TTL remains.
+	if isFinished(at.Status.Phase) {
+		return r.cleanup(ctx, at, now)
+	}
+
+	attempt, retrying := currentAttempt(at.Status)
+	podKey := types.NamespacedName{Namespace: at.Namespace, Name: AttemptPodName(at.Name, attempt)}
 	pod, err := r.getPod(ctx, r.Client, podKey)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 
-	// Finished: the status is final; only the TTL remains.
-	if isFinished(at.Status.Phase) {
-		return r.cleanup(ctx, at, pod, now)
-	}
-
 	if pod != nil && metav1.IsControlledBy(pod, at) {
-		return r.observePod(ctx, at, pod, now)
+		return r.observePod(ctx, at, pod, attempt, now)
 	}
 
-	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
+	if at.Status.Phase == cnatv1alpha1.PhaseRunning && !retrying {
 		// The cache may lag behind the pod's creation: ask the API server before concluding it is gone. A pod
 		// of that name the At does not control is not its run: its own pod is gone.
 		pod, err = r.getPod(ctx, r.Reader, podKey)
@@ -122,7 +126,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 		if pod != nil && metav1.IsControlledBy(pod, at) {
-			return r.observePod(ctx, at, pod, now)
+			return r.observePod(ctx, at, pod, attempt, now)
 		}
 		return ctrl.Result{}, r.writeStatus(ctx, at, podLost(at.Status, podKey.Name, now))
 	}
@@ -131,6 +135,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// Someone else's pod (labelled as operator101's), or the pod of an earlier At of this name not yet
 		// garbage collected: wait for it to go.
 		return r.podNameTaken(ctx, at, pod, now)
+	}
+	if retrying {
+		// The next attempt: its schedule, suspend and starting deadline were for the first.
+		return r.start(ctx, at, podKey, attempt, now)
 	}
 
 	// PENDING (or new).
@@ -166,7 +174,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 				return ctrl.Result{}, err
 			}
 			if pod != nil && metav1.IsControlledBy(pod, at) {
-				return r.observePod(ctx, at, pod, now)
+				return r.observePod(ctx, at, pod, attempt, now)
 			}
 			return ctrl.Result{}, r.writeStatus(ctx, at, missed(at.Status, when, time.Duration(*d)*time.Second, ptr.Deref(at.Spec.Suspend, false), now))
 		}
@@ -191,11 +199,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// get their pods first, the Running status of the earlier ones after.
 		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(kit.PriorityProgress)}, nil
 	}
+	return r.start(ctx, at, podKey, attempt, now)
+}
 
+// start creates the pod of the At's attempt, due now: the first at its schedule, a later one once the one
+// before failed.
+func (r *Reconciler) start(ctx context.Context, at *cnatv1alpha1.At, podKey types.NamespacedName, attempt int32, now time.Time) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
 	// Due. Make sure the cached At is the current one before acting on it: a stale PENDING copy of an At
 	// that already ran must not start it again. A newer version reaches the cache with an event.
 	fresh := &cnatv1alpha1.At{}
-	if err := r.Reader.Get(ctx, req.NamespacedName, fresh); err != nil {
+	if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(at), fresh); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if fresh.UID != at.UID || fresh.ResourceVersion != at.ResourceVersion {
@@ -206,13 +220,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c != nil && c.Reason == cnatv1alpha1.ReasonPodNameTaken {
 		// The name was taken at the last look, by a pod the cache does not hold (no operator101 label): look
 		// again past the cache rather than send a create that would be refused every NotOwnedRetry.
-		pod, err = r.getPod(ctx, r.Reader, podKey)
+		pod, err := r.getPod(ctx, r.Reader, podKey)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		if pod != nil && !metav1.IsControlledBy(pod, at) {
 			return r.podNameTaken(ctx, at, pod, now)
 		}
+	}
+	deadline := attemptDeadlineSeconds(at, attempt, now)
+	if deadline <= 0 {
+		return ctrl.Result{}, r.writeStatus(ctx, at, noTimeLeft(at.Status, attempt, now))
 	}
 
 	// The create is the check that the name is free: it never takes over an existing pod, whether the cache
@@ -224,7 +242,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	// Built from the At just read past the cache (the same version as the cached one), which holds the env
 	// the cache does not keep (trimAt).
-	desired := Pod(fresh, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv, UID: uid})
+	desired := AttemptPod(fresh, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv, UID: uid}, attempt, deadline)
 	err = r.Client.Create(ctx, desired)
 	switch {
 	case err == nil:
@@ -232,11 +250,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// here: when many Ats fall due at once, every worker goes on to the next due At's pod instead of
 		// waiting for a status write. A crash in between is the AlreadyExists case below, or the pod is
 		// found in the cache.
-		logger.Info("pod created", "pod", desired.Name)
+		logger.Info("pod created", "pod", desired.Name, "attempt", attempt)
 		return ctrl.Result{}, nil
 	case apierrors.IsAlreadyExists(err):
 		// Created before a crash or restart: adopt it, never replace it.
-		pod, err = r.getPod(ctx, r.Reader, podKey)
+		pod, err := r.getPod(ctx, r.Reader, podKey)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -246,11 +264,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if !metav1.IsControlledBy(pod, at) {
 			return r.podNameTaken(ctx, at, pod, now)
 		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, observe(at, pod, attempt, now))
 	default:
 		r.Recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
 		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
 	}
-	return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
 }
 
 // uidTTL is how long the UID of a namespace's pods is kept (namespaceUIDs).
@@ -322,14 +340,22 @@ func (r *Reconciler) readNamespaceUID(ctx context.Context, ns string) (int64, er
 // observePod writes the status the At's own pod gives, and bounds the pod's start: a pod still Pending
 // (not scheduled, its image not pulled, ...) once the start deadline passed is deleted and the At FAILED.
 // Until then the reconcile comes back at the deadline.
-func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
+func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, attempt int32, now time.Time) (ctrl.Result, error) {
 	if !notStarted(pod) {
-		return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+		st := observe(at, pod, attempt, now)
+		var events []kit.Event
+		if _, retrying := currentAttempt(st); retrying {
+			if c := succeededCondition(at.Status); c == nil || c.Reason != cnatv1alpha1.ReasonRetrying || c.Message != st.Message {
+				events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonRetrying, Action: "Run", Note: st.Message})
+			}
+		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, st, events...)
 	}
 	wait := startDeadline(at, pod, r.startDeadline).Sub(now)
-	if wait > 0 || at.Status.Phase != cnatv1alpha1.PhaseRunning {
+	if _, retrying := currentAttempt(at.Status); wait > 0 || at.Status.Phase != cnatv1alpha1.PhaseRunning || retrying {
+		// A retrying At has not stored this attempt yet: it would create its pod again.
 		// Only a RUNNING At loses its pod (see "exactly once" above); the status write brings the next look.
-		if err := r.writeStatus(ctx, at, fromPod(at.Status, pod, now)); err != nil {
+		if err := r.writeStatus(ctx, at, observe(at, pod, attempt, now)); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{RequeueAfter: max(wait, 0)}, nil
@@ -368,12 +394,35 @@ func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod 
 	return r.RetryNotOwned(), nil
 }
 
-// cleanup deletes the pod of a finished At once ttlSecondsAfterFinished passed since it finished, and asks to
-// be called again exactly then.
-func (r *Reconciler) cleanup(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
-	if at.Spec.TTLSecondsAfterFinished == nil || pod == nil || !metav1.IsControlledBy(pod, at) || pod.DeletionTimestamp != nil {
+// cleanup deletes the pods of a finished At (one per attempt) once ttlSecondsAfterFinished passed since it
+// finished, and asks to be called again exactly then.
+func (r *Reconciler) cleanup(ctx context.Context, at *cnatv1alpha1.At, now time.Time) (ctrl.Result, error) {
+	if at.Spec.TTLSecondsAfterFinished == nil {
 		return ctrl.Result{}, nil
 	}
+	names := []string{PodName(at.Name)}
+	for _, a := range at.Status.Attempts {
+		if a.Attempt > 0 {
+			names = append(names, AttemptPodName(at.Name, a.Attempt))
+		}
+	}
+	var res ctrl.Result
+	for _, name := range names {
+		pod, err := r.getPod(ctx, r.Client, types.NamespacedName{Namespace: at.Namespace, Name: name})
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if pod == nil || !metav1.IsControlledBy(pod, at) || pod.DeletionTimestamp != nil {
+			continue
+		}
+		if res, err = r.cleanupPod(ctx, at, pod, now); err != nil || res.RequeueAfter > 0 {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (r *Reconciler) cleanupPod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
 	done := now
 	if at.Status.CompletionTime != nil {
 		done = at.Status.CompletionTime.Time

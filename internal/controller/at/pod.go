@@ -112,6 +112,12 @@ type PodDefaults struct {
 // by the At's activeDeadlineSeconds, and meeting the restricted Pod Security Standard (and OpenShift's
 // restricted-v2 SCC, when d.UID comes from the namespace's range).
 func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
+	return AttemptPod(at, d, 0, activeDeadlineSeconds(at))
+}
+
+// AttemptPod is Pod for the At's attempt (0 the first, which is Pod), named AttemptPodName, with
+// activeDeadlineSeconds deadline (what is left of the At's for a later attempt).
+func AttemptPod(at *cnatv1alpha1.At, d PodDefaults, attempt int32, deadline int64) *corev1.Pod {
 	uid := d.UID
 	if uid <= 0 {
 		uid = NonRootUID
@@ -138,7 +144,7 @@ func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 	env = append(env, envVars(at.Spec.Env)...)
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      PodName(at.Name),
+			Name:      AttemptPodName(at.Name, attempt),
 			Namespace: at.Namespace,
 			Labels:    labels,
 			OwnerReferences: []metav1.OwnerReference{{
@@ -152,7 +158,7 @@ func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 		},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                corev1.RestartPolicyNever,
-			ActiveDeadlineSeconds:        ptr.To(activeDeadlineSeconds(at)),
+			ActiveDeadlineSeconds:        ptr.To(deadline),
 			AutomountServiceAccountToken: ptr.To(false),
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr.To(true),

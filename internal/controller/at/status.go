@@ -172,6 +172,7 @@ func startTimedOut(s cnatv1alpha1.AtStatus, podName string, limit time.Duration,
 	out.Phase = cnatv1alpha1.PhaseFailed
 	out.CompletionTime = &metav1.Time{Time: now}
 	out.Message = fmt.Sprintf("pod %s did not start within %s (%s); it was deleted and the command is not run", podName, limit, why)
+	finishLastAttempt(&out, cnatv1alpha1.ReasonStartDeadlineExceeded, now)
 	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonStartDeadlineExceeded, out.Message, now)
 	return out
 }
@@ -222,8 +223,21 @@ func podLost(s cnatv1alpha1.AtStatus, podName string, now time.Time) cnatv1alpha
 	out.Phase = cnatv1alpha1.PhaseFailed
 	out.CompletionTime = &metav1.Time{Time: now}
 	out.Message = fmt.Sprintf("pod %s was deleted before it finished; the command is not run again", podName)
+	finishLastAttempt(&out, cnatv1alpha1.ReasonPodDeleted, now)
 	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonPodDeleted, out.Message, now)
 	return out
+}
+
+// finishLastAttempt records the end of the last attempt, which the pod did not tell.
+func finishLastAttempt(s *cnatv1alpha1.AtStatus, reason string, now time.Time) {
+	if n := len(s.Attempts); n > 0 && s.Attempts[n-1].CompletionTime == nil {
+		s.Attempts[n-1].CompletionTime = &metav1.Time{Time: now}
+		s.Attempts[n-1].Reason = reason
+	}
+}
+
+func succeededCondition(s cnatv1alpha1.AtStatus) *metav1.Condition {
+	return meta.FindStatusCondition(s.Conditions, cnatv1alpha1.ConditionSucceeded)
 }
 
 func setSucceeded(s *cnatv1alpha1.AtStatus, status metav1.ConditionStatus, reason, msg string, now time.Time) {
