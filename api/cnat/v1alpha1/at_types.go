@@ -289,7 +289,11 @@ type AtStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Phase",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase"}
 	Phase string `json:"phase,omitempty"`
 
-	// startTime is when the pod was created.
+	// nextRunTime is when the command is due (the schedule, read in timeZone), while the At is PENDING.
+	// +optional
+	NextRunTime *metav1.Time `json:"nextRunTime,omitempty"`
+
+	// startTime is when the pod was created (the first attempt's, with retries).
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 
@@ -334,7 +338,11 @@ type AtAttempt struct {
 	Attempt int32 `json:"attempt"`
 	// podName is the attempt's pod.
 	PodName string `json:"podName"`
-	// startTime is when the pod was created.
+	// nextRunTime is when the command is due (the schedule, read in timeZone), while the At is PENDING.
+	// +optional
+	NextRunTime *metav1.Time `json:"nextRunTime,omitempty"`
+
+	// startTime is when the pod was created (the first attempt's, with retries).
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 	// completionTime is when the command finished.
@@ -355,8 +363,12 @@ type AtAttempt struct {
 // +kubebuilder:resource:categories=operator101
 // +operator-sdk:csv:customresourcedefinitions:displayName="At (scheduled command)",resources={{Pod,v1,pods},{Event,v1,events}}
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
+// +kubebuilder:printcolumn:name="Zone",type=string,JSONPath=`.spec.timeZone`
+// +kubebuilder:printcolumn:name="Next Run",type=string,JSONPath=`.status.nextRunTime`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].reason`
 // +kubebuilder:printcolumn:name="Exit",type=integer,JSONPath=`.status.exitCode`,priority=1
+// +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (self.spec.schedule == oldSelf.spec.schedule && self.spec.command == oldSelf.spec.command)",message="schedule and command cannot change once the command started: create a new At"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'PENDING' || (has(self.spec.retries) == has(oldSelf.spec.retries) && (!has(self.spec.retries) || self.spec.retries == oldSelf.spec.retries))",message="retries cannot change once the command started: create a new At"

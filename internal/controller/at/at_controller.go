@@ -458,6 +458,9 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 // events given.
 func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...kit.Event) error {
 	st.ObservedGeneration = at.Generation
+	if st.Phase != cnatv1alpha1.PhasePending {
+		st.NextRunTime = nil // kubectl get at shows the next run of a PENDING At only
+	}
 	for i := range st.Conditions {
 		st.Conditions[i].ObservedGeneration = at.Generation
 	}

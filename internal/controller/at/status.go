@@ -181,6 +181,7 @@ func startTimedOut(s cnatv1alpha1.AtStatus, podName string, limit time.Duration,
 func pending(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
 	out := *s.DeepCopy()
 	out.Phase = cnatv1alpha1.PhasePending
+	out.NextRunTime = &metav1.Time{Time: schedule.UTC()}
 	out.Message = "the command runs at " + schedule.UTC().Format(cnatv1alpha1.ScheduleLayout)
 	setSucceeded(&out, metav1.ConditionUnknown, cnatv1alpha1.ReasonScheduled, out.Message, now)
 	return out
@@ -188,8 +189,10 @@ func pending(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1a
 
 // suspended is the status of an At whose spec.suspend keeps its command from starting.
 func suspended(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
-	return waiting(s, metav1.ConditionUnknown, cnatv1alpha1.ReasonSuspended,
+	out := waiting(s, metav1.ConditionUnknown, cnatv1alpha1.ReasonSuspended,
 		"suspended: the command, due at "+schedule.UTC().Format(cnatv1alpha1.ScheduleLayout)+", starts once suspend is false", now)
+	out.NextRunTime = &metav1.Time{Time: schedule.UTC()}
+	return out
 }
 
 // missed is the final status of an At whose command had not started deadline after its schedule: it never

@@ -35,7 +35,6 @@ import (
 	"github.com/operator101/operator101/test/testenv"
 )
 
-
 func reason(g gomega.Gomega, at *cnatv1alpha1.At) string {
 	c := meta.FindStatusCondition(getAt(g, key(at)).Status.Conditions, cnatv1alpha1.ConditionSucceeded)
 	g.Expect(c).NotTo(gomega.BeNil())

@@ -142,7 +142,10 @@ func TestTimeZoneValidation(t *testing.T) {
 	// Free while PENDING: another zone, or UTC again (with a Z).
 	g.Expect(edit(func(a *cnatv1alpha1.At) { a.Spec.TimeZone = ptr.To("America/New_York") })).To(gomega.Succeed())
 	g.Expect(edit(func(a *cnatv1alpha1.At) { a.Spec.TimeZone = nil; a.Spec.Schedule = "2030-01-01T10:00:00Z" })).To(gomega.Succeed())
-	g.Expect(edit(func(a *cnatv1alpha1.At) { a.Spec.TimeZone = ptr.To("Asia/Tokyo"); a.Spec.Schedule = "2030-01-01T10:00:00" })).To(gomega.Succeed())
+	g.Expect(edit(func(a *cnatv1alpha1.At) {
+		a.Spec.TimeZone = ptr.To("Asia/Tokyo")
+		a.Spec.Schedule = "2030-01-01T10:00:00"
+	})).To(gomega.Succeed())
 	cur := getAt(g, key(at))
 	cur.Status.Phase = cnatv1alpha1.PhaseRunning
 	must(t, env.Client.Status().Update(ctx, cur))
