@@ -384,6 +384,11 @@ func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *c
 func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
 	st := waiting(at.Status, metav1.ConditionUnknown, cnatv1alpha1.ReasonPodNameTaken,
 		fmt.Sprintf("Pod %s/%s exists and is not controlled by this At; the command runs once it is deleted", pod.Namespace, pod.Name), now)
+	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
+		// Retrying: the next attempt's name is taken. The At stays RUNNING (its schedule and command frozen),
+		// and the attempt before stays recorded as failed.
+		st.Phase = cnatv1alpha1.PhaseRunning
+	}
 	var events []kit.Event
 	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonPodNameTaken {
 		events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})

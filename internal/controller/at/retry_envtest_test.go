@@ -223,3 +223,44 @@ func TestRetriesExactlyOnceAcrossRestarts(t *testing.T) {
 	g.Expect(podPosts(counter2)).To(gomega.Equal(1), "one create, refused with AlreadyExists: %s", counter2)
 	g.Expect(attemptPods(t, crashed, 2)).To(gomega.HaveLen(1), "attempt 0's pod was never there; only attempt 1's")
 }
+
+// The next attempt's pod name taken by a pod the At does not control: the At stays RUNNING (retrying), reason
+// PodNameTaken, the failed attempt recorded; it neither goes back to PENDING nor touches that pod, and runs the
+// attempt once the pod is gone.
+func TestRetryWaitsForATakenName(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ctx := context.Background()
+	ns := env.NewNamespace(t, "at")
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	at := createAt(t, ns, "taken", sched(t0), "exit 1", func(a *cnatv1alpha1.At) { a.Spec.Retries = ptr.To[int32](1) })
+	req := ctrl.Request{NamespacedName: key(at)}
+	reconcile := func() {
+		t.Helper()
+		for range 3 {
+			_, err := r.Reconcile(ctx, req)
+			must(t, err)
+		}
+	}
+	reconcile()
+	foreign := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: atctl.AttemptPodName(at.Name, 1)},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	must(t, env.Client.Create(ctx, foreign))
+	failPod(t, at, 0, 1)
+	reconcile()
+	st := getAt(g, key(at)).Status
+	g.Expect(st.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
+	g.Expect(reason(g, at)).To(gomega.Equal(cnatv1alpha1.ReasonPodNameTaken))
+	g.Expect(st.Attempts).To(gomega.HaveLen(1))
+	g.Expect(st.Attempts[0].CompletionTime).NotTo(gomega.BeNil())
+	got := &corev1.Pod{}
+	must(t, env.Client.Get(ctx, client.ObjectKeyFromObject(foreign), got))
+	g.Expect(got.OwnerReferences).To(gomega.BeEmpty())
+
+	must(t, env.Client.Delete(ctx, got, client.GracePeriodSeconds(0)))
+	g.Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(foreign), &corev1.Pod{})) }, timeout).
+		Should(gomega.BeTrue())
+	reconcile()
+	st = getAt(g, key(at)).Status
+	g.Expect(st.Attempts).To(gomega.HaveLen(2))
+	g.Expect(attemptPods(t, at, 1)[1].OwnerReferences).To(gomega.HaveLen(1))
+}
