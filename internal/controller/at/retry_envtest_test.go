@@ -257,7 +257,9 @@ func TestRetryWaitsForATakenName(t *testing.T) {
 	g.Expect(got.OwnerReferences).To(gomega.BeEmpty())
 
 	must(t, env.Client.Delete(ctx, got, client.GracePeriodSeconds(0)))
-	g.Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(foreign), &corev1.Pod{})) }, timeout).
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(foreign), &corev1.Pod{}))
+	}, timeout).
 		Should(gomega.BeTrue())
 	reconcile()
 	st = getAt(g, key(at)).Status
