@@ -182,7 +182,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if ptr.Deref(at.Spec.Suspend, false) {
 		// Resuming is a spec change, which brings the next reconcile; the deadline, if any, is the only time
 		// that changes anything meanwhile.
-		if err := r.writeStatus(ctx, at, suspended(at.Status, when, now)); err != nil {
+		st := suspended(at.Status, when, now)
+		var events []kit.Event
+		if c := succeededCondition(at.Status); c == nil || c.Reason != cnatv1alpha1.ReasonSuspended {
+			events = append(events, kit.Event{Type: corev1.EventTypeNormal, Reason: cnatv1alpha1.ReasonSuspended, Action: "Schedule", Note: st.Message})
+		}
+		if err := r.writeStatus(ctx, at, st, events...); err != nil {
 			return ctrl.Result{}, err
 		}
 		if deadline.IsZero() {

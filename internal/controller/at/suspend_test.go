@@ -65,7 +65,8 @@ func TestSuspendedAtRunsOnceResumed(t *testing.T) {
 			g := gomega.NewWithT(t)
 			ns := env.NewNamespace(t, "at")
 			clk := newClock()
-			r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+			rec := events.NewFakeRecorder(100)
+			r := atctl.NewReconciler(env.Client, rec, kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 			at := createAt(t, ns, "paused", sched(t0.Add(time.Minute)), "echo once", func(a *cnatv1alpha1.At) {
 				a.Spec.Suspend = ptr.To(true)
 				a.Spec.StartingDeadlineSeconds = c.deadline
@@ -85,6 +86,8 @@ func TestSuspendedAtRunsOnceResumed(t *testing.T) {
 			_, err = r.Reconcile(context.Background(), req)
 			must(t, err)
 			g.Expect(getAt(g, key(at)).ResourceVersion).To(gomega.Equal(rv), "a converged suspended At was written")
+			g.Expect(rec.Events).To(gomega.HaveLen(1), "one Event when it is suspended")
+			g.Expect(<-rec.Events).To(gomega.ContainSubstring(cnatv1alpha1.ReasonSuspended))
 
 			setSuspend(t, at, false)
 			for range 3 {
