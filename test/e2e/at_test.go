@@ -150,7 +150,7 @@ func atAsATenant(t *testing.T) {
 		t.Fatalf("the tenant's resume: %v", err)
 	}
 	waitAtPhase(t, samplesNS, "suspended", cnatv1alpha1.PhaseDone, 2*time.Minute)
-	if logs := kubectl(t, "logs", "-n", samplesNS, at.PodName("suspended")); logs != "resumed\n" {
+	if logs := kubectl(t, "logs", "-n", samplesNS, at.PodName("suspended")); strings.TrimSpace(logs) != "resumed" {
 		t.Errorf("the resumed At's log is %q", logs)
 	}
 
