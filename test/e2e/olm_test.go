@@ -107,6 +107,7 @@ func TestOLM(t *testing.T) {
 		{"CurrentVersion", currentVersion},
 		{"Samples", samples},
 		{"TenantCannotHurtOthers", tenantCannotHurtOthers},
+		{"AtAsATenant", atAsATenant},
 		{"Scorecard", scorecard},
 		{"Uninstall", uninstallKeepsWorkloads},
 	} {

@@ -18,6 +18,7 @@ package at
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -55,6 +56,9 @@ import (
 //     pod that started meanwhile is not deleted; and only an At already stored as RUNNING is treated so, so that
 //     a crash between the delete and the status write finds a RUNNING At without its pod (FAILED, PodDeleted),
 //     never a PENDING At that would create the pod again.
+//   - with spec.retries, each attempt is such a run under a name of its own, fixed in advance
+//     (AttemptPodName; the first keeps PodName), created only once the stored status records the attempt
+//     before it as failed (retry.go).
 // The one gap: a pod created, finished and deleted while the operator was down before it wrote RUNNING is
 // created again. Closing it would mean writing the status before creating the pod, which trades "exactly
 // once" for "at most once" on a crash between the two.
@@ -98,22 +102,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	now := r.Clock.Now()
-	podKey := types.NamespacedName{Namespace: at.Namespace, Name: PodName(at.Name)}
+	// Finished: the status is final; only the TTL remains.
+	if isFinished(at.Status.Phase) {
+		return r.cleanup(ctx, at, now)
+	}
+
+	attempt, retrying := currentAttempt(at.Status)
+	podKey := types.NamespacedName{Namespace: at.Namespace, Name: AttemptPodName(at.Name, attempt)}
 	pod, err := r.getPod(ctx, r.Client, podKey)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 
-	// Finished: the status is final; only the TTL remains.
-	if isFinished(at.Status.Phase) {
-		return r.cleanup(ctx, at, pod, now)
-	}
-
 	if pod != nil && metav1.IsControlledBy(pod, at) {
-		return r.observePod(ctx, at, pod, now)
+		return r.observePod(ctx, at, pod, attempt, now)
 	}
 
-	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
+	if at.Status.Phase == cnatv1alpha1.PhaseRunning && !retrying {
 		// The cache may lag behind the pod's creation: ask the API server before concluding it is gone. A pod
 		// of that name the At does not control is not its run: its own pod is gone.
 		pod, err = r.getPod(ctx, r.Reader, podKey)
@@ -121,7 +126,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 		if pod != nil && metav1.IsControlledBy(pod, at) {
-			return r.observePod(ctx, at, pod, now)
+			return r.observePod(ctx, at, pod, attempt, now)
 		}
 		return ctrl.Result{}, r.writeStatus(ctx, at, podLost(at.Status, podKey.Name, now))
 	}
@@ -131,15 +136,64 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// garbage collected: wait for it to go.
 		return r.podNameTaken(ctx, at, pod, now)
 	}
+	if retrying {
+		// The next attempt: its schedule, suspend and starting deadline were for the first.
+		return r.start(ctx, at, podKey, attempt, now)
+	}
 
 	// PENDING (or new).
-	when, err := time.Parse(cnatv1alpha1.ScheduleLayout, at.Spec.Schedule)
+	when, err := Schedule(at)
+	if errors.Is(err, errUnknownZone) {
+		// The schema cannot know the zone database: the At waits for its timeZone to be fixed (a spec change
+		// triggers the next reconcile), with one Warning Event when it gets the reason.
+		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonUnknownTimeZone,
+			fmt.Sprintf("timeZone %q is not a time zone the operator knows (IANA names such as Europe/Berlin); the command runs once it is fixed",
+				ptr.Deref(at.Spec.TimeZone, "")), now)
+		var events []kit.Event
+		if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonUnknownTimeZone {
+			events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonUnknownTimeZone, Action: "Schedule", Note: st.Message})
+		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, st, events...)
+	}
 	if err != nil {
 		// The schema rejects such schedules; an At stored before the schema existed lands here. A spec
 		// change triggers the next reconcile.
-		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonInvalidSchedule,
-			fmt.Sprintf("schedule %q is not a UTC time like %s", at.Spec.Schedule, cnatv1alpha1.ScheduleLayout), now)
+		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonInvalidSchedule, err.Error(), now)
 		return ctrl.Result{}, r.writeStatus(ctx, at, st)
+	}
+	// Too late: the run never starts, whether suspended or not (resuming could not make it start in time).
+	var deadline time.Time
+	if d := at.Spec.StartingDeadlineSeconds; d != nil {
+		deadline = when.Add(time.Duration(*d) * time.Second)
+		if now.After(deadline) {
+			// MISSED is final: make sure, past the cache, that no earlier incarnation created the pod (and
+			// crashed before writing RUNNING). The status write carries the At's resourceVersion, so a stale
+			// PENDING copy of an At that ran cannot be made MISSED.
+			pod, err = r.getPod(ctx, r.Reader, podKey)
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			if pod != nil && metav1.IsControlledBy(pod, at) {
+				return r.observePod(ctx, at, pod, attempt, now)
+			}
+			return ctrl.Result{}, r.writeStatus(ctx, at, missed(at.Status, when, time.Duration(*d)*time.Second, ptr.Deref(at.Spec.Suspend, false), now))
+		}
+	}
+	if ptr.Deref(at.Spec.Suspend, false) {
+		// Resuming is a spec change, which brings the next reconcile; the deadline, if any, is the only time
+		// that changes anything meanwhile.
+		st := suspended(at.Status, when, now)
+		var events []kit.Event
+		if c := succeededCondition(at.Status); c == nil || c.Reason != cnatv1alpha1.ReasonSuspended {
+			events = append(events, kit.Event{Type: corev1.EventTypeNormal, Reason: cnatv1alpha1.ReasonSuspended, Action: "Schedule", Note: st.Message})
+		}
+		if err := r.writeStatus(ctx, at, st, events...); err != nil {
+			return ctrl.Result{}, err
+		}
+		if deadline.IsZero() {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{RequeueAfter: deadline.Sub(now) + time.Second}, nil
 	}
 	if wait := when.Sub(now); wait > 0 {
 		logger.V(1).Info("waiting for the schedule", "schedule", at.Spec.Schedule, "in", wait)
@@ -150,11 +204,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// get their pods first, the Running status of the earlier ones after.
 		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(kit.PriorityProgress)}, nil
 	}
+	return r.start(ctx, at, podKey, attempt, now)
+}
 
+// start creates the pod of the At's attempt, due now: the first at its schedule, a later one once the one
+// before failed.
+func (r *Reconciler) start(ctx context.Context, at *cnatv1alpha1.At, podKey types.NamespacedName, attempt int32, now time.Time) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
 	// Due. Make sure the cached At is the current one before acting on it: a stale PENDING copy of an At
 	// that already ran must not start it again. A newer version reaches the cache with an event.
 	fresh := &cnatv1alpha1.At{}
-	if err := r.Reader.Get(ctx, req.NamespacedName, fresh); err != nil {
+	if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(at), fresh); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if fresh.UID != at.UID || fresh.ResourceVersion != at.ResourceVersion {
@@ -165,13 +225,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c != nil && c.Reason == cnatv1alpha1.ReasonPodNameTaken {
 		// The name was taken at the last look, by a pod the cache does not hold (no operator101 label): look
 		// again past the cache rather than send a create that would be refused every NotOwnedRetry.
-		pod, err = r.getPod(ctx, r.Reader, podKey)
+		pod, err := r.getPod(ctx, r.Reader, podKey)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		if pod != nil && !metav1.IsControlledBy(pod, at) {
 			return r.podNameTaken(ctx, at, pod, now)
 		}
+	}
+	deadline := attemptDeadlineSeconds(at, attempt, now)
+	if deadline <= 0 {
+		return ctrl.Result{}, r.writeStatus(ctx, at, noTimeLeft(at.Status, attempt, now))
 	}
 
 	// The create is the check that the name is free: it never takes over an existing pod, whether the cache
@@ -181,7 +245,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		r.Recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
 		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
 	}
-	desired := Pod(at, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv, UID: uid})
+	// Built from the At just read past the cache (the same version as the cached one), which holds the env
+	// the cache does not keep (trimAt).
+	desired := AttemptPod(fresh, PodDefaults{Image: r.defaultImage, ProxyEnv: r.ProxyEnv, UID: uid}, attempt, deadline)
 	err = r.Client.Create(ctx, desired)
 	switch {
 	case err == nil:
@@ -189,11 +255,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// here: when many Ats fall due at once, every worker goes on to the next due At's pod instead of
 		// waiting for a status write. A crash in between is the AlreadyExists case below, or the pod is
 		// found in the cache.
-		logger.Info("pod created", "pod", desired.Name)
+		logger.Info("pod created", "pod", desired.Name, "attempt", attempt)
 		return ctrl.Result{}, nil
 	case apierrors.IsAlreadyExists(err):
 		// Created before a crash or restart: adopt it, never replace it.
-		pod, err = r.getPod(ctx, r.Reader, podKey)
+		pod, err := r.getPod(ctx, r.Reader, podKey)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
@@ -203,11 +269,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if !metav1.IsControlledBy(pod, at) {
 			return r.podNameTaken(ctx, at, pod, now)
 		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, observe(at, pod, attempt, now))
 	default:
 		r.Recorder.Eventf(at, nil, corev1.EventTypeWarning, "PodCreateFailed", "Run", "creating pod %s: %v", podKey.Name, err)
 		return ctrl.Result{}, fmt.Errorf("creating pod %s: %w", podKey.Name, err)
 	}
-	return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
 }
 
 // uidTTL is how long the UID of a namespace's pods is kept (namespaceUIDs).
@@ -279,14 +345,22 @@ func (r *Reconciler) readNamespaceUID(ctx context.Context, ns string) (int64, er
 // observePod writes the status the At's own pod gives, and bounds the pod's start: a pod still Pending
 // (not scheduled, its image not pulled, ...) once the start deadline passed is deleted and the At FAILED.
 // Until then the reconcile comes back at the deadline.
-func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
+func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, attempt int32, now time.Time) (ctrl.Result, error) {
 	if !notStarted(pod) {
-		return ctrl.Result{}, r.writeStatus(ctx, at, fromPod(at.Status, pod, now))
+		st := observe(at, pod, attempt, now)
+		var events []kit.Event
+		if _, retrying := currentAttempt(st); retrying {
+			if c := succeededCondition(at.Status); c == nil || c.Reason != cnatv1alpha1.ReasonRetrying || c.Message != st.Message {
+				events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonRetrying, Action: "Run", Note: st.Message})
+			}
+		}
+		return ctrl.Result{}, r.writeStatus(ctx, at, st, events...)
 	}
 	wait := startDeadline(at, pod, r.startDeadline).Sub(now)
-	if wait > 0 || at.Status.Phase != cnatv1alpha1.PhaseRunning {
+	if _, retrying := currentAttempt(at.Status); wait > 0 || at.Status.Phase != cnatv1alpha1.PhaseRunning || retrying {
+		// A retrying At has not stored this attempt yet: it would create its pod again.
 		// Only a RUNNING At loses its pod (see "exactly once" above); the status write brings the next look.
-		if err := r.writeStatus(ctx, at, fromPod(at.Status, pod, now)); err != nil {
+		if err := r.writeStatus(ctx, at, observe(at, pod, attempt, now)); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{RequeueAfter: max(wait, 0)}, nil
@@ -315,6 +389,11 @@ func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *c
 func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
 	st := waiting(at.Status, metav1.ConditionUnknown, cnatv1alpha1.ReasonPodNameTaken,
 		fmt.Sprintf("Pod %s/%s exists and is not controlled by this At; the command runs once it is deleted", pod.Namespace, pod.Name), now)
+	if at.Status.Phase == cnatv1alpha1.PhaseRunning {
+		// Retrying: the next attempt's name is taken. The At stays RUNNING (its schedule and command frozen),
+		// and the attempt before stays recorded as failed.
+		st.Phase = cnatv1alpha1.PhaseRunning
+	}
 	var events []kit.Event
 	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonPodNameTaken {
 		events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
@@ -325,12 +404,35 @@ func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod 
 	return r.RetryNotOwned(), nil
 }
 
-// cleanup deletes the pod of a finished At once ttlSecondsAfterFinished passed since it finished, and asks to
-// be called again exactly then.
-func (r *Reconciler) cleanup(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
-	if at.Spec.TTLSecondsAfterFinished == nil || pod == nil || !metav1.IsControlledBy(pod, at) || pod.DeletionTimestamp != nil {
+// cleanup deletes the pods of a finished At (one per attempt) once ttlSecondsAfterFinished passed since it
+// finished, and asks to be called again exactly then.
+func (r *Reconciler) cleanup(ctx context.Context, at *cnatv1alpha1.At, now time.Time) (ctrl.Result, error) {
+	if at.Spec.TTLSecondsAfterFinished == nil {
 		return ctrl.Result{}, nil
 	}
+	names := []string{PodName(at.Name)}
+	for _, a := range at.Status.Attempts {
+		if a.Attempt > 0 {
+			names = append(names, AttemptPodName(at.Name, a.Attempt))
+		}
+	}
+	var res ctrl.Result
+	for _, name := range names {
+		pod, err := r.getPod(ctx, r.Client, types.NamespacedName{Namespace: at.Namespace, Name: name})
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if pod == nil || !metav1.IsControlledBy(pod, at) || pod.DeletionTimestamp != nil {
+			continue
+		}
+		if res, err = r.cleanupPod(ctx, at, pod, now); err != nil || res.RequeueAfter > 0 {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (r *Reconciler) cleanupPod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
 	done := now
 	if at.Status.CompletionTime != nil {
 		done = at.Status.CompletionTime.Time
@@ -366,6 +468,12 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 // events given.
 func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...kit.Event) error {
 	st.ObservedGeneration = at.Generation
+	if st.Phase != cnatv1alpha1.PhasePending {
+		st.NextRunTime = nil // kubectl get at shows the next run of a PENDING At only
+	}
+	for i := range st.Conditions {
+		st.Conditions[i].ObservedGeneration = at.Generation
+	}
 	before := at.DeepCopy()
 	at.Status = st
 	return kit.Report(ctx, r.Client, r.Recorder, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
@@ -385,6 +493,8 @@ func phaseEvents(old string, st cnatv1alpha1.AtStatus) []kit.Event {
 		e.Reason = "Succeeded"
 	case cnatv1alpha1.PhaseFailed:
 		e.Type, e.Reason = corev1.EventTypeWarning, "Failed"
+	case cnatv1alpha1.PhaseMissed:
+		e.Type, e.Reason = corev1.EventTypeWarning, cnatv1alpha1.ReasonMissed
 	}
 	return []kit.Event{e}
 }

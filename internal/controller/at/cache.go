@@ -28,7 +28,8 @@ func ForCache() cache.ByObject {
 }
 
 // trimAt is the cache transform of Ats: the At controller and the Upgradeable gate read an At's identity,
-// resourceVersion, generation, spec (a command of at most 4 KiB) and status, and nothing of its metadata
+// resourceVersion, generation, spec (a command of at most 4 KiB; not its env, read from the API server when a
+// pod is built) and status, and nothing of its metadata
 // beside: its labels, annotations (up to 256 KiB, the tenant's), owner references, finalizers and
 // managedFields are dropped. Both see every event of an At (no predicate compares its metadata), and an At is
 // never written from the cache whole: its status goes as a merge patch of what changed (kit.Report). The
@@ -39,6 +40,9 @@ func trimAt(obj any) (any, error) {
 		return obj, nil
 	}
 	at.Labels, at.Annotations, at.OwnerReferences, at.Finalizers, at.ManagedFields = nil, nil, nil, nil, nil
+	// The command's environment (up to 32 values of 4 KiB): a pod is built only from the At read past the
+	// cache, right before its create.
+	at.Spec.Env = nil
 	at.GenerateName = ""
 	return at, nil
 }

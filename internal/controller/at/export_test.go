@@ -17,6 +17,8 @@ limitations under the License.
 package at
 
 import (
+	"errors"
+
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -51,3 +53,6 @@ func SetupGate(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 	}
 	return setupUpgradeable(mgr, o.WithDefaults(mgr), cond, DefaultStartDeadline)
 }
+
+// IsUnknownZone tells whether err is Schedule's for a time zone the operator does not know.
+func IsUnknownZone(err error) bool { return errors.Is(err, errUnknownZone) }

@@ -112,6 +112,12 @@ type PodDefaults struct {
 // by the At's activeDeadlineSeconds, and meeting the restricted Pod Security Standard (and OpenShift's
 // restricted-v2 SCC, when d.UID comes from the namespace's range).
 func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
+	return AttemptPod(at, d, 0, activeDeadlineSeconds(at))
+}
+
+// AttemptPod is Pod for the At's attempt (0 the first, which is Pod), named AttemptPodName, with
+// activeDeadlineSeconds deadline (what is left of the At's for a later attempt).
+func AttemptPod(at *cnatv1alpha1.At, d PodDefaults, attempt int32, deadline int64) *corev1.Pod {
 	uid := d.UID
 	if uid <= 0 {
 		uid = NonRootUID
@@ -133,9 +139,12 @@ func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 	if len(proxyEnv) > 0 {
 		env = append([]corev1.EnvVar(nil), proxyEnv...)
 	}
+	// The At's own variables come after the proxy settings, so that one of the same name wins (the kubelet
+	// takes the last): the command is the tenant's, and so is its proxy.
+	env = append(env, envVars(at.Spec.Env)...)
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      PodName(at.Name),
+			Name:      AttemptPodName(at.Name, attempt),
 			Namespace: at.Namespace,
 			Labels:    labels,
 			OwnerReferences: []metav1.OwnerReference{{
@@ -149,7 +158,7 @@ func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 		},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                corev1.RestartPolicyNever,
-			ActiveDeadlineSeconds:        ptr.To(activeDeadlineSeconds(at)),
+			ActiveDeadlineSeconds:        ptr.To(deadline),
 			AutomountServiceAccountToken: ptr.To(false),
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr.To(true),
@@ -168,10 +177,45 @@ func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 					SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 				},
+				Resources:                resources(at.Spec.Resources),
 				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 			}},
 		},
 	}
+}
+
+// envVars are the At's env as a container's: a literal value or a key of a Secret or ConfigMap of the pod's
+// own namespace, nothing else a pod's env could name (fieldRef, resourceFieldRef, files).
+func envVars(in []cnatv1alpha1.AtEnvVar) []corev1.EnvVar {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]corev1.EnvVar, 0, len(in))
+	for _, e := range in {
+		v := corev1.EnvVar{Name: e.Name, Value: e.Value}
+		if from := e.ValueFrom; from != nil {
+			switch {
+			case from.SecretKeyRef != nil:
+				v.ValueFrom = &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: from.SecretKeyRef.Name},
+					Key:                  from.SecretKeyRef.Key, Optional: from.SecretKeyRef.Optional}}
+			case from.ConfigMapKeyRef != nil:
+				v.ValueFrom = &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: from.ConfigMapKeyRef.Name},
+					Key:                  from.ConfigMapKeyRef.Key, Optional: from.ConfigMapKeyRef.Optional}}
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// resources are the At's requests and limits as a container's (no claims: the pod has none).
+func resources(r *cnatv1alpha1.AtResources) corev1.ResourceRequirements {
+	if r == nil {
+		return corev1.ResourceRequirements{}
+	}
+	return corev1.ResourceRequirements{Requests: r.Requests.DeepCopy(), Limits: r.Limits.DeepCopy()}
 }
 
 // activeDeadlineSeconds is the deadline of the At's run: its spec's (which the API server defaults), or the

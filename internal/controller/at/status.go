@@ -19,6 +19,7 @@ package at
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,7 +30,7 @@ import (
 
 // isFinished tells whether phase is final: the command ran and the At never runs it again.
 func isFinished(phase string) bool {
-	return phase == cnatv1alpha1.PhaseDone || phase == cnatv1alpha1.PhaseFailed
+	return phase == cnatv1alpha1.PhaseDone || phase == cnatv1alpha1.PhaseFailed || phase == cnatv1alpha1.PhaseMissed
 }
 
 // fromPod is the status of an At whose pod is pod, observed at now: the phase follows the pod. It is a pure
@@ -50,6 +51,9 @@ func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 		out.ExitCode = exitCode(term, 0)
 		out.CompletionTime = finishedAt(term, now)
 		out.Message = "the command exited 0"
+		if term != nil && term.Message != "" {
+			out.Message += ": " + capMessage(term.Message)
+		}
 		setSucceeded(&out, metav1.ConditionTrue, cnatv1alpha1.ReasonCompleted, out.Message, now)
 	case corev1.PodFailed:
 		out.Phase = cnatv1alpha1.PhaseFailed
@@ -75,7 +79,7 @@ func fromPod(s cnatv1alpha1.AtStatus, pod *corev1.Pod, now time.Time) cnatv1alph
 			out.Message = fmt.Sprintf("the command exited %d (%s)", *out.ExitCode, reason)
 		}
 		if msg != "" {
-			out.Message += ": " + msg
+			out.Message += ": " + capMessage(msg)
 		}
 		setSucceeded(&out, metav1.ConditionFalse, conditionReason(reason), out.Message, now)
 	default:
@@ -96,10 +100,28 @@ func notStarted(pod *corev1.Pod) bool {
 // agree; the schedule keeps the count in the clock's own time when the API server's differs).
 func startDeadline(at *cnatv1alpha1.At, pod *corev1.Pod, limit time.Duration) time.Time {
 	from := pod.CreationTimestamp.Time
-	if when, err := time.Parse(cnatv1alpha1.ScheduleLayout, at.Spec.Schedule); err == nil && when.After(from) {
+	if when, err := Schedule(at); err == nil && when.After(from) {
 		from = when
 	}
 	return from.Add(limit)
+}
+
+// MaxTerminationMessage bounds what of the command's termination message (what it wrote to
+// /dev/termination-log, or on failure the end of its output: the container's FallbackToLogsOnError) reaches the
+// At's status.message. The kubelet keeps at most 4096 bytes of it, or of the log 80 lines and 2048 bytes.
+const MaxTerminationMessage = 1024
+
+// capMessage cuts m to MaxTerminationMessage bytes, at a character's boundary, keeping its end (where a
+// failing command says why).
+func capMessage(m string) string {
+	if len(m) <= MaxTerminationMessage {
+		return m
+	}
+	cut := len(m) - (MaxTerminationMessage - 3)
+	for cut < len(m) && !utf8.RuneStart(m[cut]) {
+		cut++
+	}
+	return "..." + m[cut:]
 }
 
 // maxWhy bounds the pod's own words in an At's message.
@@ -150,6 +172,7 @@ func startTimedOut(s cnatv1alpha1.AtStatus, podName string, limit time.Duration,
 	out.Phase = cnatv1alpha1.PhaseFailed
 	out.CompletionTime = &metav1.Time{Time: now}
 	out.Message = fmt.Sprintf("pod %s did not start within %s (%s); it was deleted and the command is not run", podName, limit, why)
+	finishLastAttempt(&out, cnatv1alpha1.ReasonStartDeadlineExceeded, now)
 	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonStartDeadlineExceeded, out.Message, now)
 	return out
 }
@@ -158,8 +181,32 @@ func startTimedOut(s cnatv1alpha1.AtStatus, podName string, limit time.Duration,
 func pending(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
 	out := *s.DeepCopy()
 	out.Phase = cnatv1alpha1.PhasePending
+	out.NextRunTime = &metav1.Time{Time: schedule.UTC()}
 	out.Message = "the command runs at " + schedule.UTC().Format(cnatv1alpha1.ScheduleLayout)
 	setSucceeded(&out, metav1.ConditionUnknown, cnatv1alpha1.ReasonScheduled, out.Message, now)
+	return out
+}
+
+// suspended is the status of an At whose spec.suspend keeps its command from starting.
+func suspended(s cnatv1alpha1.AtStatus, schedule time.Time, now time.Time) cnatv1alpha1.AtStatus {
+	out := waiting(s, metav1.ConditionUnknown, cnatv1alpha1.ReasonSuspended,
+		"suspended: the command, due at "+schedule.UTC().Format(cnatv1alpha1.ScheduleLayout)+", starts once suspend is false", now)
+	out.NextRunTime = &metav1.Time{Time: schedule.UTC()}
+	return out
+}
+
+// missed is the final status of an At whose command had not started deadline after its schedule: it never
+// runs. No pod exists (the run did not start), so no time or exit code is recorded.
+func missed(s cnatv1alpha1.AtStatus, schedule time.Time, deadline time.Duration, wasSuspended bool, now time.Time) cnatv1alpha1.AtStatus {
+	out := *s.DeepCopy()
+	out.Phase = cnatv1alpha1.PhaseMissed
+	why := ""
+	if wasSuspended {
+		why = " (suspended)"
+	}
+	out.Message = fmt.Sprintf("the command, due at %s, had not started %s later%s, past startingDeadlineSeconds (%s); it is not run",
+		schedule.UTC().Format(cnatv1alpha1.ScheduleLayout), now.Sub(schedule).Truncate(time.Second), why, deadline)
+	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonMissed, out.Message, now)
 	return out
 }
 
@@ -179,8 +226,21 @@ func podLost(s cnatv1alpha1.AtStatus, podName string, now time.Time) cnatv1alpha
 	out.Phase = cnatv1alpha1.PhaseFailed
 	out.CompletionTime = &metav1.Time{Time: now}
 	out.Message = fmt.Sprintf("pod %s was deleted before it finished; the command is not run again", podName)
+	finishLastAttempt(&out, cnatv1alpha1.ReasonPodDeleted, now)
 	setSucceeded(&out, metav1.ConditionFalse, cnatv1alpha1.ReasonPodDeleted, out.Message, now)
 	return out
+}
+
+// finishLastAttempt records the end of the last attempt, which the pod did not tell.
+func finishLastAttempt(s *cnatv1alpha1.AtStatus, reason string, now time.Time) {
+	if n := len(s.Attempts); n > 0 && s.Attempts[n-1].CompletionTime == nil {
+		s.Attempts[n-1].CompletionTime = &metav1.Time{Time: now}
+		s.Attempts[n-1].Reason = reason
+	}
+}
+
+func succeededCondition(s cnatv1alpha1.AtStatus) *metav1.Condition {
+	return meta.FindStatusCondition(s.Conditions, cnatv1alpha1.ConditionSucceeded)
 }
 
 func setSucceeded(s *cnatv1alpha1.AtStatus, status metav1.ConditionStatus, reason, msg string, now time.Time) {

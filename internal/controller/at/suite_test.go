@@ -182,3 +182,16 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// eventNotes lists the notes of the Events regarding the At.
+func eventNotes(g gomega.Gomega, at *cnatv1alpha1.At) []string {
+	list := &eventsv1.EventList{}
+	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(at.Namespace))).To(gomega.Succeed())
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.UID == at.UID {
+			out = append(out, e.Note)
+		}
+	}
+	return out
+}

@@ -214,15 +214,29 @@ func holders(runs []run, startDeadline time.Duration, now time.Time) ([]string, 
 // whoever creates a pod, stamps creation times). A second pod a tenant makes for their At, under another name,
 // or under the At's pod name after the recorded pod was deleted, is not the run; nor is any pod of an At that
 // is PENDING, DONE or FAILED.
+//
+// With retries, the run is the current attempt's (currentAttempt): its pod name (AttemptPodName) and the
+// creation time its record holds; an At between two attempts (retrying) holds nothing, and the pod of an
+// earlier attempt is not the run.
 func recordedRun(at *cnatv1alpha1.At, pod *corev1.Pod) bool {
-	return at.Status.Phase == cnatv1alpha1.PhaseRunning && at.Status.StartTime != nil &&
-		metav1.IsControlledBy(pod, at) && pod.Name == PodName(at.Name) &&
-		pod.CreationTimestamp.Equal(at.Status.StartTime)
+	if at.Status.Phase != cnatv1alpha1.PhaseRunning || at.Status.StartTime == nil || !metav1.IsControlledBy(pod, at) {
+		return false
+	}
+	attempt, retrying := currentAttempt(at.Status)
+	if retrying {
+		return false
+	}
+	started := at.Status.StartTime
+	if n := len(at.Status.Attempts); n > 0 {
+		started = at.Status.Attempts[n-1].StartTime
+	}
+	return started != nil && pod.Name == AttemptPodName(at.Name, attempt) && pod.CreationTimestamp.Equal(started)
 }
 
 // runBound is the latest moment at's run may hold the gate: its activeDeadlineSeconds (which the API server
 // defaults to DefaultActiveDeadlineSeconds and caps at MaxActiveDeadlineSeconds; capped here too, for an At
-// stored before the schema did) plus the start deadline, after the run's start its status records. The
+// stored before the schema did) plus the start deadline, after the run's start its status records (the
+// first attempt's: all attempts share one activeDeadlineSeconds, so retries never extend it). The
 // kubelet counts the pod's activeDeadlineSeconds from when it accepted the pod, which is within the start
 // deadline of the pod's creation, or the At controller deletes the pod. at.Status.StartTime must be set.
 func runBound(at *cnatv1alpha1.At, startDeadline time.Duration) time.Time {
@@ -265,6 +279,13 @@ func gateCondition(names []string) metav1.Condition {
 	return c
 }
 
+// sameAttempt tells whether two statuses of an At record the same current attempt, as the gate reads it.
+func sameAttempt(a, b cnatv1alpha1.AtStatus) bool {
+	ka, ra := currentAttempt(a)
+	kb, rb := currentAttempt(b)
+	return ka == kb && ra == rb
+}
+
 func sameCondition(a *metav1.Condition, b metav1.Condition) bool {
 	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message
 }
@@ -300,7 +321,7 @@ func atRunEvents() predicate.Predicate {
 				return false
 			}
 			return old.Status.Phase != cur.Status.Phase || !old.Status.StartTime.Equal(cur.Status.StartTime) ||
-				activeDeadlineSeconds(old) != activeDeadlineSeconds(cur)
+				activeDeadlineSeconds(old) != activeDeadlineSeconds(cur) || !sameAttempt(old.Status, cur.Status)
 		},
 	}
 }

@@ -52,7 +52,7 @@ func TestValidation(t *testing.T) {
 	impossible := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "bad-"},
 		Spec: cnatv1alpha1.AtSpec{Schedule: "2019-02-30T10:12:00Z", Command: "true"}}
 	err := env.Client.Create(ctx, impossible)
-	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("spec.schedule in body must be of type date-time")))
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("schedule must be a date and time that exist on the calendar")))
 	noCommand := &cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nocmd"},
 		Spec: cnatv1alpha1.AtSpec{Schedule: "2019-04-12T10:12:00Z"}}
 	g.Expect(env.Client.Create(ctx, noCommand)).NotTo(gomega.Succeed())
