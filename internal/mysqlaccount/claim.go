@@ -64,13 +64,6 @@ var createClaimTable = []string{
 // once per client, when the key is missing; it fails when the table already holds a user name twice.
 const addClaimUserKey = "ALTER TABLE " + claimTable + " ADD UNIQUE KEY " + claimUserKey + " (user)"
 
-// SystemSchemas are never granted through a DatabaseUser: the server's own, and operator101's records.
-var SystemSchemas = []string{"mysql", "sys", "information_schema", "performance_schema", ClaimSchema}
-
-func systemSchema(db string) bool {
-	return slices.ContainsFunc(SystemSchemas, func(s string) bool { return strings.EqualFold(s, db) })
-}
-
 // Claimant is the DatabaseUser an account belongs to.
 type Claimant struct {
 	UID, Namespace, Name string

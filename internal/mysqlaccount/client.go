@@ -503,7 +503,7 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 		return 0, notOwned(a.User, a.Host, "it is the target's admin account: never managed")
 	}
 	for db := range a.Grants {
-		if systemSchema(db) {
+		if SystemSchema(db) {
 			return 0, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
 		}
 	}

@@ -60,7 +60,7 @@ func plan(a Account, o *Observed, s Server, crypt *sha2Crypter) ([]string, bool,
 		if err := checkName(db); err != nil {
 			return nil, false, &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
 		}
-		if systemSchema(db) {
+		if SystemSchema(db) {
 			return nil, false, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
 		}
 		set, err := expand(privs, o.serverPrivileges, s)

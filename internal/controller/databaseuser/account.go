@@ -71,9 +71,7 @@ func desiredClaimedAccount(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1a
 	a.Claimant = claimant(dbu)
 	a.Adopt = adoptable(&target.Spec, dbu.Namespace, dbu.Spec.User)
 	if a.Adopt {
-		for _, p := range target.Spec.Databases {
-			a.AdoptDatabases = append(a.AdoptDatabases, expandNamespace(p, dbu.Namespace))
-		}
+		a.AdoptDatabases = databasePolicy(&target.Spec, dbu.Namespace).Databases
 	}
 	return a
 }

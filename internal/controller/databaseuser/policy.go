@@ -27,7 +27,8 @@ import (
 
 // The target's policy, as a pure function of the DatabaseTarget's spec and the DatabaseUser: what the cluster
 // admin allows a namespace to ask of a database server. Nothing is sent to the server for a DatabaseUser the
-// policy refuses. Table-tested in policy_test.go.
+// policy refuses. Which databases are allowed (the system schemas, the `*` glob) is mysqlaccount.Policy's to
+// decide: the same answer for a grant asked here and an account adopted there. Table-tested in policy_test.go.
 
 // refusal is why the policy refuses a DatabaseUser: a Ready reason and a message a person can act on.
 type refusal struct{ reason, message string }
@@ -44,12 +45,13 @@ func checkPolicy(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.Da
 		return &refusal{mygroupv1alpha1.ReasonUserNotAllowed, fmt.Sprintf(
 			"DatabaseTarget %q requires user names in namespace %q to begin with %q", target.Name, ns, prefix)}
 	}
+	databases := databasePolicy(spec, ns)
 	for _, g := range dbu.Spec.Grants {
-		if system(g.Database) {
+		if mysqlaccount.SystemSchema(g.Database) {
 			return &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
 				"database %q is a system schema: it is never granted through a DatabaseUser", g.Database)}
 		}
-		if !databaseAllowed(spec.Databases, ns, g.Database) {
+		if !databases.AllowsDatabase(g.Database) {
 			return &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
 				"DatabaseTarget %q allows namespace %q grants on %s only, not on database %q",
 				target.Name, ns, describePatterns(spec.Databases, ns), g.Database)}
@@ -81,15 +83,13 @@ func namespaceAllowed(allowed []string, ns string) bool {
 	return slices.Contains(allowed, "*") || slices.Contains(allowed, ns)
 }
 
-// system reports whether db is one of the server's own schemas or operator101's. The server compares
-// database names case-insensitively on some systems (lower_case_table_names), so this does too.
-func system(db string) bool {
-	return slices.ContainsFunc(mysqlaccount.SystemSchemas, func(s string) bool { return strings.EqualFold(s, db) })
-}
-
-// databaseAllowed: db matches one of the patterns, with ${namespace} replaced by ns.
-func databaseAllowed(patterns []string, ns, db string) bool {
-	return slices.ContainsFunc(patterns, func(p string) bool { return matchPattern(expandNamespace(p, ns), db) })
+// databasePolicy is the databases the target allows namespace ns, with ${namespace} replaced by ns.
+func databasePolicy(spec *mygroupv1alpha1.DatabaseTargetSpec, ns string) mysqlaccount.Policy {
+	var p mysqlaccount.Policy
+	for _, d := range spec.Databases {
+		p.Databases = append(p.Databases, expandNamespace(d, ns))
+	}
+	return p
 }
 
 func expandNamespace(s, ns string) string {
@@ -105,27 +105,4 @@ func describePatterns(patterns []string, ns string) string {
 		q[i] = fmt.Sprintf("%q", expandNamespace(p, ns))
 	}
 	return strings.Join(q, ", ")
-}
-
-// matchPattern matches name against pattern, where only `*` is special (any run of characters, also none).
-// Written here because path.Match and filepath.Match also give `?`, `[` and `\` meaning, and database names
-// may contain those.
-func matchPattern(pattern, name string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == name
-	}
-	if !strings.HasPrefix(name, parts[0]) {
-		return false
-	}
-	name = name[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, mid := range parts[1 : len(parts)-1] {
-		i := strings.Index(name, mid)
-		if i < 0 {
-			return false
-		}
-		name = name[i+len(mid):]
-	}
-	return strings.HasSuffix(name, last)
 }
