@@ -37,9 +37,7 @@ import (
 	"net"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -483,133 +481,6 @@ func (c *Client) record(ctx context.Context, a Account) error {
 		return notOwned(a.User, a.Host, "its user name was recorded meanwhile for another DatabaseUser, or with another host")
 	}
 	return wrap("recording the account's claim", err)
-}
-
-// Ensure makes the account match a and returns how many statements that write it ran (0 when it already
-// matched). Nothing is executed for a reserved account, a grant on a system schema, a password longer than
-// the server accepts (nothing read or hashed either), an account a.Claimant does not own (the target's admin
-// among them), or an account to
-// adopt that holds privileges beyond the policy (KindReserved, KindInvalidGrant, KindPasswordTooLong,
-// KindNotClaimed, KindAdoptionRefused).
-func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
-	if err := checkAccount(a.User, a.Host); err != nil {
-		return 0, err
-	}
-	if Reserved(a.User) {
-		return 0, &Error{Kind: KindReserved, Op: "account " + a.User + "@" + a.Host,
-			Err: errors.New("it is reserved (root, the server's own accounts): never managed by operator101")}
-	}
-	if a.User == c.admin {
-		return 0, notOwned(a.User, a.Host, "it is the target's admin account: never managed")
-	}
-	for db := range a.Grants {
-		if SystemSchema(db) {
-			return 0, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
-		}
-	}
-	if err := checkPassword(a.Password, c.server); err != nil {
-		return 0, err
-	}
-	o, err := c.Observe(ctx, a.User, a.Host)
-	if err != nil {
-		return 0, err
-	}
-	d, err := decide(a, o)
-	if err != nil {
-		return 0, err
-	}
-	if d == adopt {
-		// Before anything is recorded or set: an account holding more than the policy allows stays as it is.
-		if err := c.checkAdoptable(ctx, a); err != nil {
-			return 0, err
-		}
-	}
-	recordFirst := o.Claim == nil // a new account, or one adopted: recorded before anything is done to it
-	if recordFirst {
-		o.Claim = &claim{Claimant: a.Claimant}
-	}
-	salt, err := randomSalt()
-	if err != nil {
-		return 0, err
-	}
-	// Planned before the record is written: a plan the server cannot take leaves no record behind, which would
-	// otherwise make an account created later by someone else this DatabaseUser's.
-	crypt := &sha2Crypter{salt: salt}
-	stmts, setsPassword, err := plan(a, o, c.server, crypt)
-	c.sha2CryptRuns += crypt.runs
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	if recordFirst {
-		if err := c.record(ctx, a); err != nil {
-			return 0, err
-		}
-		n++
-	}
-	for i, s := range stmts {
-		if _, err := c.db.ExecContext(ctx, s); err != nil {
-			// The statement is not part of the error: it holds the password hash.
-			return n + i, wrap(fmt.Sprintf("statement %d of %d (%s)", i+1, len(stmts), verb(s)), err)
-		}
-	}
-	n += len(stmts)
-	if setsPassword {
-		// What the server stored, and a digest of the password: how the next check knows, where the hash is
-		// salted, whether either changed.
-		var auth string
-		if err := c.db.QueryRowContext(ctx, "SELECT authentication_string FROM mysql.user WHERE User = ? AND Host = ?",
-			a.User, a.Host).Scan(&auth); err != nil {
-			return n, wrap("reading mysql.user", err)
-		}
-		if _, err := c.db.ExecContext(ctx, "UPDATE "+claimTable+" SET password_digest = ?, auth_string = ? WHERE user = ? AND host = ?",
-			passwordDigest(a.Password, a.Claimant, a.User, a.Host), auth, a.User, a.Host); err != nil {
-			return n, wrap("updating the claims", err)
-		}
-		n++
-	}
-	return n, nil
-}
-
-// saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
-const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-func randomSalt() (string, error) {
-	b := make([]byte, 20)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	for i := range b {
-		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
-	}
-	return string(b), nil
-}
-
-// MaxUserLength is the longest user name MariaDB documents (80 characters).
-const MaxUserLength = 80
-
-// checkAccount refuses, before any SQL, an account MariaDB could not store as it is.
-func checkAccount(user, host string) error {
-	if _, err := accountName(user, host); err != nil {
-		return &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
-	}
-	if n := utf8.RuneCountInString(user); n > MaxUserLength {
-		return &Error{Kind: KindInvalidAccount, Op: "account name",
-			Err: fmt.Errorf("%w: user is %d characters long, at most %d are allowed", ErrInvalidName, n, MaxUserLength)}
-	}
-	return nil
-}
-
-// verb names a statement without its arguments, for errors.
-func verb(stmt string) string {
-	f := strings.Fields(stmt)
-	if len(f) >= 2 && (f[0] == "CREATE" || f[0] == "ALTER" || f[0] == "DROP") {
-		return f[0] + " " + f[1]
-	}
-	if len(f) > 0 {
-		return f[0]
-	}
-	return ""
 }
 
 // Release deletes the claim of user@host when it names claimant, and leaves the account: it is then as
