@@ -328,3 +328,28 @@ func (f *Fake) serve(c net.Conn) {
 		}
 	}
 }
+
+// ErrorServer is a listener on 127.0.0.1, closed when the test ends, that answers every connection with one
+// MySQL error packet (SQL state 28000), as a server refusing a client does before or during its handshake:
+// what mysqlaccount.Open gets back is the driver's own *mysql.MySQLError. It returns the port.
+func ErrorServer(t testing.TB, number uint16, message string) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p := binary.LittleEndian.AppendUint16([]byte{0xff}, number)
+			p = append(append(p, "#28000"...), message...)
+			_, _ = c.Write(append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...))
+			_ = c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}

@@ -17,22 +17,17 @@ limitations under the License.
 package databaseuser_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
@@ -46,20 +41,13 @@ import (
 // in no log line, Event or status. Shortened to 256 bytes (the limit), it is accepted: the operator goes on to
 // read the account, which the fake refuses. Needs no MariaDB.
 func TestPasswordTooLongRefused(t *testing.T) {
-	ctx := context.Background()
 	fake := mariadbtest.StartFake(t, mariadbtest.FakeOptions{Version: "8.4.3"})
 	opNS := env.NewNamespace(t, "dbu-pwlen")
 	adminPw := randomPassword(t, "admin")
 	mkSecret(t, opNS, "fake-mysql", map[string]string{"host": "127.0.0.1", "port": fake.PortString(),
 		"username": "operator101admin", "password": adminPw})
 	mkTarget(t, "fake-mysql84", opNS, "fake-mysql", nil)
-	log := captureLog(t)
-	mgr := env.StartManager(t, nil, func(mgr ctrl.Manager) error {
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
-			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
-	}, func(opts *ctrl.Options) {
-		opts.Logger = zap.New(zap.WriteTo(log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
-	})
+	op := startManager(t, nil, opNS, databaseuser.Config{ResyncPeriod: resync})
 	targetReady(t, "fake-mysql84", mygroupv1alpha1.ReasonConnected)
 
 	limit := mysqlaccount.MaxCachingSHA2PasswordLength
@@ -83,9 +71,9 @@ func TestPasswordTooLongRefused(t *testing.T) {
 	}
 
 	// Several resyncs later: still refused, the same single Event, nothing sent but SELECT VERSION().
-	n := mgr.Reconciles.Get(key)
+	n := op.mgr.Reconciles.Get(key)
 	poll(t, timeout, "3 more checks of the DatabaseUser", func() error {
-		if got := mgr.Reconciles.Get(key); got < n+3 {
+		if got := op.mgr.Reconciles.Get(key); got < n+3 {
 			return fmt.Errorf("%d checks", got)
 		}
 		return nil
@@ -96,7 +84,7 @@ func TestPasswordTooLongRefused(t *testing.T) {
 		t.Errorf("want one Warning Event %s, got %+v", mygroupv1alpha1.ReasonPasswordTooLong, evs)
 	}
 	logins, commands := fake.Received()
-	t.Logf("%d checks, %d logins to the server, commands %q", mgr.Reconciles.Get(key), logins, commands)
+	t.Logf("%d checks, %d logins to the server, commands %q", op.mgr.Reconciles.Get(key), logins, commands)
 	if logins == 0 {
 		t.Fatal("no login to the fake server: the test would prove nothing")
 	}
@@ -105,7 +93,7 @@ func TestPasswordTooLongRefused(t *testing.T) {
 			t.Errorf("the server received %q for a password it cannot take", cmd)
 		}
 	}
-	assertNoSecrets(t, &operator{ns: opNS, log: log, mgr: mgr}, tenant, tooLong, adminPw)
+	assertNoSecrets(t, op, tenant, tooLong, adminPw)
 
 	// At the limit: accepted, and the operator reads the account (which the fake refuses).
 	setSecret(t, tenant, "s", map[string]string{"pw": atLimit})
@@ -119,10 +107,7 @@ func TestPasswordTooLongRefused(t *testing.T) {
 		return errors.New("nothing but SELECT VERSION() yet")
 	})
 	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonDatabaseError)
-	assertNoSecrets(t, &operator{ns: opNS, log: log, mgr: mgr}, tenant, tooLong, atLimit, adminPw)
+	assertNoSecrets(t, op, tenant, tooLong, atLimit, adminPw)
 
-	if err := env.Client.Delete(ctx, mustGet(t, tenant, "app")); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, key)
+	deleteUser(t, key)
 }
