@@ -18,6 +18,7 @@ package mysqlaccount
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -41,6 +42,18 @@ type Policy struct {
 	// ${namespace} already replaced. `?`, `[` and `\` stand for themselves: database names may contain them,
 	// which is why path.Match does not serve.
 	Databases []string
+}
+
+// String lists the patterns, quoted, for a message: "no database" when there is none.
+func (p Policy) String() string {
+	if len(p.Databases) == 0 {
+		return "no database"
+	}
+	q := make([]string, len(p.Databases))
+	for i, d := range p.Databases {
+		q[i] = strconv.Quote(d)
+	}
+	return strings.Join(q, ", ")
 }
 
 // AllowsDatabase: the literal database name db is no system schema and matches one of the patterns.

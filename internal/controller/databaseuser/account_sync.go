@@ -20,9 +20,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
@@ -39,7 +36,8 @@ func (r *Reconciler) syncAccount(ctx context.Context, targets *targetReads, dbu 
 	if out != nil {
 		return *out
 	}
-	if refused := checkPolicy(target, dbu); refused != nil {
+	allowed, refused := checkPolicy(target, dbu)
+	if refused != nil {
 		return outcome{reason: refused.reason, message: refused.message}
 	}
 
@@ -51,7 +49,7 @@ func (r *Reconciler) syncAccount(ctx context.Context, targets *targetReads, dbu 
 
 	// On the target's server, the account is made to match: mysqlaccount reads what is there and changes only
 	// what differs.
-	account := desiredClaimedAccount(dbu, target, password)
+	account := desiredClaimedAccount(dbu, allowed, password)
 	var changed int
 	var server mysqlaccount.Server
 	if out := r.onServer(ctx, targets, name, func(db *mysqlaccount.Client) error {
@@ -71,26 +69,4 @@ func (r *Reconciler) syncAccount(ctx context.Context, targets *targetReads, dbu 
 	}
 	return outcome{reason: mygroupv1alpha1.ReasonReady, message: fmt.Sprintf("account %s@%s matches the spec in %s",
 		account.User, account.Host, server)}
-}
-
-// readPassword reads the DatabaseUser's password from its Secret, with a GET past the cache (no Secret is
-// cached or watched). It returns the outcome, and no password, when the Secret or its key is missing or empty.
-func (r *Reconciler) readPassword(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser) (string, *outcome) {
-	ref := dbu.Spec.Password
-	secret := &corev1.Secret{}
-	err := r.Reader.Get(ctx, types.NamespacedName{Namespace: dbu.Namespace, Name: ref.Name}, secret)
-	switch {
-	case apierrors.IsNotFound(err):
-		return "", &outcome{reason: mygroupv1alpha1.ReasonSecretNotFound, message: fmt.Sprintf("Secret %q not found", ref.Name), retry: true}
-	case err != nil:
-		return "", &outcome{reason: mygroupv1alpha1.ReasonSecretNotFound, message: fmt.Sprintf("reading Secret %q: %v", ref.Name, err), retry: true}
-	}
-	password, ok := secret.Data[ref.Key]
-	if !ok {
-		return "", &outcome{reason: mygroupv1alpha1.ReasonKeyNotFound, message: fmt.Sprintf("Secret %q has no key %q", ref.Name, ref.Key), retry: true}
-	}
-	if len(password) == 0 {
-		return "", &outcome{reason: mygroupv1alpha1.ReasonKeyNotFound, message: fmt.Sprintf("key %q of Secret %q is empty", ref.Key, ref.Name), retry: true}
-	}
-	return string(password), nil
 }

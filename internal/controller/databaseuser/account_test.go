@@ -82,23 +82,29 @@ func TestDesiredClaimedAccount(t *testing.T) {
 		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "u"}}
 	target := &mygroupv1alpha1.DatabaseTarget{Spec: mygroupv1alpha1.DatabaseTargetSpec{
 		Databases: []string{"${namespace}", "${namespace}_*", "shared"}, ExistingAccounts: mygroupv1alpha1.ExistingAccountsRefuse}}
-	if a := desiredClaimedAccount(dbu, target, "pw"); a.Adopt || a.AdoptDatabases != nil ||
+	if a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw"); a.Adopt || a.AdoptDatabases != nil ||
 		a.Claimant != (mysqlaccount.Claimant{UID: "uid", Namespace: "team-a", Name: "app"}) {
 		t.Errorf("Refuse: %+v", a)
 	}
 	target.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
-	if a := desiredClaimedAccount(dbu, target, "pw"); a.Adopt {
+	if a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw"); a.Adopt {
 		t.Errorf("Adopt, the account not listed: %+v", a)
 	}
 	target.Spec.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: "team-a", Users: []string{"v", "u"}}}
-	a := desiredClaimedAccount(dbu, target, "pw")
+	a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw")
 	if want := []string{"team-a", "team-a_*", "shared"}; !a.Adopt || !reflect.DeepEqual(a.AdoptDatabases, want) {
 		t.Errorf("Adopt: %+v, want databases %q", a, want)
 	}
 	target.Spec.Databases = nil
-	if a := desiredClaimedAccount(dbu, target, "pw"); !a.Adopt || len(a.AdoptDatabases) != 0 {
+	if a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw"); !a.Adopt || len(a.AdoptDatabases) != 0 {
 		t.Errorf("Adopt, no databases: %+v", a)
 	}
+}
+
+// allowanceOf is what target's policy gives dbu, refused or not.
+func allowanceOf(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.DatabaseUser) allowance {
+	allowed, _ := checkPolicy(target, dbu)
+	return allowed
 }
 
 func TestTargetFromSecret(t *testing.T) {

@@ -96,11 +96,11 @@ func (r *Reconciler) finalize(ctx context.Context, targets *targetReads, dbu *my
 // before adopting). A DatabaseUser the policy refuses could adopt nothing alive, so it adopts nothing on its
 // way out either: a hand-made account of its name stays, and the Event reads as for any account not its own.
 func accountToDrop(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1alpha1.DatabaseTarget) mysqlaccount.Account {
-	a := desiredClaimedAccount(dbu, target, "")
-	if checkPolicy(target, dbu) != nil {
-		a.Adopt, a.AdoptDatabases = false, nil
+	allowed, refused := checkPolicy(target, dbu)
+	if refused != nil {
+		allowed = allowance{}
 	}
-	return a
+	return desiredClaimedAccount(dbu, allowed, "")
 }
 
 // disown removes the claims of a kept account, so that the target's existingAccounts: Adopt can

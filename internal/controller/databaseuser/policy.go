@@ -33,31 +33,39 @@ import (
 // refusal is why the policy refuses a DatabaseUser: a Ready reason and a message a person can act on.
 type refusal struct{ reason, message string }
 
-// checkPolicy returns nil when the target's policy allows everything dbu asks for.
-func checkPolicy(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.DatabaseUser) *refusal {
+// allowance is what the target's policy gives a DatabaseUser: the databases its namespace may be granted, and
+// whether its account may be adopted (existingAccounts: Adopt, with its user listed for its namespace).
+type allowance struct {
+	databases mysqlaccount.Policy
+	adopt     bool
+}
+
+// checkPolicy returns what the target's policy gives dbu, and a refusal unless it allows everything dbu asks
+// for. The allowance is computed either way; a refused DatabaseUser may use none of it.
+func checkPolicy(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.DatabaseUser) (allowance, *refusal) {
 	spec, ns := &target.Spec, dbu.Namespace
+	allowed := allowance{databases: databasePolicy(spec, ns), adopt: adoptable(spec, ns, dbu.Spec.User)}
 	if !namespaceAllowed(spec.AllowedNamespaces, ns) {
-		return &refusal{mygroupv1alpha1.ReasonTargetNotAllowed, fmt.Sprintf(
+		return allowed, &refusal{mygroupv1alpha1.ReasonTargetNotAllowed, fmt.Sprintf(
 			"DatabaseTarget %q does not allow namespace %q (its allowedNamespaces are set by the cluster admin)",
 			target.Name, ns)}
 	}
 	if prefix := expandNamespace(spec.UserPrefix, ns); !strings.HasPrefix(dbu.Spec.User, prefix) {
-		return &refusal{mygroupv1alpha1.ReasonUserNotAllowed, fmt.Sprintf(
+		return allowed, &refusal{mygroupv1alpha1.ReasonUserNotAllowed, fmt.Sprintf(
 			"DatabaseTarget %q requires user names in namespace %q to begin with %q", target.Name, ns, prefix)}
 	}
-	databases := databasePolicy(spec, ns)
 	for _, g := range dbu.Spec.Grants {
 		if mysqlaccount.SystemSchema(g.Database) {
-			return &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
+			return allowed, &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
 				"database %q is a system schema: it is never granted through a DatabaseUser", g.Database)}
 		}
-		if !databases.AllowsDatabase(g.Database) {
-			return &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
+		if !allowed.databases.AllowsDatabase(g.Database) {
+			return allowed, &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
 				"DatabaseTarget %q allows namespace %q grants on %s only, not on database %q",
-				target.Name, ns, describePatterns(spec.Databases, ns), g.Database)}
+				target.Name, ns, allowed.databases, g.Database)}
 		}
 	}
-	return nil
+	return allowed, nil
 }
 
 // adoptable: the target adopts existing accounts, and lists user for namespace ns and for no other namespace
@@ -94,15 +102,4 @@ func databasePolicy(spec *mygroupv1alpha1.DatabaseTargetSpec, ns string) mysqlac
 
 func expandNamespace(s, ns string) string {
 	return strings.ReplaceAll(s, mygroupv1alpha1.NamespacePlaceholder, ns)
-}
-
-func describePatterns(patterns []string, ns string) string {
-	if len(patterns) == 0 {
-		return "no database"
-	}
-	q := make([]string, len(patterns))
-	for i, p := range patterns {
-		q[i] = fmt.Sprintf("%q", expandNamespace(p, ns))
-	}
-	return strings.Join(q, ", ")
 }

@@ -101,7 +101,7 @@ func TestCheckPolicy(t *testing.T) {
 		{"no databases listed", target(func(s *mygroupv1alpha1.DatabaseTargetSpec) { everyone(s); s.Databases = nil }), dbu("x", "x", "d"),
 			mygroupv1alpha1.ReasonGrantNotAllowed, "no database"},
 	} {
-		got := checkPolicy(tc.target, tc.dbu)
+		_, got := checkPolicy(tc.target, tc.dbu)
 		switch {
 		case tc.reason == "" && got != nil:
 			t.Errorf("%s: refused: %+v", tc.name, *got)
