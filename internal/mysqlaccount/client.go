@@ -425,64 +425,6 @@ func (c *Client) observeRecords(ctx context.Context, o *Observed, user, host str
 	return wrap("reading the claims", rows.Err())
 }
 
-// ensureClaimTable creates the schema and the table, and adds claimUserKey to a table created without it.
-// Both are idempotent: several operator installs may run them at once on one server.
-func (c *Client) ensureClaimTable(ctx context.Context) error {
-	if c.claimTableKeyed {
-		return nil
-	}
-	for _, stmt := range createClaimTable {
-		if _, err := c.db.ExecContext(ctx, stmt); err != nil {
-			return wrap("creating the claims", err)
-		}
-	}
-	c.claimTableReady = true
-	var n int
-	if err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.STATISTICS "+
-		"WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'accounts' AND INDEX_NAME = ?", ClaimSchema, claimUserKey).Scan(&n); err != nil {
-		return wrap("looking for the claims' key", err)
-	}
-	if n == 0 {
-		_, err := c.db.ExecContext(ctx, addClaimUserKey)
-		switch mysqlErrorNumber(err) {
-		case 0, 1061: // added, or added meanwhile by another client (duplicate key name)
-		case 1062:
-			return &Error{Kind: KindOther, Op: "adding a unique key on user to " + ClaimSchema + ".accounts",
-				Err: errors.New("a user name is recorded more than once (with several hosts): the server's admin keeps one " +
-					"row per user (SELECT user FROM " + ClaimSchema + ".accounts GROUP BY user HAVING COUNT(*) > 1)")}
-		default:
-			return wrap("adding a unique key on user to the claims", err)
-		}
-	}
-	c.claimTableKeyed = true
-	return nil
-}
-
-// mysqlErrorNumber is the server's error number of err, 0 when err is nil or not the server's.
-func mysqlErrorNumber(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
-	}
-	return 0
-}
-
-// record writes the claim of a (creating the table on first use). The INSERT is the claim: it fails when the
-// user name is already recorded, with any host, for anyone (claimUserKey), and then a is refused (KindNotClaimed),
-// whatever Observe read before: another claimant recorded it in between.
-func (c *Client) record(ctx context.Context, a Account) error {
-	if err := c.ensureClaimTable(ctx); err != nil {
-		return err
-	}
-	_, err := c.db.ExecContext(ctx, "INSERT INTO "+claimTable+
-		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
-		a.User, a.Host, a.Claimant.UID, a.Claimant.Namespace, a.Claimant.Name)
-	if mysqlErrorNumber(err) == 1062 { // duplicate entry
-		return notOwned(a.User, a.Host, "its user name was recorded meanwhile for another DatabaseUser, or with another host")
-	}
-	return wrap("recording the account's claim", err)
-}
-
 // Release deletes the claim of user@host when it names claimant, and leaves the account: it is then as
 // if made by hand, and a DatabaseTarget that allows adoption can give it to another DatabaseUser. It reports
 // whether there was such a record.

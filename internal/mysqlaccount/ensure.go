@@ -19,8 +19,6 @@ package mysqlaccount
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
-	"strings"
 )
 
 // Ensure makes the account match a and returns how many statements that write it ran (0 when it already
@@ -74,40 +72,6 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	return c.apply(ctx, a, recordFirst, stmts, setsPassword)
 }
 
-// apply runs a plan of Ensure: the claim first when recordFirst, then the statements, then, when they set
-// the password, what the claim keeps of it. It returns how many statements that write ran.
-func (c *Client) apply(ctx context.Context, a Account, recordFirst bool, stmts []string, setsPassword bool) (int, error) {
-	n := 0
-	if recordFirst {
-		if err := c.record(ctx, a); err != nil {
-			return 0, err
-		}
-		n++
-	}
-	for i, s := range stmts {
-		if _, err := c.db.ExecContext(ctx, s); err != nil {
-			// The statement is not part of the error: it holds the password hash.
-			return n + i, wrap(fmt.Sprintf("statement %d of %d (%s)", i+1, len(stmts), verb(s)), err)
-		}
-	}
-	n += len(stmts)
-	if setsPassword {
-		// What the server stored, and a digest of the password: how the next check knows, where the hash is
-		// salted, whether either changed.
-		var auth string
-		if err := c.db.QueryRowContext(ctx, "SELECT authentication_string FROM mysql.user WHERE User = ? AND Host = ?",
-			a.User, a.Host).Scan(&auth); err != nil {
-			return n, wrap("reading mysql.user", err)
-		}
-		if _, err := c.db.ExecContext(ctx, "UPDATE "+claimTable+" SET password_digest = ?, auth_string = ? WHERE user = ? AND host = ?",
-			passwordDigest(a.Password, a.Claimant, a.User, a.Host), auth, a.User, a.Host); err != nil {
-			return n, wrap("updating the claims", err)
-		}
-		n++
-	}
-	return n, nil
-}
-
 // saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
 const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -120,16 +84,4 @@ func randomSalt() (string, error) {
 		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
 	}
 	return string(b), nil
-}
-
-// verb names a statement without its arguments, for errors.
-func verb(stmt string) string {
-	f := strings.Fields(stmt)
-	if len(f) >= 2 && (f[0] == "CREATE" || f[0] == "ALTER" || f[0] == "DROP") {
-		return f[0] + " " + f[1]
-	}
-	if len(f) > 0 {
-		return f[0]
-	}
-	return ""
 }
