@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 )
@@ -130,7 +129,7 @@ func adoptionObstacles(lines []string, allowed []string) obstacles {
 			o |= obstacleUnknown
 			continue
 		}
-		o |= grantObstacles(toks, allowed)
+		o |= grantObstacles(toks, Policy{Databases: allowed})
 	}
 	return o
 }
@@ -201,7 +200,7 @@ func tokenize(s string) ([]token, error) {
 //	GRANT role, ... TO account [WITH ADMIN OPTION]
 //	SET DEFAULT ROLE role FOR account                       (MariaDB)
 //	REVOKE priv ON db.* FROM account                        (MySQL's partial revokes, which only global privileges have)
-func grantObstacles(toks []token, allowed []string) obstacles {
+func grantObstacles(toks []token, policy Policy) obstacles {
 	switch {
 	case toks[0].is("SET") && len(toks) > 2 && toks[1].is("DEFAULT") && toks[2].is("ROLE"):
 		return obstacleRoles
@@ -272,13 +271,13 @@ func grantObstacles(toks []token, allowed []string) obstacles {
 		if routine || columns {
 			return o | obstacleUnknown
 		}
-		if !patternAllowed(level[0].text, allowed) {
+		if !policy.allowsPattern(level[0].text) {
 			o |= obstacleDatabase
 		}
 		return o
 	case len(level) == 3 && isName(level[0]) && level[1].is(".") && isName(level[2]):
 		// Table, column and routine grants name their database literally: no wildcards there.
-		if !databaseAllowed(level[0].text, allowed) {
+		if !policy.AllowsDatabase(level[0].text) {
 			if routine {
 				o |= obstacleRoutine
 			} else {
@@ -326,133 +325,4 @@ func privileges(toks []token) (names []string, columns, ok bool) {
 		}
 	}
 	return names, columns, end()
-}
-
-// databaseAllowed: the literal database name db is allowed by a pattern and is no system schema.
-func databaseAllowed(db string, allowed []string) bool {
-	if systemSchema(db) {
-		return false
-	}
-	return slices.ContainsFunc(allowed, func(p string) bool { return globMatch(globTokens(p), []likeToken(literal(db))) })
-}
-
-// patternAllowed: every database the mysql.db pattern p covers (`%` any run, `_` any one character, backslash
-// escaping the next) is allowed by one of the patterns, and p covers no system schema.
-func patternAllowed(p string, allowed []string) bool {
-	like := likeTokens(p)
-	for _, s := range SystemSchemas {
-		if likeMatches(like, s) {
-			return false
-		}
-	}
-	return slices.ContainsFunc(allowed, func(g string) bool { return globMatch(globTokens(g), like) })
-}
-
-// likeToken is one element of a pattern: a character, or a wildcard: anyOne (`_`) or anyRun (`%`, or `*` in a
-// policy's pattern).
-type likeToken struct {
-	r    rune
-	kind int
-}
-
-const (
-	char = iota
-	anyOne
-	anyRun
-)
-
-func literal(s string) []likeToken {
-	out := make([]likeToken, 0, len(s))
-	for _, r := range s {
-		out = append(out, likeToken{r: r})
-	}
-	return out
-}
-
-// likeTokens reads a mysql.db pattern.
-func likeTokens(p string) []likeToken {
-	var out []likeToken
-	rs := []rune(p)
-	for i := 0; i < len(rs); i++ {
-		switch {
-		case rs[i] == '\\' && i+1 < len(rs):
-			i++
-			out = append(out, likeToken{r: rs[i]})
-		case rs[i] == '%':
-			out = append(out, likeToken{kind: anyRun})
-		case rs[i] == '_':
-			out = append(out, likeToken{kind: anyOne})
-		default:
-			out = append(out, likeToken{r: rs[i]})
-		}
-	}
-	return out
-}
-
-// globTokens reads a policy's pattern, where `*` is the only wildcard.
-func globTokens(p string) []likeToken {
-	var out []likeToken
-	for _, r := range p {
-		if r == '*' {
-			out = append(out, likeToken{kind: anyRun})
-		} else {
-			out = append(out, likeToken{r: r})
-		}
-	}
-	return out
-}
-
-// globMatch reports whether every name the pattern p covers is matched by the glob g (a policy's pattern,
-// whose only wildcard is anyRun): each of g's characters must stand against the same character of p, and
-// p's wildcards against g's anyRun. For a literal p this is plain matching. The alignment is sufficient:
-// every name p covers is then split the same way, each piece of it matched by the same part of g.
-func globMatch(g, p []likeToken) bool {
-	memo := map[[2]int]bool{}
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		key := [2]int{i, j}
-		if v, ok := memo[key]; ok {
-			return v
-		}
-		var v bool
-		switch {
-		case i == len(g):
-			v = j == len(p)
-		case g[i].kind == anyRun:
-			v = match(i+1, j) || j < len(p) && match(i, j+1)
-		default:
-			v = j < len(p) && p[j].kind == char && p[j].r == g[i].r && match(i+1, j+1)
-		}
-		memo[key] = v
-		return v
-	}
-	return match(0, 0)
-}
-
-// likeMatches reports whether the pattern p covers name, compared case-insensitively (as a server with
-// lower_case_table_names would).
-func likeMatches(p []likeToken, name string) bool {
-	n := []rune(strings.ToLower(name))
-	memo := map[[2]int]bool{}
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		key := [2]int{i, j}
-		if v, ok := memo[key]; ok {
-			return v
-		}
-		var v bool
-		switch {
-		case i == len(p):
-			v = j == len(n)
-		case p[i].kind == anyRun:
-			v = match(i+1, j) || j < len(n) && match(i, j+1)
-		case p[i].kind == anyOne:
-			v = j < len(n) && match(i+1, j+1)
-		default:
-			v = j < len(n) && unicode.ToLower(p[i].r) == n[j] && match(i+1, j+1)
-		}
-		memo[key] = v
-		return v
-	}
-	return match(0, 0)
 }

@@ -128,7 +128,7 @@ func TestPatternAllowed(t *testing.T) {
 		{`team-a\_%x`, []string{"*_x"}, false}, // team-a_Ax
 		{`%_x`, []string{"*_x"}, false},
 	} {
-		if got := patternAllowed(tc.pattern, tc.policy); got != tc.want {
+		if got := (Policy{Databases: tc.policy}).allowsPattern(tc.pattern); got != tc.want {
 			t.Errorf("patternAllowed(%q, %q) = %v, want %v", tc.pattern, tc.policy, got, tc.want)
 		}
 	}

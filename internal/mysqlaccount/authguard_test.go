@@ -17,22 +17,16 @@ limitations under the License.
 package mysqlaccount_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha1" //nolint:gosec // MySQL's RSA padding (OAEP with SHA-1), to decrypt what the driver sends.
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/binary"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,247 +34,12 @@ import (
 	"github.com/operator101/operator101/test/mariadbtest"
 )
 
-// nonce is the fake's scramble, in its greeting and in every switch request.
-const nonce = "abcdefghijklmnopqrst"
-
-// impostor is a fake MySQL server on 127.0.0.1 that greets with plugin, over TLS when tlsCfg is set (with a
-// certificate nobody can verify: the network path's), and then runs its step, which asks the client for the
-// password in some way. It answers each request for its RSA public key with its own, records every packet the
-// client sends (decrypted from TLS), and logs the client in whatever it sends: SELECT VERSION() then answers
-// a MariaDB. It checks the packets' numbers, and the CLIENT_SSL flag under TLS, as a server does.
-type impostor struct {
-	ln     net.Listener
-	plugin string
-	tlsCfg *tls.Config
-	step   func(s *session) error
-	key    *rsa.PrivateKey
-
-	mu       sync.Mutex
-	packets  [][]byte
-	logins   int
-	keys     int
-	protoErr []string
-}
-
-// session is one connection to the impostor.
-type session struct {
-	f   *impostor
-	c   net.Conn
-	seq byte
-}
-
-func (s *session) write(payload []byte) error {
-	hdr := []byte{byte(len(payload)), byte(len(payload) >> 8), byte(len(payload) >> 16), s.seq}
-	s.seq++
-	_, err := s.c.Write(append(hdr, payload...))
-	return err
-}
-
-func (s *session) read() ([]byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(s.c, hdr[:]); err != nil {
-		return nil, err
-	}
-	p := make([]byte, int(hdr[0])|int(hdr[1])<<8|int(hdr[2])<<16)
-	if _, err := io.ReadFull(s.c, p); err != nil {
-		return nil, err
-	}
-	if hdr[3] != s.seq {
-		s.f.protocolError("packet number %d, want %d", hdr[3], s.seq)
-	}
-	s.seq = hdr[3] + 1
-	s.f.mu.Lock()
-	s.f.packets = append(s.f.packets, p)
-	s.f.mu.Unlock()
-	return p, nil
-}
-
-// publicKey sends the impostor's RSA public key, as a server answers a request for it.
-func (s *session) publicKey() error {
-	der, err := x509.MarshalPKIXPublicKey(&s.f.key.PublicKey)
-	if err != nil {
-		return err
-	}
-	s.f.mu.Lock()
-	s.f.keys++
-	s.f.mu.Unlock()
-	return s.write(append([]byte{0x01}, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})...))
-}
-
-// answerKeyRequests reads the client's packets, sending the public key for each request of it (1 or 2),
-// until one is something else.
-func (s *session) answerKeyRequests() error {
-	for {
-		p, err := s.read()
-		if err != nil {
-			return err
-		}
-		if !bytes.Equal(p, []byte{1}) && !bytes.Equal(p, []byte{2}) {
-			return nil
-		}
-		if err := s.publicKey(); err != nil {
-			return err
-		}
-	}
-}
-
-// switchTo asks the client to switch to plugin.
-func (s *session) switchTo(plugin string) error {
-	return s.write([]byte("\xfe" + plugin + "\x00" + nonce + "\x00"))
-}
-
-func (f *impostor) protocolError(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.protoErr = append(f.protoErr, fmt.Sprintf(format, args...))
-}
-
-func startImpostor(t *testing.T, plugin string, tlsCfg *tls.Config, step func(s *session) error) *impostor {
+// An impostor is a fake MySQL server on the network path (mariadbtest.Fake): it greets with a plugin, over
+// TLS when it has one (a certificate nobody can verify), and then runs its step, which asks the client for the
+// password in some way; whatever the client sends, it logs it in.
+func startImpostor(t *testing.T, plugin string, tlsCfg *tls.Config, step func(s *mariadbtest.FakeSession) error) *mariadbtest.Fake {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &impostor{ln: ln, plugin: plugin, tlsCfg: tlsCfg, step: step, key: key}
-	var conns sync.WaitGroup
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return // closed
-			}
-			conns.Go(func() { f.serve(c) })
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		conns.Wait()
-	})
-	return f
-}
-
-func (f *impostor) target(password string) mysqlaccount.Target {
-	return mysqlaccount.Target{Host: "127.0.0.1", Port: f.ln.Addr().(*net.TCPAddr).Port, User: "operator101admin",
-		Password: password}
-}
-
-func (f *impostor) serve(c net.Conn) {
-	defer func() { _ = c.Close() }()
-	_ = c.SetDeadline(time.Now().Add(time.Minute))
-	s := &session{f: f, c: c}
-	caps := uint32(0x1 | 0x200 | 0x2000 | 0x8000 | 0x80000) // long password, 4.1, transactions, secure conn, plugin auth
-	if f.tlsCfg != nil {
-		caps |= 0x800 // SSL
-	}
-	hs := append([]byte{10}, "10.11.19-MariaDB\x00"...)
-	hs = append(hs, 1, 0, 0, 0)   // connection id
-	hs = append(hs, nonce[:8]...) // scramble, first part
-	hs = append(hs, 0)            // filler
-	hs = binary.LittleEndian.AppendUint16(hs, uint16(caps))
-	hs = append(hs, 45, 2, 0) // utf8mb4_general_ci, autocommit
-	hs = binary.LittleEndian.AppendUint16(hs, uint16(caps>>16))
-	hs = append(hs, 21)                  // scramble length
-	hs = append(hs, make([]byte, 10)...) // reserved
-	hs = append(hs, nonce[8:]+"\x00"...) // scramble, second part
-	hs = append(hs, f.plugin+"\x00"...)
-	if s.write(hs) != nil {
-		return
-	}
-	resp, err := s.read()
-	if err != nil {
-		return
-	}
-	if f.tlsCfg != nil {
-		if len(resp) != 32 || binary.LittleEndian.Uint32(resp)&0x800 == 0 {
-			f.protocolError("no SSLRequest under TLS: %d bytes", len(resp))
-			return
-		}
-		tc := tls.Server(c, f.tlsCfg)
-		if tc.Handshake() != nil {
-			return
-		}
-		s.c = tc
-		if resp, err = s.read(); err != nil {
-			return
-		}
-		if len(resp) < 4 || binary.LittleEndian.Uint32(resp)&0x800 == 0 {
-			f.protocolError("a handshake response without CLIENT_SSL under TLS")
-		}
-	}
-	if f.step != nil {
-		if f.step(s) != nil {
-			return
-		}
-	}
-	if s.write([]byte{0, 0, 0, 2, 0, 0, 0}) != nil { // OK: logged in, whatever was sent
-		return
-	}
-	f.mu.Lock()
-	f.logins++
-	f.mu.Unlock()
-	for {
-		s.seq = 0
-		p, err := s.read()
-		if err != nil || len(p) == 0 || p[0] == 0x01 { // COM_QUIT
-			return
-		}
-		if string(p) != "\x03SELECT VERSION()" {
-			if s.write(append([]byte{0xff, 0x7a, 0x04, '#'}, "42S02no such table here"...)) != nil {
-				return
-			}
-			continue
-		}
-		lenenc := func(s string) []byte { return append([]byte{byte(len(s))}, s...) }
-		column := append(lenenc("def"), 0, 0, 0)
-		column = append(column, lenenc("VERSION()")...)
-		column = append(column, 0, 0x0c, 45, 0, 0, 1, 0, 0, 0xfd, 0, 0, 0x1f, 0, 0)
-		eof := []byte{0xfe, 0, 0, 2, 0}
-		for _, pkt := range [][]byte{{1}, column, eof, lenenc("10.11.19-MariaDB"), eof} {
-			if s.write(pkt) != nil {
-				return
-			}
-		}
-	}
-}
-
-// leaked says how password reached the fake, "" when it did not: in clear in a packet, or encrypted (RSA-OAEP,
-// XORed with the nonce, as MySQL's clients do) to the fake's key.
-func (f *impostor) leaked(password string) string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, p := range f.packets {
-		if bytes.Contains(p, []byte(password)) {
-			return "in clear"
-		}
-		plain, err := rsa.DecryptOAEP(sha1.New(), nil, f.key, p, nil)
-		if err != nil {
-			continue
-		}
-		for i := range plain {
-			plain[i] ^= nonce[i%len(nonce)]
-		}
-		if bytes.Contains(plain, []byte(password)) {
-			return "encrypted to its RSA key"
-		}
-	}
-	return ""
-}
-
-// keysSent is how many times the fake sent its public key.
-func (f *impostor) keysSent() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.keys
-}
-
-func (f *impostor) report() (logins int, protoErr []string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.logins, append([]string(nil), f.protoErr...)
+	return mariadbtest.StartFake(t, mariadbtest.FakeOptions{Plugin: plugin, TLS: tlsCfg, Step: step})
 }
 
 // impostorTLS is the TLS of a server on the network path: a certificate nobody can verify.
@@ -297,11 +56,11 @@ func impostorTLS(t *testing.T) *tls.Config {
 // openImpostor starts an impostor greeting with plugin and going on with step, and opens a connection to it
 // under mode (tlsCfg, the impostor's TLS, as unverified gives it) with a new admin password, pw.
 func openImpostor(t *testing.T, mode mysqlaccount.TLSMode, tlsCfg *tls.Config, plugin string,
-	step func(s *session) error) (f *impostor, pw string, c *mysqlaccount.Client, err error) {
+	step func(s *mariadbtest.FakeSession) error) (f *mariadbtest.Fake, pw string, c *mysqlaccount.Client, err error) {
 	t.Helper()
 	f = startImpostor(t, plugin, tlsCfg, step)
 	pw = "admin-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	tg := f.target(pw)
+	tg := f.Target(pw)
 	if mode == mysqlaccount.TLSRequired {
 		tg.TLS = modeTLS(t, mode)
 	}
@@ -332,38 +91,38 @@ func modeTLS(t *testing.T, mode mysqlaccount.TLSMode) *tls.Config {
 func TestUnverifiedServerGetsNoPassword(t *testing.T) {
 	steps := map[string]struct {
 		plugin string
-		step   func(s *session) error
+		step   func(s *mariadbtest.FakeSession) error
 	}{
-		"caching_sha2_password full authentication": {"caching_sha2_password", func(s *session) error {
-			if err := s.write([]byte{0x01, 0x04}); err != nil {
+		"caching_sha2_password full authentication": {"caching_sha2_password", func(s *mariadbtest.FakeSession) error {
+			if err := s.Write([]byte{0x01, 0x04}); err != nil {
 				return err
 			}
-			return s.answerKeyRequests()
+			return s.AnswerKeyRequests()
 		}},
-		"a switch to sha256_password": {"caching_sha2_password", func(s *session) error {
-			if err := s.switchTo("sha256_password"); err != nil {
+		"a switch to sha256_password": {"caching_sha2_password", func(s *mariadbtest.FakeSession) error {
+			if err := s.SwitchTo("sha256_password"); err != nil {
 				return err
 			}
-			return s.answerKeyRequests()
+			return s.AnswerKeyRequests()
 		}},
-		"a switch to mysql_clear_password": {"caching_sha2_password", func(s *session) error {
-			if err := s.switchTo("mysql_clear_password"); err != nil {
+		"a switch to mysql_clear_password": {"caching_sha2_password", func(s *mariadbtest.FakeSession) error {
+			if err := s.SwitchTo("mysql_clear_password"); err != nil {
 				return err
 			}
-			_, err := s.read()
+			_, err := s.Read()
 			return err
 		}},
-		"sha256_password from the greeting": {"sha256_password", func(s *session) error {
-			if err := s.publicKey(); err != nil { // the answer to the 1 the response holds without TLS
+		"sha256_password from the greeting": {"sha256_password", func(s *mariadbtest.FakeSession) error {
+			if err := s.PublicKey(); err != nil { // the answer to the 1 the response holds without TLS
 				return err
 			}
-			return s.answerKeyRequests()
+			return s.AnswerKeyRequests()
 		}},
-		"its RSA key, unasked": {"caching_sha2_password", func(s *session) error {
-			if err := s.publicKey(); err != nil {
+		"its RSA key, unasked": {"caching_sha2_password", func(s *mariadbtest.FakeSession) error {
+			if err := s.PublicKey(); err != nil {
 				return err
 			}
-			_, err := s.read()
+			_, err := s.Read()
 			return err
 		}},
 	}
@@ -374,7 +133,7 @@ func TestUnverifiedServerGetsNoPassword(t *testing.T) {
 				if err == nil {
 					_ = c.Close()
 				}
-				if how := f.leaked(pw); how != "" {
+				if how := f.Leaked(pw); how != "" {
 					t.Errorf("the admin password reached the impostor %s", how)
 				}
 				if !errors.Is(err, mysqlaccount.ErrPasswordExchangeRefused) || mysqlaccount.KindOf(err) != mysqlaccount.KindUnreachable {
@@ -392,7 +151,7 @@ func TestUnverifiedServerGetsNoPassword(t *testing.T) {
 				if strings.Contains(err.Error(), pw) {
 					t.Error("the error holds the password")
 				}
-				if _, perr := f.report(); len(perr) > 0 {
+				if _, perr := f.Report(); len(perr) > 0 {
 					t.Errorf("the client broke the protocol: %v", perr)
 				}
 			})
@@ -406,17 +165,17 @@ func TestUnverifiedServerGetsNoPassword(t *testing.T) {
 func TestUnverifiedServerScrambleLogins(t *testing.T) {
 	steps := map[string]struct {
 		plugin string
-		step   func(s *session) error
+		step   func(s *mariadbtest.FakeSession) error
 	}{
 		"mysql_native_password": {"mysql_native_password", nil},
-		"caching_sha2_password fast authentication": {"caching_sha2_password", func(s *session) error {
-			return s.write([]byte{0x01, 0x03})
+		"caching_sha2_password fast authentication": {"caching_sha2_password", func(s *mariadbtest.FakeSession) error {
+			return s.Write([]byte{0x01, 0x03})
 		}},
-		"a switch to mysql_native_password": {"caching_sha2_password", func(s *session) error {
-			if err := s.switchTo("mysql_native_password"); err != nil {
+		"a switch to mysql_native_password": {"caching_sha2_password", func(s *mariadbtest.FakeSession) error {
+			if err := s.SwitchTo("mysql_native_password"); err != nil {
 				return err
 			}
-			_, err := s.read()
+			_, err := s.Read()
 			return err
 		}},
 	}
@@ -431,11 +190,11 @@ func TestUnverifiedServerScrambleLogins(t *testing.T) {
 					t.Errorf("server %q", got)
 				}
 				_ = c.Close()
-				logins, perr := f.report()
+				logins, perr := f.Report()
 				if logins == 0 || len(perr) > 0 {
 					t.Errorf("%d logins, protocol errors %v", logins, perr)
 				}
-				if how := f.leaked(pw); how != "" {
+				if how := f.Leaked(pw); how != "" {
 					t.Errorf("the admin password reached the server %s", how)
 				}
 			})
@@ -449,62 +208,62 @@ func TestUnverifiedServerScrambleLogins(t *testing.T) {
 // gets, and sending its own key is refused. Under Required a pinned key changes nothing: full authentication
 // is refused, since the server would want the password in clear. Needs no MariaDB.
 func TestPinnedServerKey(t *testing.T) {
-	fullAuth := func(s *session) error {
-		if err := s.write([]byte{0x01, 0x04}); err != nil {
+	fullAuth := func(s *mariadbtest.FakeSession) error {
+		if err := s.Write([]byte{0x01, 0x04}); err != nil {
 			return err
 		}
-		return s.answerKeyRequests()
+		return s.AnswerKeyRequests()
 	}
 	pw := "admin-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 
 	// The server whose key is pinned.
 	pinned := startImpostor(t, "caching_sha2_password", nil, fullAuth)
-	tg := pinned.target(pw)
-	tg.ServerPublicKey = &pinned.key.PublicKey
+	tg := pinned.Target(pw)
+	tg.ServerPublicKey = pinned.PublicKey()
 	c, err := mysqlaccount.Open(context.Background(), tg, 5*time.Second)
 	if err != nil {
 		t.Fatalf("Open with the server's key pinned: %v", err)
 	}
 	_ = c.Close()
-	if how := pinned.leaked(pw); how != "encrypted to its RSA key" {
+	if how := pinned.Leaked(pw); how != "encrypted to its RSA key" {
 		t.Errorf("the server holding the pinned key did not get the password encrypted to it: %q", how)
 	}
-	if n := pinned.keysSent(); n != 0 {
+	if n := pinned.KeysSent(); n != 0 {
 		t.Errorf("the server sent its key %d times although one is pinned", n)
 	}
 
 	// An impostor: the key pinned is another server's.
 	other := startImpostor(t, "caching_sha2_password", nil, fullAuth)
-	tg = other.target(pw)
-	tg.ServerPublicKey = &pinned.key.PublicKey
+	tg = other.Target(pw)
+	tg.ServerPublicKey = pinned.PublicKey()
 	_ = openClose(tg) // it logs anyone in, as a relay would; what matters is what it can read
-	if how := other.leaked(pw); how != "" {
+	if how := other.Leaked(pw); how != "" {
 		t.Errorf("an impostor got the password %s", how)
 	}
-	pushy := startImpostor(t, "caching_sha2_password", nil, func(s *session) error {
-		if err := s.publicKey(); err != nil {
+	pushy := startImpostor(t, "caching_sha2_password", nil, func(s *mariadbtest.FakeSession) error {
+		if err := s.PublicKey(); err != nil {
 			return err
 		}
-		_, err := s.read()
+		_, err := s.Read()
 		return err
 	})
-	tg = pushy.target(pw)
-	tg.ServerPublicKey = &pinned.key.PublicKey
+	tg = pushy.Target(pw)
+	tg.ServerPublicKey = pinned.PublicKey()
 	if err := openClose(tg); !errors.Is(err, mysqlaccount.ErrPasswordExchangeRefused) {
 		t.Errorf("an impostor sending its key, with a pinned one: %v, want refused", err)
 	}
-	if how := pushy.leaked(pw); how != "" {
+	if how := pushy.Leaked(pw); how != "" {
 		t.Errorf("an impostor sending its key got the password %s", how)
 	}
 
 	// Required: no pinned key is used.
 	overTLS := startImpostor(t, "caching_sha2_password", impostorTLS(t), fullAuth)
-	tg = overTLS.target(pw)
-	tg.TLS, tg.ServerPublicKey = modeTLS(t, mysqlaccount.TLSRequired), &overTLS.key.PublicKey
+	tg = overTLS.Target(pw)
+	tg.TLS, tg.ServerPublicKey = modeTLS(t, mysqlaccount.TLSRequired), overTLS.PublicKey()
 	if err := openClose(tg); !errors.Is(err, mysqlaccount.ErrPasswordExchangeRefused) {
 		t.Errorf("Required with a pinned key, full authentication: %v, want refused", err)
 	}
-	if how := overTLS.leaked(pw); how != "" {
+	if how := overTLS.Leaked(pw); how != "" {
 		t.Errorf("Required with a pinned key: the server got the password %s", how)
 	}
 }

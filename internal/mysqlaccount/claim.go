@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 )
 
 // Claims. operator101 changes or drops only accounts it created for a DatabaseUser (the account's claimant),
@@ -64,13 +63,6 @@ var createClaimTable = []string{
 // once per client, when the key is missing; it fails when the table already holds a user name twice.
 const addClaimUserKey = "ALTER TABLE " + claimTable + " ADD UNIQUE KEY " + claimUserKey + " (user)"
 
-// SystemSchemas are never granted through a DatabaseUser: the server's own, and operator101's records.
-var SystemSchemas = []string{"mysql", "sys", "information_schema", "performance_schema", ClaimSchema}
-
-func systemSchema(db string) bool {
-	return slices.ContainsFunc(SystemSchemas, func(s string) bool { return strings.EqualFold(s, db) })
-}
-
 // Claimant is the DatabaseUser an account belongs to.
 type Claimant struct {
 	UID, Namespace, Name string
@@ -85,20 +77,6 @@ type claim struct {
 	PasswordDigest string
 	// AuthString is the authentication_string the server stored when operator101 last set the password.
 	AuthString string
-}
-
-// Reserved says whether user is an account no DatabaseUser may have, by a name every server has: root, the
-// server's own accounts (mysql.sys, mysql.session, mysql.infoschema, mariadb.sys), PUBLIC (MariaDB's role of
-// every user) and the anonymous user. The target's admin account is never managed either, but a tenant is told
-// of it what it is told of any account it does not own (notOwned): a refusal that said "reserved" would confirm
-// a guess at the admin's name.
-func Reserved(user string) bool {
-	switch {
-	case user == "", strings.EqualFold(user, "root"), strings.EqualFold(user, "PUBLIC"),
-		strings.EqualFold(user, "mariadb.sys"), strings.HasPrefix(strings.ToLower(user), "mysql."):
-		return true
-	}
-	return false
 }
 
 // passwordDigest is what the claim keeps of a password: PBKDF2-SHA256, salted with the claimant and the account,

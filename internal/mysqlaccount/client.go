@@ -37,10 +37,7 @@ import (
 	"net"
 	"sort"
 	"strconv"
-	"strings"
-	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -184,10 +181,6 @@ func classify(err error) Kind {
 	return KindOther
 }
 
-// pubKeyNames numbers the names under which Open registers pinned keys with the driver, for as long as it
-// configures a connector.
-var pubKeyNames atomic.Uint64
-
 // Client is a connection pool to one target.
 type Client struct {
 	db     *sql.DB
@@ -197,6 +190,8 @@ type Client struct {
 	claimTableReady bool
 	// claimTableKeyed: the claim table is known to have claimUserKey (created with it, or migrated).
 	claimTableKeyed bool
+	// sha2CryptRuns counts the SHA-crypts Ensure computed: the tests check when it runs one.
+	sha2CryptRuns int
 }
 
 // Open connects to t, checks that the server answers and accepts the credentials, and finds out which server
@@ -217,7 +212,8 @@ func Open(ctx context.Context, t Target, timeout time.Duration) (*Client, error)
 	case guard != nil:
 		cfg.DialFunc = guard.dial // it does TLS, if any: the driver sees a plain connection
 		if guard.pinned {
-			name := fmt.Sprintf("operator101-%d", pubKeyNames.Add(1))
+			// A name of its own, registered only while the connector is configured: concurrent Opens never share one.
+			name := "operator101-" + rand.Text()
 			mysql.RegisterServerPubKey(name, &rsa.PublicKey{N: new(big.Int).Set(t.ServerPublicKey.N), E: t.ServerPublicKey.E})
 			defer mysql.DeregisterServerPubKey(name) // the connector keeps its own copy
 			cfg.ServerPubKey = name
@@ -427,189 +423,6 @@ func (c *Client) observeRecords(ctx context.Context, o *Observed, user, host str
 		}
 	}
 	return wrap("reading the claims", rows.Err())
-}
-
-// ensureClaimTable creates the schema and the table, and adds claimUserKey to a table created without it.
-// Both are idempotent: several operator installs may run them at once on one server.
-func (c *Client) ensureClaimTable(ctx context.Context) error {
-	if c.claimTableKeyed {
-		return nil
-	}
-	for _, stmt := range createClaimTable {
-		if _, err := c.db.ExecContext(ctx, stmt); err != nil {
-			return wrap("creating the claims", err)
-		}
-	}
-	c.claimTableReady = true
-	var n int
-	if err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.STATISTICS "+
-		"WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'accounts' AND INDEX_NAME = ?", ClaimSchema, claimUserKey).Scan(&n); err != nil {
-		return wrap("looking for the claims' key", err)
-	}
-	if n == 0 {
-		_, err := c.db.ExecContext(ctx, addClaimUserKey)
-		switch mysqlErrorNumber(err) {
-		case 0, 1061: // added, or added meanwhile by another client (duplicate key name)
-		case 1062:
-			return &Error{Kind: KindOther, Op: "adding a unique key on user to " + ClaimSchema + ".accounts",
-				Err: errors.New("a user name is recorded more than once (with several hosts): the server's admin keeps one " +
-					"row per user (SELECT user FROM " + ClaimSchema + ".accounts GROUP BY user HAVING COUNT(*) > 1)")}
-		default:
-			return wrap("adding a unique key on user to the claims", err)
-		}
-	}
-	c.claimTableKeyed = true
-	return nil
-}
-
-// mysqlErrorNumber is the server's error number of err, 0 when err is nil or not the server's.
-func mysqlErrorNumber(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
-	}
-	return 0
-}
-
-// record writes the claim of a (creating the table on first use). The INSERT is the claim: it fails when the
-// user name is already recorded, with any host, for anyone (claimUserKey), and then a is refused (KindNotClaimed),
-// whatever Observe read before: another claimant recorded it in between.
-func (c *Client) record(ctx context.Context, a Account) error {
-	if err := c.ensureClaimTable(ctx); err != nil {
-		return err
-	}
-	_, err := c.db.ExecContext(ctx, "INSERT INTO "+claimTable+
-		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
-		a.User, a.Host, a.Claimant.UID, a.Claimant.Namespace, a.Claimant.Name)
-	if mysqlErrorNumber(err) == 1062 { // duplicate entry
-		return notOwned(a.User, a.Host, "its user name was recorded meanwhile for another DatabaseUser, or with another host")
-	}
-	return wrap("recording the account's claim", err)
-}
-
-// Ensure makes the account match a and returns how many statements that write it ran (0 when it already
-// matched). Nothing is executed for a reserved account, a grant on a system schema, a password longer than
-// the server accepts (nothing read or hashed either), an account a.Claimant does not own (the target's admin
-// among them), or an account to
-// adopt that holds privileges beyond the policy (KindReserved, KindInvalidGrant, KindPasswordTooLong,
-// KindNotClaimed, KindAdoptionRefused).
-func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
-	if err := checkAccount(a.User, a.Host); err != nil {
-		return 0, err
-	}
-	if Reserved(a.User) {
-		return 0, &Error{Kind: KindReserved, Op: "account " + a.User + "@" + a.Host,
-			Err: errors.New("it is reserved (root, the server's own accounts): never managed by operator101")}
-	}
-	if a.User == c.admin {
-		return 0, notOwned(a.User, a.Host, "it is the target's admin account: never managed")
-	}
-	for db := range a.Grants {
-		if systemSchema(db) {
-			return 0, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
-		}
-	}
-	if err := checkPassword(a.Password, c.server); err != nil {
-		return 0, err
-	}
-	o, err := c.Observe(ctx, a.User, a.Host)
-	if err != nil {
-		return 0, err
-	}
-	d, err := decide(a, o)
-	if err != nil {
-		return 0, err
-	}
-	if d == adopt {
-		// Before anything is recorded or set: an account holding more than the policy allows stays as it is.
-		if err := c.checkAdoptable(ctx, a); err != nil {
-			return 0, err
-		}
-	}
-	recordFirst := o.Claim == nil // a new account, or one adopted: recorded before anything is done to it
-	if recordFirst {
-		o.Claim = &claim{Claimant: a.Claimant}
-	}
-	salt, err := randomSalt()
-	if err != nil {
-		return 0, err
-	}
-	// Planned before the record is written: a plan the server cannot take leaves no record behind, which would
-	// otherwise make an account created later by someone else this DatabaseUser's.
-	stmts, setsPassword, err := plan(a, o, c.server, salt)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	if recordFirst {
-		if err := c.record(ctx, a); err != nil {
-			return 0, err
-		}
-		n++
-	}
-	for i, s := range stmts {
-		if _, err := c.db.ExecContext(ctx, s); err != nil {
-			// The statement is not part of the error: it holds the password hash.
-			return n + i, wrap(fmt.Sprintf("statement %d of %d (%s)", i+1, len(stmts), verb(s)), err)
-		}
-	}
-	n += len(stmts)
-	if setsPassword {
-		// What the server stored, and a digest of the password: how the next check knows, where the hash is
-		// salted, whether either changed.
-		var auth string
-		if err := c.db.QueryRowContext(ctx, "SELECT authentication_string FROM mysql.user WHERE User = ? AND Host = ?",
-			a.User, a.Host).Scan(&auth); err != nil {
-			return n, wrap("reading mysql.user", err)
-		}
-		if _, err := c.db.ExecContext(ctx, "UPDATE "+claimTable+" SET password_digest = ?, auth_string = ? WHERE user = ? AND host = ?",
-			passwordDigest(a.Password, a.Claimant, a.User, a.Host), auth, a.User, a.Host); err != nil {
-			return n, wrap("updating the claims", err)
-		}
-		n++
-	}
-	return n, nil
-}
-
-// saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
-const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-func randomSalt() (string, error) {
-	b := make([]byte, 20)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	for i := range b {
-		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
-	}
-	return string(b), nil
-}
-
-// MaxUserLength is the longest user name MariaDB documents (80 characters).
-const MaxUserLength = 80
-
-// checkAccount refuses, before any SQL, an account MariaDB could not store as it is.
-func checkAccount(user, host string) error {
-	if _, err := accountName(user, host); err != nil {
-		return &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
-	}
-	if n := utf8.RuneCountInString(user); n > MaxUserLength {
-		return &Error{Kind: KindInvalidAccount, Op: "account name",
-			Err: fmt.Errorf("%w: user is %d characters long, at most %d are allowed", ErrInvalidName, n, MaxUserLength)}
-	}
-	return nil
-}
-
-// verb names a statement without its arguments, for errors.
-func verb(stmt string) string {
-	f := strings.Fields(stmt)
-	if len(f) >= 2 && (f[0] == "CREATE" || f[0] == "ALTER" || f[0] == "DROP") {
-		return f[0] + " " + f[1]
-	}
-	if len(f) > 0 {
-		return f[0]
-	}
-	return ""
 }
 
 // Release deletes the claim of user@host when it names claimant, and leaves the account: it is then as

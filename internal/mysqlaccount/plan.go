@@ -24,20 +24,20 @@ import (
 )
 
 // plan returns the statements that make the observed account match a on server s, and whether they set the
-// password. It is a pure function, table-tested per flavour without a server (plan_test.go); salt is the
-// caching_sha2_password salt a new MySQL password gets. The statements carry no password, only its hash.
+// password. It is a pure function, table-tested per flavour without a server (plan_test.go); crypt holds the
+// caching_sha2_password salt a new MySQL password gets, and counts the SHA-crypts. The statements carry no password, only its hash.
 //
 // Passwords: MariaDB stores mysql_native_password hashes, unsalted, so the account's hash is compared with
 // the password's and a password changed by hand is reverted. MySQL 8.0 and later get caching_sha2_password
 // (8.4 disables mysql_native_password, 9.x removes it), whose stored string is salted: the claims
 // keeps a digest of the password last set and the string the server stored then, and the password is set
 // again when either differs (the Secret changed, or someone changed the password by hand).
-func plan(a Account, o *Observed, s Server, salt string) ([]string, bool, error) {
+func plan(a Account, o *Observed, s Server, crypt *sha2Crypter) ([]string, bool, error) {
 	acct, err := accountName(a.User, a.Host)
 	if err != nil {
 		return nil, false, err
 	}
-	identified, drift, err := password(a, o, s, salt)
+	identified, drift, err := password(a, o, s, crypt)
 	if err != nil {
 		return nil, false, err
 	}
@@ -60,7 +60,7 @@ func plan(a Account, o *Observed, s Server, salt string) ([]string, bool, error)
 		if err := checkName(db); err != nil {
 			return nil, false, &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
 		}
-		if systemSchema(db) {
+		if SystemSchema(db) {
 			return nil, false, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
 		}
 		set, err := expand(privs, o.serverPrivileges, s)
@@ -109,7 +109,7 @@ func plan(a Account, o *Observed, s Server, salt string) ([]string, bool, error)
 // clause (a SHA-crypt) is computed only when the password is to be set: a new account, or drift. A converged
 // account costs the claim's digest only (passwordDigest: PBKDF2, whose 4096 iterations do not depend on the
 // password's length).
-func password(a Account, o *Observed, s Server, salt string) (string, bool, error) {
+func password(a Account, o *Observed, s Server, crypt *sha2Crypter) (string, bool, error) {
 	if err := checkPassword(a.Password, s); err != nil {
 		return "", false, err
 	}
@@ -124,7 +124,7 @@ func password(a Account, o *Observed, s Server, salt string) (string, bool, erro
 	if o.Exists && !drift {
 		return "", false, nil // nothing to set: no SHA-crypt
 	}
-	auth, err := cachingSHA2AuthString(a.Password, salt)
+	auth, err := crypt.authString(a.Password)
 	if err != nil {
 		return "", false, err
 	}

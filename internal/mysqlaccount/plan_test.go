@@ -167,7 +167,7 @@ func TestPlanPerFlavour(t *testing.T) {
 						o.Plugin, o.AuthString = "caching_sha2_password", "$A$005$stored"
 						o.Claim = ours(digest, "$A$005$stored")
 					}
-					got, sets, err := plan(tc.a, &o, s, salt)
+					got, sets, err := plan(tc.a, &o, s, &sha2Crypter{salt: salt})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -196,11 +196,11 @@ func TestPlanRejects(t *testing.T) {
 		"operator101's records":            {Account{User: "u", Host: "%", Grants: map[string][]string{"operator101": {"SELECT"}}}, mysql84},
 		"DELETE HISTORY is MariaDB's only": {Account{User: "u", Host: "%", Grants: map[string][]string{"d": {"DELETE HISTORY"}}}, mysql84},
 	} {
-		if _, _, err := plan(tc.a, &Observed{}, tc.s, salt); KindOf(err) != KindInvalidGrant {
+		if _, _, err := plan(tc.a, &Observed{}, tc.s, &sha2Crypter{salt: salt}); KindOf(err) != KindInvalidGrant {
 			t.Errorf("%s: got %v, want an InvalidGrant error", name, err)
 		}
 	}
-	if _, _, err := plan(Account{User: "u\x00", Host: "%"}, &Observed{}, mariadb1011, salt); !errors.Is(err, ErrInvalidName) {
+	if _, _, err := plan(Account{User: "u\x00", Host: "%"}, &Observed{}, mariadb1011, &sha2Crypter{salt: salt}); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("user with NUL: got %v", err)
 	}
 }
@@ -232,23 +232,23 @@ func TestPasswordLength(t *testing.T) {
 		}
 		for what, o := range observed {
 			for _, pw := range []string{atLimit, wide} {
-				before := sha2CryptRuns.Load()
-				stmts, sets, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, o(), s, salt)
+				crypt := &sha2Crypter{salt: salt}
+				stmts, sets, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, o(), s, crypt)
 				if err != nil || !sets || len(stmts) != 1 || !strings.Contains(stmts[0], "caching_sha2_password AS '$A$005$"+salt) {
 					t.Errorf("%s, %s, %d bytes: %q, sets %v, %v", s, what, len(pw), stmts, sets, err)
 				}
-				if n := sha2CryptRuns.Load() - before; n != 1 {
+				if n := crypt.runs; n != 1 {
 					t.Errorf("%s, %s, %d bytes: %d SHA-crypts, want 1", s, what, len(pw), n)
 				}
 			}
 			for _, pw := range []string{over, wideOver} {
-				before := sha2CryptRuns.Load()
-				stmts, _, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, o(), s, salt)
+				crypt := &sha2Crypter{salt: salt}
+				stmts, _, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, o(), s, crypt)
 				if KindOf(err) != KindPasswordTooLong || stmts != nil {
 					t.Errorf("%s, %s, %d bytes: %q, %v; want KindPasswordTooLong", s, what, len(pw), stmts, err)
 					continue
 				}
-				if n := sha2CryptRuns.Load() - before; n != 0 {
+				if n := crypt.runs; n != 0 {
 					t.Errorf("%s, %s, %d bytes: %d SHA-crypts before the refusal", s, what, len(pw), n)
 				}
 				msg := err.Error()
@@ -266,12 +266,11 @@ func TestPasswordLength(t *testing.T) {
 		// Ensure refuses before it reads or runs anything: its pool counts the connections asked of it.
 		pool := &countingConnector{}
 		c := &Client{db: sql.OpenDB(pool), server: s, admin: "operator101admin"}
-		before := sha2CryptRuns.Load()
 		if n, err := c.Ensure(context.Background(), Account{User: "app", Host: "%", Password: over, Claimant: owner}); n != 0 ||
 			KindOf(err) != KindPasswordTooLong {
 			t.Errorf("%s: Ensure with %d bytes: %d statements, %v", s, len(over), n, err)
 		}
-		if n := sha2CryptRuns.Load() - before; n != 0 {
+		if n := c.sha2CryptRuns; n != 0 {
 			t.Errorf("%s: Ensure ran %d SHA-crypts", s, n)
 		}
 		if n := pool.conns.Load(); n != 0 {
@@ -290,7 +289,7 @@ func TestPasswordLength(t *testing.T) {
 			t.Errorf("%s: MaxPasswordLength %d, want 0 (none)", s, got)
 		}
 		for _, pw := range []string{over, long} {
-			stmts, _, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, &Observed{}, s, salt)
+			stmts, _, err := plan(Account{User: "app", Host: "%", Password: pw, Claimant: owner}, &Observed{}, s, &sha2Crypter{salt: salt})
 			if err != nil || len(stmts) != 1 || !strings.Contains(stmts[0], NativePasswordHash(pw)) {
 				t.Errorf("%s, %d bytes: %v", s, len(pw), err)
 			}
@@ -310,25 +309,25 @@ func TestConvergedAccountRunsNoSHA2Crypt(t *testing.T) {
 			Claim: &claim{Claimant: owner, PasswordDigest: digest, AuthString: stored}}
 	}
 	digest := passwordDigest(pw, owner, "app", "%")
-	before := sha2CryptRuns.Load()
+	crypt := &sha2Crypter{salt: salt}
 	for range 3 { // three resyncs
-		stmts, sets, err := plan(a, converged(digest, "$A$005$stored"), mysql84, salt)
+		stmts, sets, err := plan(a, converged(digest, "$A$005$stored"), mysql84, crypt)
 		if err != nil || sets || len(stmts) != 0 {
 			t.Fatalf("converged: %q, sets %v, %v", stmts, sets, err)
 		}
 	}
-	if n := sha2CryptRuns.Load() - before; n != 0 {
+	if n := crypt.runs; n != 0 {
 		t.Errorf("%d SHA-crypts over 3 checks of a converged account, want 0", n)
 	}
 	for what, o := range map[string]*Observed{
 		"the Secret changed":     converged(passwordDigest("old", owner, "app", "%"), "$A$005$stored"),
 		"the password was reset": converged(digest, "$A$005$other"),
 	} {
-		before := sha2CryptRuns.Load()
-		if stmts, sets, err := plan(a, o, mysql84, salt); err != nil || !sets || len(stmts) != 1 {
+		crypt := &sha2Crypter{salt: salt}
+		if stmts, sets, err := plan(a, o, mysql84, crypt); err != nil || !sets || len(stmts) != 1 {
 			t.Errorf("%s: %q, sets %v, %v", what, stmts, sets, err)
 		}
-		if n := sha2CryptRuns.Load() - before; n != 1 {
+		if n := crypt.runs; n != 1 {
 			t.Errorf("%s: %d SHA-crypts, want 1", what, n)
 		}
 	}

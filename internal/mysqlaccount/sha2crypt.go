@@ -19,7 +19,6 @@ package mysqlaccount
 import (
 	"crypto/sha256"
 	"fmt"
-	"sync/atomic"
 )
 
 // MaxCachingSHA2PasswordLength is the longest password, in bytes, MySQL's caching_sha2_password takes: MySQL
@@ -29,9 +28,6 @@ import (
 // sql/auth/i_sha2_password.h, both checks in sql/auth/sha2_password.cc). It also bounds the SHA-crypt below,
 // whose cost grows with the square of the password's length.
 const MaxCachingSHA2PasswordLength = 256
-
-// sha2CryptRuns counts the SHA-crypts computed: the tests and benchmarks check when the planner runs one.
-var sha2CryptRuns atomic.Int64
 
 // cachingSHA2AuthString is the authentication_string MySQL's caching_sha2_password stores for password:
 // "$A$005$", the 20-character salt, and the SHA-256 crypt (Drepper's SHA-crypt, 5000 rounds) of the password
@@ -45,8 +41,23 @@ func cachingSHA2AuthString(password, salt string) (string, error) {
 	if n := len(password); n > MaxCachingSHA2PasswordLength {
 		return "", passwordTooLong(n, MaxCachingSHA2PasswordLength, "")
 	}
-	sha2CryptRuns.Add(1)
 	return "$A$005$" + salt + sha256Crypt([]byte(password), []byte(salt), 5000), nil
+}
+
+// sha2Crypter computes the caching_sha2_password strings of one plan, with one salt, and counts them: the
+// tests check when the planner runs a SHA-crypt (a converged account costs none).
+type sha2Crypter struct {
+	salt string
+	runs int
+}
+
+// authString is cachingSHA2AuthString with the crypter's salt.
+func (c *sha2Crypter) authString(password string) (string, error) {
+	s, err := cachingSHA2AuthString(password, c.salt)
+	if err == nil {
+		c.runs++
+	}
+	return s, err
 }
 
 // sha256Crypt is the hash part (43 characters) of Drepper's SHA-256 crypt of key with salt and rounds.

@@ -63,17 +63,14 @@ func desiredAccount(dbu *mygroupv1alpha1.DatabaseUser, password string) mysqlacc
 	return a
 }
 
-// desiredClaimedAccount is desiredAccount, claimed in the server for dbu, adopted only when the target says so
-// for dbu's namespace and user name, and only when all the account holds lies within the databases the target
-// allows dbu's namespace.
-func desiredClaimedAccount(dbu *mygroupv1alpha1.DatabaseUser, target *mygroupv1alpha1.DatabaseTarget, password string) mysqlaccount.Account {
+// desiredClaimedAccount is desiredAccount, claimed in the server for dbu, adopted only when the target's policy
+// allows it (allowed.adopt), and only when all the account holds lies within the databases the policy allows
+// dbu's namespace.
+func desiredClaimedAccount(dbu *mygroupv1alpha1.DatabaseUser, allowed allowance, password string) mysqlaccount.Account {
 	a := desiredAccount(dbu, password)
 	a.Claimant = claimant(dbu)
-	a.Adopt = adoptable(&target.Spec, dbu.Namespace, dbu.Spec.User)
-	if a.Adopt {
-		for _, p := range target.Spec.Databases {
-			a.AdoptDatabases = append(a.AdoptDatabases, expandNamespace(p, dbu.Namespace))
-		}
+	if a.Adopt = allowed.adopt; a.Adopt {
+		a.AdoptDatabases = allowed.databases.Databases
 	}
 	return a
 }

@@ -18,9 +18,7 @@ package databaseuser
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"net"
 	"reflect"
 	"strconv"
 	"strings"
@@ -36,6 +34,7 @@ import (
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/internal/mysqlaccount"
+	"github.com/operator101/operator101/test/mariadbtest"
 )
 
 // The pure functions: no cluster, no database.
@@ -83,23 +82,29 @@ func TestDesiredClaimedAccount(t *testing.T) {
 		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "u"}}
 	target := &mygroupv1alpha1.DatabaseTarget{Spec: mygroupv1alpha1.DatabaseTargetSpec{
 		Databases: []string{"${namespace}", "${namespace}_*", "shared"}, ExistingAccounts: mygroupv1alpha1.ExistingAccountsRefuse}}
-	if a := desiredClaimedAccount(dbu, target, "pw"); a.Adopt || a.AdoptDatabases != nil ||
+	if a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw"); a.Adopt || a.AdoptDatabases != nil ||
 		a.Claimant != (mysqlaccount.Claimant{UID: "uid", Namespace: "team-a", Name: "app"}) {
 		t.Errorf("Refuse: %+v", a)
 	}
 	target.Spec.ExistingAccounts = mygroupv1alpha1.ExistingAccountsAdopt
-	if a := desiredClaimedAccount(dbu, target, "pw"); a.Adopt {
+	if a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw"); a.Adopt {
 		t.Errorf("Adopt, the account not listed: %+v", a)
 	}
 	target.Spec.AdoptableAccounts = []mygroupv1alpha1.AdoptableAccounts{{Namespace: "team-a", Users: []string{"v", "u"}}}
-	a := desiredClaimedAccount(dbu, target, "pw")
+	a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw")
 	if want := []string{"team-a", "team-a_*", "shared"}; !a.Adopt || !reflect.DeepEqual(a.AdoptDatabases, want) {
 		t.Errorf("Adopt: %+v, want databases %q", a, want)
 	}
 	target.Spec.Databases = nil
-	if a := desiredClaimedAccount(dbu, target, "pw"); !a.Adopt || len(a.AdoptDatabases) != 0 {
+	if a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw"); !a.Adopt || len(a.AdoptDatabases) != 0 {
 		t.Errorf("Adopt, no databases: %+v", a)
 	}
+}
+
+// allowanceOf is what target's policy gives dbu, refused or not.
+func allowanceOf(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.DatabaseUser) allowance {
+	allowed, _ := checkPolicy(target, dbu)
+	return allowed
 }
 
 func TestTargetFromSecret(t *testing.T) {
@@ -203,31 +208,6 @@ func TestComputeStatus(t *testing.T) {
 	}
 }
 
-// errorServer is a listener on 127.0.0.1 that answers every connection with one MySQL error packet, as a server
-// refusing a client does before or during its handshake: what mysqlaccount.Open gets back is the driver's own
-// *mysql.MySQLError.
-func errorServer(t *testing.T, number uint16, message string) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p := binary.LittleEndian.AppendUint16([]byte{0xff}, number)
-			p = append(append(p, "#28000"...), message...)
-			_, _ = c.Write(append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...))
-			_ = c.Close()
-		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // TestFailureTellsTenantsOnlyTheirs: what a DatabaseUser's condition and Events say of a failure to connect
 // names no admin account, no server address or port, and not the operator's IP, which MySQL's access-denied
 // errors carry ('user'@'client-host'); the full error stays in the detail, for the operator's log and the
@@ -235,8 +215,8 @@ func errorServer(t *testing.T, number uint16, message string) int {
 // address nothing answers (192.0.2.1, TEST-NET-1).
 func TestFailureTellsTenantsOnlyTheirs(t *testing.T) {
 	const adminUser, operatorIP, adminPw = "dbadmin", "10.1.2.3", "s3cret-admin-pw"
-	denied := errorServer(t, 1045, "Access denied for user '"+adminUser+"'@'"+operatorIP+"' (using password: YES)")
-	blocked := errorServer(t, 1130, "Host '"+operatorIP+"' is not allowed to connect to this MariaDB server")
+	denied := mariadbtest.ErrorServer(t, 1045, "Access denied for user '"+adminUser+"'@'"+operatorIP+"' (using password: YES)")
+	blocked := mariadbtest.ErrorServer(t, 1130, "Host '"+operatorIP+"' is not allowed to connect to this MariaDB server")
 	for _, tc := range []struct {
 		name   string
 		host   string

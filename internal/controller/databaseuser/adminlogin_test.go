@@ -21,17 +21,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
 )
 
 // adminLoginProtected waits until target name's AdminLoginProtected condition describes its generation, and
@@ -85,13 +81,7 @@ func TestAdminLoginProtectedCondition(t *testing.T) {
 		targetSecret(t, opNS, "mariadb", a.Host, a.Port, a.User, a.Password)
 		mkTarget(t, "login-mariadb", opNS, "mariadb", nil) // Disabled
 	}
-	log := captureLog(t)
-	env.StartManager(t, nil, func(mgr ctrl.Manager) error {
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
-			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
-	}, func(opts *ctrl.Options) {
-		opts.Logger = zap.New(zap.WriteTo(log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
-	})
+	op := startManager(t, nil, opNS, databaseuser.Config{ResyncPeriod: resync})
 
 	for name, mode := range modes {
 		c, dt := adminLoginProtected(t, name)
@@ -145,7 +135,7 @@ func TestAdminLoginProtectedCondition(t *testing.T) {
 		}
 		return nil
 	})
-	if strings.Contains(log.String(), adminPw) {
+	if strings.Contains(op.log.String(), adminPw) {
 		t.Error("the admin password is in the operator's log")
 	}
 }

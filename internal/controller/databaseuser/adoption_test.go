@@ -173,10 +173,7 @@ func TestAdoptionRefusedBeyondPolicy(t *testing.T) {
 	// Deleting the refused DatabaseUsers drops nothing: none of those accounts became theirs.
 	refusedBefore := privilegeTables(t)
 	for _, name := range []string{"dba", "lost", "tabled"} {
-		if err := env.Client.Delete(ctx, mustGet(t, ns, name)); err != nil {
-			t.Fatal(err)
-		}
-		waitGone(t, types.NamespacedName{Namespace: ns, Name: name})
+		deleteUser(t, types.NamespacedName{Namespace: ns, Name: name})
 		if evs := testenv.EventsOfReason(t, env.Client, ns, name, "AccountNotDropped"); len(evs) != 1 {
 			t.Errorf("%s: AccountNotDropped Events: %+v", name, evs)
 		}
@@ -188,10 +185,7 @@ func TestAdoptionRefusedBeyondPolicy(t *testing.T) {
 		t.Errorf("deleting refused DatabaseUsers changed the privilege tables:\nbefore:\n%s\nafter:\n%s", refusedBefore, after)
 	}
 	for _, key := range []types.NamespacedName{{Namespace: ns, Name: "roled"}, ownKey} {
-		if err := env.Client.Delete(ctx, mustGet(t, key.Namespace, key.Name)); err != nil {
-			t.Fatal(err)
-		}
-		waitGone(t, key)
+		deleteUser(t, key)
 	}
 	if accountExists(t, roled) || accountExists(t, own) {
 		t.Error("an account of the tenant's (adopted or created) was not dropped with its DatabaseUser")

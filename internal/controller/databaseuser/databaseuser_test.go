@@ -34,6 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
@@ -574,4 +575,61 @@ func TestRotateNow(t *testing.T) {
 	}
 	waitGone(t, key)
 	assertNoSecrets(t, o, ns, pw1, pw2)
+}
+
+// targetGets counts the GETs of each DatabaseTarget made through it.
+type targetGets struct {
+	client.Client
+	gets map[string]int
+}
+
+func (c *targetGets) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*mygroupv1alpha1.DatabaseTarget); ok {
+		c.gets[key.Name]++
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// TestOneReadPerTarget: one reconcile reads each DatabaseTarget at most once, also for a DatabaseUser moved
+// between two names of one server, whose move step and account step both need the new target. Needs no
+// MariaDB: the admin Secret is missing, so the account step ends at the login.
+func TestOneReadPerTarget(t *testing.T) {
+	ctx := context.Background()
+	opNS := env.NewNamespace(t, "dbu-reads")
+	for _, name := range []string{"reads-was", "reads-now"} {
+		mkTarget(t, name, opNS, "no-such-secret", nil) // one server under two names: the move drops nothing
+	}
+	tenant := env.NewNamespace(t, "tenant")
+	mkSecret(t, tenant, "s", map[string]string{"pw": randomPassword(t, "reads")})
+	dbu := newDBU(tenant, "app", uniqueUser("app"), "s", "pw")
+	dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "reads-now"}
+	key := testenv.Create(t, env.Client, dbu)
+	moved := mustGet(t, tenant, "app")
+	moved.Status.Target = "reads-was"
+	if err := env.Client.Status().Update(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // no controller runs here to remove the finalizer
+		testenv.Patch(t, env.Client, key, &mygroupv1alpha1.DatabaseUser{}, func(d *mygroupv1alpha1.DatabaseUser) {
+			d.Finalizers = nil
+		})
+	})
+
+	c := &targetGets{Client: env.Client, gets: map[string]int{}}
+	r, err := databaseuser.NewReconciler(c, &eventLog{byName: map[string][]string{}},
+		databaseuser.Config{OperatorNamespace: opNS, ResyncPeriod: resync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: key}); err == nil {
+		t.Error("the reconcile succeeded without the admin Secret")
+	}
+	got := mustGet(t, tenant, "app")
+	if c := meta.FindStatusCondition(got.Status.Conditions, mygroupv1alpha1.ConditionReady); c == nil ||
+		c.Reason != mygroupv1alpha1.ReasonTargetSecretInvalid || got.Status.Target != "reads-now" {
+		t.Fatalf("the account step did not reach the login: %+v", got.Status)
+	}
+	if len(c.gets) != 2 || c.gets["reads-was"] != 1 || c.gets["reads-now"] != 1 {
+		t.Errorf("DatabaseTargets read %v, want each of reads-was and reads-now once", c.gets)
+	}
 }

@@ -27,35 +27,45 @@ import (
 
 // The target's policy, as a pure function of the DatabaseTarget's spec and the DatabaseUser: what the cluster
 // admin allows a namespace to ask of a database server. Nothing is sent to the server for a DatabaseUser the
-// policy refuses. Table-tested in policy_test.go.
+// policy refuses. Which databases are allowed (the system schemas, the `*` glob) is mysqlaccount.Policy's to
+// decide: the same answer for a grant asked here and an account adopted there. Table-tested in policy_test.go.
 
 // refusal is why the policy refuses a DatabaseUser: a Ready reason and a message a person can act on.
 type refusal struct{ reason, message string }
 
-// checkPolicy returns nil when the target's policy allows everything dbu asks for.
-func checkPolicy(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.DatabaseUser) *refusal {
+// allowance is what the target's policy gives a DatabaseUser: the databases its namespace may be granted, and
+// whether its account may be adopted (existingAccounts: Adopt, with its user listed for its namespace).
+type allowance struct {
+	databases mysqlaccount.Policy
+	adopt     bool
+}
+
+// checkPolicy returns what the target's policy gives dbu, and a refusal unless it allows everything dbu asks
+// for. The allowance is computed either way; a refused DatabaseUser may use none of it.
+func checkPolicy(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.DatabaseUser) (allowance, *refusal) {
 	spec, ns := &target.Spec, dbu.Namespace
+	allowed := allowance{databases: databasePolicy(spec, ns), adopt: adoptable(spec, ns, dbu.Spec.User)}
 	if !namespaceAllowed(spec.AllowedNamespaces, ns) {
-		return &refusal{mygroupv1alpha1.ReasonTargetNotAllowed, fmt.Sprintf(
+		return allowed, &refusal{mygroupv1alpha1.ReasonTargetNotAllowed, fmt.Sprintf(
 			"DatabaseTarget %q does not allow namespace %q (its allowedNamespaces are set by the cluster admin)",
 			target.Name, ns)}
 	}
 	if prefix := expandNamespace(spec.UserPrefix, ns); !strings.HasPrefix(dbu.Spec.User, prefix) {
-		return &refusal{mygroupv1alpha1.ReasonUserNotAllowed, fmt.Sprintf(
+		return allowed, &refusal{mygroupv1alpha1.ReasonUserNotAllowed, fmt.Sprintf(
 			"DatabaseTarget %q requires user names in namespace %q to begin with %q", target.Name, ns, prefix)}
 	}
 	for _, g := range dbu.Spec.Grants {
-		if system(g.Database) {
-			return &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
+		if mysqlaccount.SystemSchema(g.Database) {
+			return allowed, &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
 				"database %q is a system schema: it is never granted through a DatabaseUser", g.Database)}
 		}
-		if !databaseAllowed(spec.Databases, ns, g.Database) {
-			return &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
+		if !allowed.databases.AllowsDatabase(g.Database) {
+			return allowed, &refusal{mygroupv1alpha1.ReasonGrantNotAllowed, fmt.Sprintf(
 				"DatabaseTarget %q allows namespace %q grants on %s only, not on database %q",
-				target.Name, ns, describePatterns(spec.Databases, ns), g.Database)}
+				target.Name, ns, allowed.databases, g.Database)}
 		}
 	}
-	return nil
+	return allowed, nil
 }
 
 // adoptable: the target adopts existing accounts, and lists user for namespace ns and for no other namespace
@@ -81,51 +91,15 @@ func namespaceAllowed(allowed []string, ns string) bool {
 	return slices.Contains(allowed, "*") || slices.Contains(allowed, ns)
 }
 
-// system reports whether db is one of the server's own schemas or operator101's. The server compares
-// database names case-insensitively on some systems (lower_case_table_names), so this does too.
-func system(db string) bool {
-	return slices.ContainsFunc(mysqlaccount.SystemSchemas, func(s string) bool { return strings.EqualFold(s, db) })
-}
-
-// databaseAllowed: db matches one of the patterns, with ${namespace} replaced by ns.
-func databaseAllowed(patterns []string, ns, db string) bool {
-	return slices.ContainsFunc(patterns, func(p string) bool { return matchPattern(expandNamespace(p, ns), db) })
+// databasePolicy is the databases the target allows namespace ns, with ${namespace} replaced by ns.
+func databasePolicy(spec *mygroupv1alpha1.DatabaseTargetSpec, ns string) mysqlaccount.Policy {
+	var p mysqlaccount.Policy
+	for _, d := range spec.Databases {
+		p.Databases = append(p.Databases, expandNamespace(d, ns))
+	}
+	return p
 }
 
 func expandNamespace(s, ns string) string {
 	return strings.ReplaceAll(s, mygroupv1alpha1.NamespacePlaceholder, ns)
-}
-
-func describePatterns(patterns []string, ns string) string {
-	if len(patterns) == 0 {
-		return "no database"
-	}
-	q := make([]string, len(patterns))
-	for i, p := range patterns {
-		q[i] = fmt.Sprintf("%q", expandNamespace(p, ns))
-	}
-	return strings.Join(q, ", ")
-}
-
-// matchPattern matches name against pattern, where only `*` is special (any run of characters, also none).
-// Written here because path.Match and filepath.Match also give `?`, `[` and `\` meaning, and database names
-// may contain those.
-func matchPattern(pattern, name string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == name
-	}
-	if !strings.HasPrefix(name, parts[0]) {
-		return false
-	}
-	name = name[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, mid := range parts[1 : len(parts)-1] {
-		i := strings.Index(name, mid)
-		if i < 0 {
-			return false
-		}
-		name = name[i+len(mid):]
-	}
-	return strings.HasSuffix(name, last)
 }

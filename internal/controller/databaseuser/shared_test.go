@@ -203,10 +203,7 @@ func TestTenantsCannotTouchWhatIsNotTheirs(t *testing.T) {
 	newPw := randomPassword(t, "rotated")
 	setSecret(t, nsB, "s", map[string]string{"pw": newPw})
 	poll(t, timeout, "the owner's rotation", func() error { return login(owned, newPw) })
-	if err := env.Client.Delete(ctx, mustGet(t, nsB, "owned")); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, ownedKey)
+	deleteUser(t, ownedKey)
 	if accountExists(t, owned) {
 		t.Error("the owner's account survived its DatabaseUser")
 	}
@@ -220,7 +217,6 @@ func TestTenantsCannotTouchWhatIsNotTheirs(t *testing.T) {
 // on, also after the target goes back to Refuse.
 func TestAdoptOnlyWhenTheTargetSaysSo(t *testing.T) {
 	mariadbtest.Require(t, server)
-	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword(t, "badadmin"))
 	ns := env.NewNamespace(t, "adopt")
 	dt := mkTarget(t, "legacy", o.ns, "mariadb-target", nil)
@@ -257,10 +253,7 @@ func TestAdoptOnlyWhenTheTargetSaysSo(t *testing.T) {
 	})
 	testenv.Poke(t, env.Client, key, &mygroupv1alpha1.DatabaseUser{})
 	waitReady(t, key, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
-	if err := env.Client.Delete(ctx, mustGet(t, ns, "legacy")); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, key)
+	deleteUser(t, key)
 	if accountExists(t, user) {
 		t.Error("the adopted account was not dropped with its DatabaseUser")
 	}
@@ -314,10 +307,7 @@ func TestTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonUnknownTarget)
-	if err := env.Client.Delete(ctx, mustGet(t, ns, "going")); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, key)
+	deleteUser(t, key)
 	if err := login(user, pw); err != nil {
 		t.Errorf("the account of a removed target was touched: %v", err)
 	}
@@ -430,7 +420,6 @@ func mustGetTarget(t *testing.T, name string) *mygroupv1alpha1.DatabaseTarget {
 // deleted, which still drops it: the account is operator101's.
 func TestNarrowedPolicy(t *testing.T) {
 	mariadbtest.Require(t, server)
-	ctx := context.Background()
 	o := startOperatorWith(t, nil, randomPassword(t, "badadmin"), nil, databaseuser.Config{ResyncPeriod: time.Hour})
 	ns := env.NewNamespace(t, "narrowed")
 	dt := mkTarget(t, "narrowed", o.ns, "mariadb-target", nil)
@@ -460,10 +449,7 @@ func TestNarrowedPolicy(t *testing.T) {
 			t.Errorf("%s: the account stopped working: %v", step.reason, err)
 		}
 	}
-	if err := env.Client.Delete(ctx, mustGet(t, ns, "narrowed")); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, key)
+	deleteUser(t, key)
 	if accountExists(t, user) {
 		t.Error("the account the policy no longer allows was not dropped with its DatabaseUser")
 	}
@@ -476,7 +462,6 @@ func TestNarrowedPolicy(t *testing.T) {
 // refuses existing accounts, or lists the account for another namespace, the account stays.
 func TestDeletedBeforeAdoptionDrops(t *testing.T) {
 	mariadbtest.Require(t, server)
-	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword(t, "badadmin"))
 	ns := env.NewNamespace(t, "early")
 	users := map[string]string{"adopt-early": uniqueUser("early"), "refuse-early": uniqueUser("early"), "unlisted-early": uniqueUser("early")}
@@ -501,10 +486,7 @@ func TestDeletedBeforeAdoptionDrops(t *testing.T) {
 		dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: tc.target}
 		key := testenv.Create(t, env.Client, dbu)
 		waitReady(t, key, metav1.ConditionFalse, mygroupv1alpha1.ReasonSecretNotFound)
-		if err := env.Client.Delete(ctx, mustGet(t, ns, tc.target)); err != nil {
-			t.Fatal(err)
-		}
-		waitGone(t, key)
+		deleteUser(t, key)
 		if got := !accountExists(t, user); got != tc.dropped {
 			t.Errorf("target %s: account dropped %v, want %v", tc.target, got, tc.dropped)
 		}
@@ -555,8 +537,5 @@ func TestMigratingTargetHoldsDeletion(t *testing.T) {
 	other.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "never-declared"}
 	otherKey := testenv.Create(t, env.Client, other)
 	waitReady(t, otherKey, metav1.ConditionFalse, mygroupv1alpha1.ReasonUnknownTarget)
-	if err := env.Client.Delete(ctx, mustGet(t, ns, "other")); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, otherKey)
+	deleteUser(t, otherKey)
 }

@@ -108,18 +108,27 @@ func startOperator(t *testing.T, cfg *rest.Config, badAdminPassword string) *ope
 func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, extra map[string]mysqlaccount.Target,
 	config databaseuser.Config, opts ...func(*ctrl.Options)) *operator {
 	t.Helper()
-	o := &operator{ns: env.NewNamespace(t, "dbu"), log: captureLog(t)}
+	ns := env.NewNamespace(t, "dbu")
 	a := server.Admin
-	targetSecret(t, o.ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
-	targetSecret(t, o.ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
+	targetSecret(t, ns, "mariadb-target", a.Host, a.Port, a.User, a.Password)
+	targetSecret(t, ns, "mariadb-badpw", a.Host, a.Port, a.User, badAdminPassword)
 	for name, secret := range map[string]string{"default": "mariadb-target", "that-database": "mariadb-target",
 		"badpw": "mariadb-badpw", "nosecret": "no-such-secret"} {
-		mkTarget(t, name, o.ns, secret, nil)
+		mkTarget(t, name, ns, secret, nil)
 	}
 	for name, x := range extra {
-		targetSecret(t, o.ns, "extra-"+name, x.Host, x.Port, x.User, x.Password)
-		mkTarget(t, name, o.ns, "extra-"+name, nil)
+		targetSecret(t, ns, "extra-"+name, x.Host, x.Port, x.User, x.Password)
+		mkTarget(t, name, ns, "extra-"+name, nil)
 	}
+	return startManager(t, cfg, ns, config, opts...)
+}
+
+// startManager starts a manager on cfg (env.Config when nil) with the controllers of an operator running in
+// namespace ns, configured by config (the namespace, 2 workers and a connect timeout of 2s are set here), that
+// logs everything, at every level, to a buffer the leak check searches.
+func startManager(t *testing.T, cfg *rest.Config, ns string, config databaseuser.Config, opts ...func(*ctrl.Options)) *operator {
+	t.Helper()
+	o := &operator{ns: ns, log: captureLog(t)}
 	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		config.OperatorNamespace, config.ConnectTimeout = o.ns, 2*time.Second
 		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, config)
@@ -127,6 +136,16 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, badAdminPassword string, 
 		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
 	}}, opts...)...)
 	return o
+}
+
+// deleteUser deletes the DatabaseUser key, as the API server holds it, and waits until it is gone: its
+// finalizer ran.
+func deleteUser(t *testing.T, key types.NamespacedName) {
+	t.Helper()
+	if err := env.Client.Delete(context.Background(), mustGet(t, key.Namespace, key.Name)); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, key)
 }
 
 // mkTarget creates the DatabaseTarget name for the admin Secret ns/secret: every namespace, every database

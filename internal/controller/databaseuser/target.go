@@ -30,7 +30,64 @@ import (
 )
 
 // What both controllers do with a DatabaseTarget: find it, decide whether this installation serves it, and log
-// in to its server as its admin account.
+// in to its server as its admin account. A DatabaseUser's steps do all three through onServer.
+
+// targetReads are the DatabaseTargets one reconcile of a DatabaseUser has read: each is read at most once,
+// whichever steps need it (the move step needs both the previous and the current target, the account step
+// the current one again). Made afresh by each reconcile: nothing is kept from one to the next.
+type targetReads struct {
+	c                 client.Reader
+	operatorNamespace string
+	read              map[string]targetRead
+}
+
+// targetRead is what getTarget found: a target this installation serves, or the outcome that says why not.
+type targetRead struct {
+	target *mygroupv1alpha1.DatabaseTarget
+	out    *outcome
+}
+
+// targetReads starts the reads of one reconcile.
+func (r *Reconciler) targetReads() *targetReads {
+	return &targetReads{c: r.Client, operatorNamespace: r.cfg.OperatorNamespace, read: map[string]targetRead{}}
+}
+
+// get is getTarget, read once per reconcile.
+func (ts *targetReads) get(ctx context.Context, name string) (*mygroupv1alpha1.DatabaseTarget, *outcome) {
+	got, ok := ts.read[name]
+	if !ok {
+		got.target, got.out = getTarget(ctx, ts.c, ts.operatorNamespace, name)
+		ts.read[name] = got
+	}
+	if got.out != nil {
+		out := *got.out // a step may change its copy
+		return nil, &out
+	}
+	return got.target, nil
+}
+
+// onServer is how every step of a DatabaseUser reaches a database server: it takes the DatabaseTarget name
+// from targets (read at most once per reconcile), logs in to its server as the admin account, runs do, and
+// closes the connection. It returns nil when do succeeded, or else the outcome of what failed: the target
+// (missing, served by another installation), its admin Secret, the login, or do's error (failure), with the
+// admin password and secrets redacted.
+func (r *Reconciler) onServer(ctx context.Context, targets *targetReads, name string,
+	do func(*mysqlaccount.Client) error, secrets ...string) *outcome {
+	t, out := targets.get(ctx, name)
+	if out != nil {
+		return out
+	}
+	db, failed, admin := connect(ctx, r.Reader, &r.cfg, t)
+	if db == nil {
+		return &failed
+	}
+	defer func() { _ = db.Close() }()
+	if err := do(db); err != nil {
+		out := failure(err, "", append(secrets, admin)...)
+		return &out
+	}
+	return nil
+}
 
 // getTarget reads the DatabaseTarget name from the cache. It returns an outcome (and no target) when there is
 // none, or when its admin Secret is in another namespace than this operator's: an installation reads Secrets

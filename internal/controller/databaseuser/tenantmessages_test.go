@@ -18,48 +18,19 @@ package databaseuser_test
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
 )
-
-// denyingServer is a listener on 127.0.0.1 that answers every connection with MySQL's access-denied error
-// (1045), naming the client as a server does: 'user'@'client-ip'.
-func denyingServer(t *testing.T, message string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p := binary.LittleEndian.AppendUint16([]byte{0xff}, 1045)
-			p = append(append(p, "#28000"...), message...)
-			_, _ = c.Write(append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...))
-			_ = c.Close()
-		}
-	}()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
 
 // TestTenantsSeeNothingOfTheServer: a DatabaseUser whose target's server refuses the admin account (1045, naming
 // 'dbadmin'@'10.1.2.3' as MySQL names the operator) reports AccessDenied, and while its deletion is held, its
@@ -69,18 +40,12 @@ func denyingServer(t *testing.T, message string) string {
 func TestTenantsSeeNothingOfTheServer(t *testing.T) {
 	ctx := context.Background()
 	const adminUser, operatorIP = "dbadmin", "10.1.2.3"
-	port := denyingServer(t, "Access denied for user '"+adminUser+"'@'"+operatorIP+"' (using password: YES)")
+	port := strconv.Itoa(mariadbtest.ErrorServer(t, 1045, "Access denied for user '"+adminUser+"'@'"+operatorIP+"' (using password: YES)"))
 	opNS := env.NewNamespace(t, "dbu-leak")
 	mkSecret(t, opNS, "denying", map[string]string{"host": "127.0.0.1", "port": port,
 		"username": adminUser, "password": randomPassword(t, "admin")})
 	mkTarget(t, "denying", opNS, "denying", nil)
-	log := captureLog(t)
-	env.StartManager(t, nil, func(mgr ctrl.Manager) error {
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
-			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
-	}, func(opts *ctrl.Options) {
-		opts.Logger = zap.New(zap.WriteTo(log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
-	})
+	op := startManager(t, nil, opNS, databaseuser.Config{ResyncPeriod: resync})
 	leaks := []string{adminUser, "127.0.0.1", port, operatorIP, "Access denied"}
 
 	c := targetReady(t, "denying", mygroupv1alpha1.ReasonAccessDenied)
@@ -122,7 +87,7 @@ func TestTenantsSeeNothingOfTheServer(t *testing.T) {
 		return nil
 	})
 	tenantSees("deletion held")
-	if l := log.String(); !strings.Contains(l, operatorIP) || !strings.Contains(l, "127.0.0.1:"+port) {
+	if l := op.log.String(); !strings.Contains(l, operatorIP) || !strings.Contains(l, "127.0.0.1:"+port) {
 		t.Error("the operator's log lost the server's error")
 	}
 

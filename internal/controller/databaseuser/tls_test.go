@@ -37,12 +37,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -132,7 +129,6 @@ func targetReady(t *testing.T, name, reason string, unreached ...*tcpRecorder) *
 // shows that such a listener sees a connection). Adding ca.crt to the refused target's Secret lifts the refusal:
 // the operator then connects. Needs no MariaDB.
 func TestVerifyCAWithoutCARefused(t *testing.T) {
-	ctx := context.Background()
 	refused, full := recordConnections(t), recordConnections(t)
 	opNS := env.NewNamespace(t, "dbt-tls")
 	adminPw := randomPassword(t, "admin")
@@ -147,13 +143,7 @@ func TestVerifyCAWithoutCARefused(t *testing.T) {
 	mkTarget(t, "verifyfull-no-ca", opNS, "no-ca-full", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
 		s.TLS = mygroupv1alpha1.DatabaseTargetTLS{Mode: mygroupv1alpha1.TLSVerifyFull}
 	})
-	log := captureLog(t)
-	mgr := env.StartManager(t, nil, func(mgr ctrl.Manager) error {
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
-			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
-	}, func(opts *ctrl.Options) {
-		opts.Logger = zap.New(zap.WriteTo(log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
-	})
+	op := startManager(t, nil, opNS, databaseuser.Config{ResyncPeriod: resync})
 
 	// The target: refused, with what to do.
 	c := targetReady(t, "verifyca-no-ca", mygroupv1alpha1.ReasonTargetSecretInvalid, refused)
@@ -182,14 +172,14 @@ func TestVerifyCAWithoutCARefused(t *testing.T) {
 
 	// Retried with backoff, each time refused before any connection.
 	targetKey := types.NamespacedName{Name: "verifyca-no-ca"}
-	n := mgr.Reconciles.Get(targetKey)
+	n := op.mgr.Reconciles.Get(targetKey)
 	poll(t, timeout, "3 more reconciles of the target", func() error {
-		if got := mgr.Reconciles.Get(targetKey); got < n+3 {
+		if got := op.mgr.Reconciles.Get(targetKey); got < n+3 {
 			return fmt.Errorf("%d reconciles", got)
 		}
 		return nil
 	})
-	userReconciles := mgr.Reconciles.Get(key)
+	userReconciles := op.mgr.Reconciles.Get(key)
 
 	// VerifyFull without ca.crt is not refused: it connects (the listener speaks no MySQL: unreachable).
 	fc := targetReady(t, "verifyfull-no-ca", mygroupv1alpha1.ReasonDatabaseUnreachable)
@@ -200,11 +190,11 @@ func TestVerifyCAWithoutCARefused(t *testing.T) {
 
 	if got := refused.conns.Load(); got != 0 {
 		t.Fatalf("VerifyCA without ca.crt: %d connections to the server (target reconciled %d times, "+
-			"DatabaseUser %d times)", got, mgr.Reconciles.Get(targetKey), userReconciles)
+			"DatabaseUser %d times)", got, op.mgr.Reconciles.Get(targetKey), userReconciles)
 	}
 	t.Logf("no connection over %d reconciles of the target and %d of the DatabaseUser",
-		mgr.Reconciles.Get(targetKey), userReconciles)
-	if strings.Contains(log.String(), adminPw) {
+		op.mgr.Reconciles.Get(targetKey), userReconciles)
+	if strings.Contains(op.log.String(), adminPw) {
 		t.Error("the admin password is in the operator's log")
 	}
 
@@ -221,8 +211,5 @@ func TestVerifyCAWithoutCARefused(t *testing.T) {
 	})
 	targetReady(t, "verifyca-no-ca", mygroupv1alpha1.ReasonDatabaseUnreachable)
 
-	if err := env.Client.Delete(ctx, mustGet(t, tenant, "app")); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, key)
+	deleteUser(t, key)
 }

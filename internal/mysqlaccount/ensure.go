@@ -1,0 +1,87 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package mysqlaccount
+
+import (
+	"context"
+	"crypto/rand"
+)
+
+// Ensure makes the account match a and returns how many statements that write it ran (0 when it already
+// matched). Nothing is executed for a reserved account, a grant on a system schema, a password longer than
+// the server accepts (nothing read or hashed either), an account a.Claimant does not own (the target's admin
+// among them), or an account to adopt that holds privileges beyond the policy (KindReserved, KindInvalidGrant,
+// KindPasswordTooLong, KindNotClaimed, KindAdoptionRefused).
+//
+// Ensure is the I/O around pure decisions: refuse (check.go), decide (claim.go), adoptionObstacles (adopt.go)
+// and plan (plan.go) say what to do; Ensure reads what they need and runs what they planned.
+func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
+	// Refused before anything is read or hashed.
+	if err := refuse(a, c.server, c.admin); err != nil {
+		return 0, err
+	}
+
+	// What the server holds, and whether the account is the claimant's, or may be adopted.
+	o, err := c.Observe(ctx, a.User, a.Host)
+	if err != nil {
+		return 0, err
+	}
+	d, err := decide(a, o)
+	if err != nil {
+		return 0, err
+	}
+	if d == adopt {
+		// Before anything is recorded or set: an account holding more than the policy allows stays as it is.
+		if err := c.checkAdoptable(ctx, a); err != nil {
+			return 0, err
+		}
+	}
+
+	// The statements, planned before the claim is written: a plan the server cannot take leaves no claim
+	// behind, which would otherwise make an account created later by someone else this DatabaseUser's.
+	recordFirst := o.Claim == nil // a new account, or one adopted: recorded before anything is done to it
+	if recordFirst {
+		o.Claim = &claim{Claimant: a.Claimant}
+	}
+	salt, err := randomSalt()
+	if err != nil {
+		return 0, err
+	}
+	crypt := &sha2Crypter{salt: salt}
+	stmts, setsPassword, err := plan(a, o, c.server, crypt)
+	c.sha2CryptRuns += crypt.runs
+	if err != nil {
+		return 0, err
+	}
+
+	// Run them.
+	return c.apply(ctx, a, recordFirst, stmts, setsPassword)
+}
+
+// saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
+const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+func randomSalt() (string, error) {
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
+	}
+	return string(b), nil
+}
