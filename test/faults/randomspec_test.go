@@ -512,10 +512,12 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// TestWrongTypeWithAFormatIsRejected: the API server does not check the type of a field that has a format
-// (kube-openapi skips it for strings and lists), so At's schedule (format date-time) took a list, and one
-// such At broke the At informer's list for every At (found by TestRandomSpecs). A rule on the field checks
-// the type.
+// TestWrongTypeWithAFormatIsRejected: an At whose schedule is not a string (a list, an object, a number, a
+// boolean) is refused with 422 naming spec.schedule; stored, one such At would break the At informer's list
+// for every At (found by TestRandomSpecs). The API server does not check the type of a field that has a
+// format (kube-openapi skips it for strings and lists), and At's schedule has none: it is a plain string
+// with a pattern, whose calendar date a CEL rule checks (api/cnat/v1alpha1/at_types.go), so the API server
+// checks its type as any string's.
 func TestWrongTypeWithAFormatIsRejected(t *testing.T) {
 	hc, err := rest.HTTPClientFor(env.Config)
 	must(t, err)
