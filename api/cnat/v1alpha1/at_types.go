@@ -60,7 +60,7 @@ const (
 const MaxRetries = 5
 
 // ConditionSucceeded tells whether the command ran and exited 0: Unknown while PENDING or RUNNING, True once
-// DONE, False once FAILED (or when the schedule cannot be parsed).
+// DONE, False once FAILED or MISSED (and while PENDING when the schedule or the time zone cannot be read).
 const ConditionSucceeded = "Succeeded"
 
 // Reasons of the Succeeded condition. A FAILED At whose pod failed carries the pod's own reason instead
@@ -111,15 +111,16 @@ const (
 // AtSpec is a command to run once, at a given time.
 // +kubebuilder:validation:XValidation:rule="has(self.timeZone) ? !self.schedule.endsWith('Z') : self.schedule.endsWith('Z')",message="schedule ends in Z (UTC) without timeZone, and has no Z with timeZone (a wall-clock time in that zone, such as 2019-04-12T12:12:00)"
 type AtSpec struct {
+	// schedule has a calendar rule of its own rather than format date-time: CEL would read a date-time as a
+	// timestamp and not see whether it ends in Z (the rule on AtSpec). The rule checks the shape first, so a
+	// malformed schedule meets the pattern's message, not a conversion error.
+
 	// schedule is when the command runs: a UTC time such as "2019-04-12T10:12:00Z", or, with timeZone, a
 	// wall-clock time in that zone without "Z" or offset, such as "2019-04-12T12:12:00". A time in the past
 	// runs the command at once.
 	// +required
 	// +kubebuilder:validation:MaxLength=20
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z?$`
-	// A calendar check of its own rather than format date-time, which would make the field a timestamp to CEL
-	// and hide whether it ends in Z (the rule on AtSpec). The shape is checked first, so a malformed schedule
-	// meets the pattern's message, not a conversion error.
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z?$') || (int(self.substring(5, 7)) >= 1 && int(self.substring(5, 7)) <= 12 && int(self.substring(8, 10)) >= 1 && int(self.substring(8, 10)) <= (self.substring(5, 7) == '02' ? ((int(self.substring(0, 4)) % 4 == 0 && int(self.substring(0, 4)) % 100 != 0) || int(self.substring(0, 4)) % 400 == 0 ? 29 : 28) : (self.substring(5, 7) in ['04', '06', '09', '11'] ? 30 : 31)) && int(self.substring(11, 13)) <= 23 && int(self.substring(14, 16)) <= 59 && int(self.substring(17, 19)) <= 59)",message="schedule must be a date and time that exist on the calendar, such as 2019-04-12T10:12:00Z"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Schedule",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Schedule string `json:"schedule"`
@@ -338,10 +339,6 @@ type AtAttempt struct {
 	Attempt int32 `json:"attempt"`
 	// podName is the attempt's pod.
 	PodName string `json:"podName"`
-	// nextRunTime is when the command is due (the schedule, read in timeZone), while the At is PENDING.
-	// +optional
-	NextRunTime *metav1.Time `json:"nextRunTime,omitempty"`
-
 	// startTime is when the pod was created (the first attempt's, with retries).
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
