@@ -159,13 +159,14 @@ func run() error {
 // logProxyCredentials says, once, which proxy variables the workloads get without the user and password their
 // URL holds, and which they do not get at all. It names the variables, never their values.
 func logProxyCredentials(log logr.Logger, cfg *config) {
-	if len(cfg.proxyStripped) == 0 && len(cfg.proxyOmitted) == 0 {
+	stripped, omitted := cfg.controllers.ProxyEnv.Stripped(), cfg.controllers.ProxyEnv.Omitted()
+	if len(stripped) == 0 && len(omitted) == 0 {
 		return
 	}
 	log.Info("the proxy URL's user and password are not passed to the pods operator101 runs for tenants: "+
 		"they get these variables with the proxy's address only (withoutCredentials), "+
 		"and not those whose credentials cannot be told from the address (leftOut)",
-		"withoutCredentials", cfg.proxyStripped, "leftOut", cfg.proxyOmitted)
+		"withoutCredentials", stripped, "leftOut", omitted)
 }
 
 // checkAPIServer fails fast, with one clear line, when the API server cannot be reached, instead of letting

@@ -94,7 +94,7 @@ func TestParseConfigProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, e := range cfg.controllers.ProxyEnv {
+	for e := range cfg.controllers.ProxyEnv.All() {
 		got[e.Name] = e.Value
 	}
 	if got["HTTPS_PROXY"] != "http://proxy.example:3128" || got["https_proxy"] != "http://proxy.example:3128" ||

@@ -41,6 +41,7 @@ import (
 	"github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -150,10 +151,10 @@ func TestCacheHoldsTenantObjectsSmall(t *testing.T) {
 func TestPodCacheHoldsAtPodsOnly(t *testing.T) {
 	m := startCachingManager(t)
 	ns := env.NewNamespace(t, "pods")
-	webLabels := myweb.Deployment(&operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, nil).
+	webLabels := myweb.Deployment(&operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, proxyenv.Env{}).
 		Spec.Template.Labels
 	appDep, err := appservice.Deployment(&appv1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
-		Spec: appv1.AppServiceSpec{Application: appv1.Application{Image: "nginx:1.27"}}}, nil)
+		Spec: appv1.AppServiceSpec{Application: appv1.Application{Image: "nginx:1.27"}}}, proxyenv.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

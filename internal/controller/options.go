@@ -19,7 +19,7 @@ package controller
 import (
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // LeaderElectionID names the Lease through which the manager's replicas elect a leader (in the manager's
@@ -42,7 +42,7 @@ type Options struct {
 	// AtWorkers is the number of workers of the At controller.
 	AtWorkers int
 	// ProxyEnv is the cluster's proxy settings, which every workload the operator runs is given.
-	ProxyEnv []corev1.EnvVar
+	ProxyEnv proxyenv.Env
 
 	// OperatorConditionName names the OperatorCondition OLM made for this installation; empty outside OLM.
 	OperatorConditionName string

@@ -44,6 +44,7 @@ import (
 	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -110,7 +111,7 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 // garbage collection deletes them with it), pass on the operator's proxy settings and follow every spec field.
 func TestAppServiceCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
-	startOperatorWith(t, nil, kit.Options{ProxyEnv: []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}}})
+	startOperatorWith(t, nil, kit.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}})})
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "shop", 30210)
 	a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}}

@@ -30,6 +30,7 @@ import (
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // containerName is the name of the application's container.
@@ -104,18 +105,17 @@ func protocol(p appv1.ServicePort) corev1.Protocol {
 
 // Deployment runs spec.size pods of spec.image with spec.resources and spec.envs. proxyEnv (OLM's proxy
 // settings, from proxy.ReadProxyVarsFromEnv) comes first in the environment, without the user and password a
-// proxy URL may carry (kit.ProxyEnvWithoutCredentials), unless spec.envs names the same variable: the spec
+// proxy URL may carry (proxyenv.Env never holds them), unless spec.envs names the same variable: the spec
 // wins. Each port's target is declared on the container. The pods get no ServiceAccount token unless
 // spec.automountServiceAccountToken asks for it, and the securityContext of kit.PodSecurity(spec.runAsNonRoot).
-func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.DeploymentApplyConfiguration, error) {
+func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	container := corev1ac.Container().WithName(containerName).WithImage(a.Spec.Image)
 
 	own := map[string]bool{}
 	for _, e := range a.Spec.Envs {
 		own[e.Name] = true
 	}
-	proxyEnv, _, _ = kit.ProxyEnvWithoutCredentials(proxyEnv)
-	for _, e := range proxyEnv {
+	for e := range proxyEnv.All() {
 		if !own[e.Name] {
 			container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 		}

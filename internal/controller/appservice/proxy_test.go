@@ -25,6 +25,7 @@ import (
 	"github.com/operator-framework/operator-lib/proxy"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // The operator's proxy reaches the application's pods (OLM's cluster-proxy convention), but not the user and
@@ -37,7 +38,7 @@ func TestDeploymentDropsProxyCredentials(t *testing.T) {
 	a := newApp(func(s *appv1.AppServiceSpec) {
 		s.Envs = []appv1.EnvVar{{Name: "https_proxy", Value: "http://tenant:theirs@proxy.tenant:8080"}}
 	})
-	d, err := Deployment(a, proxy.ReadProxyVarsFromEnv())
+	d, err := Deployment(a, proxyenv.New(proxy.ReadProxyVarsFromEnv()))
 	if err != nil {
 		t.Fatal(err)
 	}

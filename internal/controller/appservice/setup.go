@@ -29,6 +29,7 @@ import (
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // Config is the AppService controller's own configuration; it has none yet besides kit.Options.
@@ -53,7 +54,7 @@ func register[T client.Object](mgr ctrl.Manager, o kit.Options, name string, api
 }
 
 // Children is what the reconcile applies for a, by kind: its builders' output (a nil Service: none may exist).
-func Children(a *appv1.AppService, proxyEnv []corev1.EnvVar) (map[string]runtime.ApplyConfiguration, error) {
+func Children(a *appv1.AppService, proxyEnv proxyenv.Env) (map[string]runtime.ApplyConfiguration, error) {
 	dep, err := Deployment(a, proxyEnv)
 	if err != nil {
 		return nil, err
@@ -64,14 +65,14 @@ func Children(a *appv1.AppService, proxyEnv []corev1.EnvVar) (map[string]runtime
 // ForCache is how the manager's cache holds the AppServices of both APIs: without their environment (up to
 // 100 values of 32 KiB each) and resources, with the digests of the children the reconcile would apply
 // (kit.OwnerForCache). proxyEnv is the reconcile's (kit.Options).
-func ForCache(proxyEnv []corev1.EnvVar) map[client.Object]ctrlcache.ByObject {
+func ForCache(proxyEnv proxyenv.Env) map[client.Object]ctrlcache.ByObject {
 	return map[client.Object]ctrlcache.ByObject{
 		v1API.new():    forCache(v1API, proxyEnv, func(a *appv1.AppService) { a.Spec.Application = stripped(a.Spec.Application) }),
 		batchAPI.new(): forCache(batchAPI, proxyEnv, func(b *batchv1alpha1.AppService) { b.Spec.Application = stripped(b.Spec.Application) }),
 	}
 }
 
-func forCache[T client.Object](api apiOf[T], proxyEnv []corev1.EnvVar, strip func(T)) ctrlcache.ByObject {
+func forCache[T client.Object](api apiOf[T], proxyEnv proxyenv.Env, strip func(T)) ctrlcache.ByObject {
 	return ctrlcache.ByObject{Transform: kit.OwnerForCache(func(obj T) (map[string]runtime.ApplyConfiguration, error) {
 		return Children(api.view(obj), proxyEnv)
 	}, strip)}

@@ -35,6 +35,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // Labels on every pod of an At.
@@ -103,7 +104,7 @@ type PodDefaults struct {
 	Image string
 	// ProxyEnv (the operator's HTTP(S)_PROXY/NO_PROXY, which OLM sets from the cluster's proxy) is passed on to
 	// the command.
-	ProxyEnv []corev1.EnvVar
+	ProxyEnv proxyenv.Env
 	// UID is the UID and GID the command runs as: PodUID of the At's namespace (0: NonRootUID).
 	UID int64
 }
@@ -123,16 +124,12 @@ func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 	if image == "" {
 		image = cnatv1alpha1.DefaultImage
 	}
-	proxyEnv := d.ProxyEnv
 	labels := map[string]string{kit.ManagedByLabel: kit.ManagedBy}
 	if len(validation.IsValidLabelValue(at.Name)) == 0 {
 		labels[labelAt] = at.Name
 		labels[labelApp] = at.Name // the book's label: kubectl get pod -l app=<at>
 	}
-	var env []corev1.EnvVar
-	if len(proxyEnv) > 0 {
-		env = append([]corev1.EnvVar(nil), proxyEnv...)
-	}
+	env := d.ProxyEnv.Vars()
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      PodName(at.Name),

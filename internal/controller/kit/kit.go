@@ -37,7 +37,6 @@ import (
 	"errors"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -48,6 +47,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // Options is what every controller's Setup takes besides its kind's own configuration.
@@ -59,8 +60,8 @@ type Options struct {
 	ReconcileTimeout time.Duration
 	// ProxyEnv is passed on to every workload the operator runs: the cluster's proxy settings, which OLM gives
 	// the operator as HTTP_PROXY, HTTPS_PROXY and NO_PROXY (none by default), never with the user and password
-	// a proxy URL may hold (WithDefaults takes them out: ProxyEnvWithoutCredentials).
-	ProxyEnv []corev1.EnvVar
+	// a proxy URL may hold (proxyenv.New takes them out).
+	ProxyEnv proxyenv.Env
 	// Clock is the time source of conditions and schedules (default: the real clock).
 	Clock clock.PassiveClock
 	// Reader reads from the API server, past the cache (default: the manager's API reader).
@@ -71,9 +72,8 @@ type Options struct {
 	NotOwnedRetry time.Duration
 }
 
-// WithDefaults fills what o leaves unset from the manager, and takes the credentials out of o.ProxyEnv.
+// WithDefaults fills what o leaves unset from the manager.
 func (o Options) WithDefaults(mgr ctrl.Manager) Options {
-	o.ProxyEnv, _, _ = ProxyEnvWithoutCredentials(o.ProxyEnv)
 	if o.Workers < 1 {
 		o.Workers = DefaultWorkers
 	}

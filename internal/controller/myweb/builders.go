@@ -30,6 +30,7 @@ import (
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // The children of a MyWeb all carry its name: a ConfigMap with the page, a Deployment and a Service.
@@ -92,10 +93,10 @@ func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
 
 // Deployment runs spec.replicas web servers (1 when unset) that serve the page from the ConfigMap. proxyEnv
 // (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container, without the user and
-// password a proxy URL may carry (kit.ProxyEnvWithoutCredentials). The pods get no ServiceAccount token unless
+// password a proxy URL may carry (proxyenv.Env never holds them). The pods get no ServiceAccount token unless
 // spec.automountServiceAccountToken asks for it, and the securityContext of kit.PodSecurity(spec.runAsNonRoot);
 // the web server listens on ContainerPort.
-func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.DeploymentApplyConfiguration {
+func Deployment(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) *appsv1ac.DeploymentApplyConfiguration {
 	replicas := int32(1)
 	if w.Spec.Replicas != nil {
 		replicas = *w.Spec.Replicas
@@ -107,8 +108,7 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.Deploym
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(ContainerPort(w)).WithProtocol(corev1.ProtocolTCP)).
 		WithSecurityContext(containerSecurity).
 		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true))
-	proxyEnv, _, _ = kit.ProxyEnvWithoutCredentials(proxyEnv)
-	for _, e := range proxyEnv {
+	for e := range proxyEnv.All() {
 		container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 	}
 	return appsv1ac.Deployment(w.Name, w.Namespace).

@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"github.com/operator-framework/operator-lib/proxy"
+
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // The operator's proxy reaches the web servers' pods (OLM's cluster-proxy convention), but not the user and
@@ -31,7 +33,7 @@ func TestDeploymentDropsProxyCredentials(t *testing.T) {
 	t.Setenv("HTTP_PROXY", "http://operator:s3cret@proxy.example:3128")
 	t.Setenv("HTTPS_PROXY", "http://operator:s3cret@proxy.example:3129")
 	t.Setenv("NO_PROXY", ".svc,.cluster.local")
-	d := Deployment(newWeb("p", nil, "x", 30100), proxy.ReadProxyVarsFromEnv())
+	d := Deployment(newWeb("p", nil, "x", 30100), proxyenv.New(proxy.ReadProxyVarsFromEnv()))
 
 	var env []string
 	for _, e := range d.Spec.Template.Spec.Containers[0].Env {

@@ -27,6 +27,7 @@ import (
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // Config is the MyWeb controller's own configuration; it has none yet besides kit.Options.
@@ -45,14 +46,14 @@ func Setup(mgr ctrl.Manager, o kit.Options, _ Config) error {
 }
 
 // Children is what the reconcile applies for w, by kind: its builders' output.
-func Children(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) map[string]runtime.ApplyConfiguration {
+func Children(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) map[string]runtime.ApplyConfiguration {
 	return map[string]runtime.ApplyConfiguration{"ConfigMap": ConfigMap(w), "Deployment": Deployment(w, proxyEnv),
 		"Service": Service(w)}
 }
 
 // ForCache is how the manager's cache holds MyWebs: without their page (up to 512 KiB each), with the digests
 // of the children the reconcile would apply (kit.OwnerForCache). proxyEnv is the reconcile's (kit.Options).
-func ForCache(proxyEnv []corev1.EnvVar) ctrlcache.ByObject {
+func ForCache(proxyEnv proxyenv.Env) ctrlcache.ByObject {
 	return ctrlcache.ByObject{Transform: kit.OwnerForCache(func(w *operatorv1.MyWeb) (map[string]runtime.ApplyConfiguration, error) {
 		return Children(w, proxyEnv), nil
 	}, func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "" })}
