@@ -33,7 +33,7 @@ import (
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -96,7 +96,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	})
 	fs.IntVar(&cfg.clientBurst, "kube-api-burst", defaultClientBurst, "Request burst to the API server, per kind.")
 	fs.IntVar(&c.Workers, "max-concurrent-reconciles", 0,
-		fmt.Sprintf("Workers per controller, but the At controller (0: %d).", kit.DefaultWorkers))
+		fmt.Sprintf("Workers per controller, but the At controller (0: %d).", reconciler.DefaultWorkers))
 	fs.IntVar(&c.AtWorkers, "max-concurrent-at-reconciles", 0,
 		fmt.Sprintf("Workers of the At controller (0: %d).", at.DefaultWorkers))
 	fs.StringVar(&c.DatabaseDefaultTarget, "database-default-target", "",

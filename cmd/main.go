@@ -44,6 +44,7 @@ import (
 
 	"github.com/operator101/operator101/api"
 	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/kindlimit"
 	"github.com/operator101/operator101/internal/metricsauth"
 	"github.com/operator101/operator101/internal/restmappercache"
@@ -106,7 +107,10 @@ func run() error {
 		metricsOpts.FilterProvider = metricsauth.FilterProvider
 	}
 
-	cacheOpts := controller.CacheOptions(cfg.controllers)
+	// What the controllers remember between reconciles, one value shared by the cache's transforms and the
+	// controllers.
+	memory := reconciler.NewMemory()
+	cacheOpts := controller.CacheOptions(cfg.controllers, memory)
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsOpts,
@@ -125,7 +129,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
-	if err := controller.SetupWithManager(mgr, cfg.controllers); err != nil {
+	if err := controller.SetupWithManager(mgr, cfg.controllers, memory); err != nil {
 		return fmt.Errorf("setting up controllers: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

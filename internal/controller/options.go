@@ -29,7 +29,7 @@ const LeaderElectionID = "operator101.operator101.io"
 
 // Options is what the manager's configuration gives the controllers. cmd/main.go reads it from the flags and
 // the environment, once; nothing below it reads the environment. A zero field takes the default of the package
-// that uses it (kit.DefaultWorkers, at.DefaultWorkers, databaseuser.DefaultTarget, ...), and only that package
+// that uses it (reconciler.DefaultWorkers, at.DefaultWorkers, databaseuser.DefaultTarget, ...), and only that package
 // sets it.
 type Options struct {
 	// WatchNamespaces are the namespaces the manager watches; nil means all of them. OLM gives them as

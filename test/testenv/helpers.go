@@ -335,7 +335,7 @@ func ExpectReplicaFailureReportedOnce[T client.Object](t testing.TB, c client.Cl
 	}, 300*time.Millisecond).Should(gomega.Succeed())
 }
 
-// CheckPodSecurity checks the securityContext kit.PodSecurity gives the pods of a MyWeb or an AppService (spec,
+// CheckPodSecurity checks the securityContext podsecurity.Contexts gives the pods of a MyWeb or an AppService (spec,
 // as its Deployment builder renders it) whose spec says runAsNonRoot: the RuntimeDefault seccomp profile and
 // allowPrivilegeEscalation false always, no runAsUser; with runAsNonRoot true also runAsNonRoot and every
 // capability dropped, and otherwise neither (an image running as root keeps its capabilities).

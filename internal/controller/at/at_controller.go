@@ -34,7 +34,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/priority"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/report"
 )
 
 // How the command runs exactly once. The state lives in the API server, never in the operator's memory:
@@ -76,13 +78,13 @@ import (
 // Reconciler drives Ats: PENDING until the schedule, then a pod, then the pod's outcome. Its options' Reader
 // (uncached) confirms the At is current before its pod is created, and finds a pod the cache has not seen.
 type Reconciler struct {
-	kit.Base
+	reconciler.Base
 	startDeadline time.Duration
 	defaultImage  string
 	uids          namespaceUIDs
 }
 
-func newReconciler(b kit.Base, cfg Config) *Reconciler {
+func newReconciler(b reconciler.Base, cfg Config) *Reconciler {
 	d := cfg.StartDeadline
 	if d <= 0 {
 		d = DefaultStartDeadline
@@ -146,9 +148,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.writeStatus(ctx, at, pending(at.Status, when, now)); err != nil {
 			return ctrl.Result{}, err
 		}
-		// When it falls due it goes ahead of the pods' events (kit.PriorityProgress): Ats due together
+		// When it falls due it goes ahead of the pods' events (priority.Progress): Ats due together
 		// get their pods first, the Running status of the earlier ones after.
-		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(kit.PriorityProgress)}, nil
+		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(priority.Progress)}, nil
 	}
 
 	// Due. Make sure the cached At is the current one before acting on it: a stale PENDING copy of an At
@@ -299,7 +301,7 @@ func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *c
 		switch {
 		case apierrors.IsConflict(err):
 			// The pod changed since the cache saw it (it may have started): look again at the newer one.
-			return ctrl.Result{RequeueAfter: kit.ConflictRetry}, nil
+			return ctrl.Result{RequeueAfter: report.ConflictRetry}, nil
 		case err != nil && !apierrors.IsNotFound(err):
 			return ctrl.Result{}, fmt.Errorf("deleting pod %s, which did not start: %w", pod.Name, err)
 		}
@@ -315,9 +317,9 @@ func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *c
 func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, now time.Time) (ctrl.Result, error) {
 	st := waiting(at.Status, metav1.ConditionUnknown, cnatv1alpha1.ReasonPodNameTaken,
 		fmt.Sprintf("Pod %s/%s exists and is not controlled by this At; the command runs once it is deleted", pod.Namespace, pod.Name), now)
-	var events []kit.Event
+	var events []report.Event
 	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonPodNameTaken {
-		events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
+		events = append(events, report.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
 	}
 	if err := r.writeStatus(ctx, at, st, events...); err != nil {
 		return ctrl.Result{}, err
@@ -364,20 +366,20 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 
 // writeStatus writes st when it differs from the At's status, with an Event when the phase changes, and the
 // events given.
-func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...kit.Event) error {
+func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...report.Event) error {
 	st.ObservedGeneration = at.Generation
 	before := at.DeepCopy()
 	at.Status = st
-	return kit.Report(ctx, r.Client, r.Recorder, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
+	return r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
 }
 
 // phaseEvents is the Event an At's move from phase old to st deserves: one when it leaves PENDING, its first
 // state (kubectl get shows the schedule; an Event saying so would be one more write per At and no news).
-func phaseEvents(old string, st cnatv1alpha1.AtStatus) []kit.Event {
+func phaseEvents(old string, st cnatv1alpha1.AtStatus) []report.Event {
 	if old == st.Phase || st.Phase == cnatv1alpha1.PhasePending {
 		return nil
 	}
-	e := kit.Event{Type: corev1.EventTypeNormal, Action: "Run", Note: st.Message}
+	e := report.Event{Type: corev1.EventTypeNormal, Action: "Run", Note: st.Message}
 	switch st.Phase {
 	case cnatv1alpha1.PhaseRunning:
 		e.Reason = "Started"
@@ -386,5 +388,5 @@ func phaseEvents(old string, st cnatv1alpha1.AtStatus) []kit.Event {
 	case cnatv1alpha1.PhaseFailed:
 		e.Type, e.Reason = corev1.EventTypeWarning, "Failed"
 	}
-	return []kit.Event{e}
+	return []report.Event{e}
 }

@@ -34,7 +34,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/cachetrim"
+	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -124,7 +125,7 @@ func Pod(at *cnatv1alpha1.At, d PodDefaults) *corev1.Pod {
 	if image == "" {
 		image = cnatv1alpha1.DefaultImage
 	}
-	labels := map[string]string{kit.ManagedByLabel: kit.ManagedBy}
+	labels := map[string]string{managed.ByLabel: managed.By}
 	if len(validation.IsValidLabelValue(at.Name)) == 0 {
 		labels[labelAt] = at.Name
 		labels[labelApp] = at.Name // the book's label: kubectl get pod -l app=<at>
@@ -184,7 +185,7 @@ func activeDeadlineSeconds(at *cnatv1alpha1.At) int64 {
 // (app.kubernetes.io/name=myweb or appservice) and an At's pods never have, in this release or an earlier one.
 const nameLabel = "app.kubernetes.io/name"
 
-// PodSelector selects the pods the cache holds: those labelled as operator101's (kit.ManagedByLabel) without
+// PodSelector selects the pods the cache holds: those labelled as operator101's (managed.ByLabel) without
 // nameLabel, which are the At pods of every release (0.2.0's included, so that the At controller still finds
 // the pods they ran: exactly once holds across an upgrade). The pods of MyWebs' and AppServices' Deployments,
 // which carry operator101's label too, stay out: nothing reads them. Pods of an At whose name does not fit a
@@ -194,7 +195,7 @@ func PodSelector() labels.Selector {
 	if err != nil {
 		panic(err) // a constant, valid key
 	}
-	return kit.ManagedBySelector().Add(*noName)
+	return managed.Selector().Add(*noName)
 }
 
 // PodCache is how the manager's cache holds pods: only those PodSelector selects, as trimPod leaves them.
@@ -216,11 +217,11 @@ func trimPod(obj any) (any, error) {
 		return obj, nil
 	}
 	var kept map[string]string
-	if v, ok := pod.Labels[kit.ManagedByLabel]; ok {
-		kept = map[string]string{kit.ManagedByLabel: v}
+	if v, ok := pod.Labels[managed.ByLabel]; ok {
+		kept = map[string]string{managed.ByLabel: v}
 	}
 	pod.Labels, pod.Annotations, pod.Finalizers, pod.GenerateName = kept, nil, nil, ""
-	pod.OwnerReferences = kit.ControllerOnly(pod.OwnerReferences)
+	pod.OwnerReferences = cachetrim.ControllerOnly(pod.OwnerReferences)
 	pod.Spec = corev1.PodSpec{ActiveDeadlineSeconds: pod.Spec.ActiveDeadlineSeconds}
 	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason, Message: pod.Status.Message,
 		StartTime: pod.Status.StartTime, Conditions: trimConditions(pod.Status.Conditions),

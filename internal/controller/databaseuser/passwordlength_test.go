@@ -37,7 +37,7 @@ import (
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -189,7 +189,7 @@ func TestPasswordTooLongRefused(t *testing.T) {
 	mkTarget(t, "fake-mysql84", opNS, "fake-mysql", nil)
 	log := captureLog(t)
 	mgr := env.StartManager(t, nil, func(mgr ctrl.Manager) error {
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
+		return databaseuser.Setup(mgr, reconciler.Options{Workers: 2}, databaseuser.Config{
 			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
 	}, func(opts *ctrl.Options) {
 		opts.Logger = zap.New(zap.WriteTo(log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))

@@ -42,7 +42,7 @@ import (
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -149,7 +149,7 @@ func TestVerifyCAWithoutCARefused(t *testing.T) {
 	})
 	log := captureLog(t)
 	mgr := env.StartManager(t, nil, func(mgr ctrl.Manager) error {
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, databaseuser.Config{
+		return databaseuser.Setup(mgr, reconciler.Options{Workers: 2}, databaseuser.Config{
 			OperatorNamespace: opNS, ResyncPeriod: resync, ConnectTimeout: 2 * time.Second})
 	}, func(opts *ctrl.Options) {
 		opts.Logger = zap.New(zap.WriteTo(log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))

@@ -37,8 +37,8 @@ import (
 
 	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -94,7 +94,7 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 // TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
 func TestMyWebCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
-	startOperatorWith(t, nil, kit.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}})})
+	startOperatorWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}})})
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "site", 30110)
 	key := testenv.Create(t, env.Client, w)
@@ -404,7 +404,7 @@ func TestMyWebNodePortOutOfRange(t *testing.T) {
 // MyWeb's deletion; and the MyWeb heals by itself once the object is deleted (testenv.TakenName).
 func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	_, rec := startOperatorWith(t, cfg, kit.Options{NotOwnedRetry: 200 * time.Millisecond})
+	_, rec := startOperatorWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
 	port := int32(30170)
 	check := testenv.TakenName{
 		Client: env.Client, Counter: counter, Reconciles: rec,

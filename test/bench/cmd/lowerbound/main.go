@@ -197,7 +197,7 @@ func (l *lb) create(ctx context.Context, gvr schema.GroupVersionResource, kind s
 }
 
 // readWhole is, with -design, the read of a new object whole past the cache, as the manager makes it
-// (kit.ReadWhole): a version not older than the one created, which kube-apiserver answers from its watch cache.
+// (apply.ReadWhole): a version not older than the one created, which kube-apiserver answers from its watch cache.
 func (l *lb) readWhole(ctx context.Context, gvr schema.GroupVersionResource, name, resourceVersion string) error {
 	if !l.design {
 		return nil

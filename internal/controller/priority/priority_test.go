@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+package priority
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 // TestPrioritized: in controller-runtime's priority queue, a request a Prioritized handler enqueues is taken
 // before the new objects enqueued earlier, and one the inner handler marks low (an update that changed
 // nothing) stays low.
-func TestPrioritized(t *testing.T) {
+func TestHandler(t *testing.T) {
 	q := priorityqueue.New[reconcile.Request]("kit-test")
 	defer q.ShutDown()
 	ctx := context.Background()
@@ -40,7 +40,7 @@ func TestPrioritized(t *testing.T) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 	}
 	plain := &handler.EnqueueRequestForObject{}
-	ahead := Prioritized(&handler.EnqueueRequestForObject{}, PriorityProgress)
+	ahead := Handler(&handler.EnqueueRequestForObject{}, Progress)
 
 	plain.Create(ctx, event.CreateEvent{Object: cm("new-1", "1")}, q)
 	plain.Create(ctx, event.CreateEvent{Object: cm("new-2", "2")}, q)
@@ -57,7 +57,7 @@ func TestPrioritized(t *testing.T) {
 	want := []struct {
 		name     string
 		priority int
-	}{{"progress", PriorityProgress}, {"new-1", 0}, {"new-2", 0}, {"unchanged", handler.LowPriority}}
+	}{{"progress", Progress}, {"new-1", 0}, {"new-2", 0}, {"unchanged", handler.LowPriority}}
 	for _, w := range want {
 		req, prio, _ := q.GetWithPriority()
 		if req.Name != w.name || prio != w.priority {
