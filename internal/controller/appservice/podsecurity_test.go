@@ -19,10 +19,6 @@ package appservice_test
 import (
 	"testing"
 
-	"github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -30,17 +26,8 @@ import (
 // pods of an AppService whose image runs as root (no runAsNonRoot) are refused; the Deployment says so
 // (ReplicaFailure, with PodSecurity's message, fed here from a real refusal by the API server), and the
 // AppService reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however
-// often it is reconciled.
+// often it is reconciled (testenv.ExpectPodsRefusedByPodSecurity).
 func TestAppServicePodsRefusedByPodSecurity(t *testing.T) {
 	_, rec := startOperator(t, nil)
-	ns := env.RestrictedNamespace(t, "appservice-restricted")
-	key := testenv.Create(t, env.Client, newApp(ns, "root", 30277))
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) { getDeployment(g, key) })
-
-	msg := testenv.RefuseDeploymentPods(t, env.Client, key)
-	if !gomega.NewWithT(t).Expect(msg).To(gomega.ContainSubstring(`violates PodSecurity "restricted:latest"`)) {
-		return
-	}
-	testenv.ExpectReplicaFailureReportedOnce(t, env.Client, rec, key, timeout, msg, &appv1.AppService{},
-		func(g gomega.Gomega) []metav1.Condition { return getApp(g, key).Status.Conditions })
+	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "appservice-restricted", newApp("", "root", 30277), getDeployment, conditionsOf)
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -63,6 +64,11 @@ func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*t
 		o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
 	})
 	return mgr, mgr.Reconciles
+}
+
+// conditionsOf reads the conditions of the AppService key.
+func conditionsOf(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+	return getApp(g, key).Status.Conditions
 }
 
 func getApp(g gomega.Gomega, key types.NamespacedName) *appv1.AppService {

@@ -64,6 +64,11 @@ func getChildren(g gomega.Gomega, key types.NamespacedName) *children {
 	return c
 }
 
+// conditionsOf reads the conditions of the MyWeb key.
+func conditionsOf(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+	return getWeb(g, key).Status.Conditions
+}
+
 func getWeb(g gomega.Gomega, key types.NamespacedName) *operatorv1.MyWeb {
 	w := &operatorv1.MyWeb{}
 	g.Expect(env.Client.Get(ctx, key, w)).To(gomega.Succeed())

@@ -19,10 +19,6 @@ package myweb_test
 import (
 	"testing"
 
-	"github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -30,17 +26,8 @@ import (
 // a MyWeb whose image runs as root (nginx's official one: no runAsNonRoot) are refused; the Deployment says so
 // (ReplicaFailure, with PodSecurity's message, fed here from a real refusal by the API server), and the MyWeb
 // reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however often it is
-// reconciled.
+// reconciled (testenv.ExpectPodsRefusedByPodSecurity).
 func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
 	_, rec := startOperator(t, nil)
-	ns := env.RestrictedNamespace(t, "web-restricted")
-	key := testenv.Create(t, env.Client, newWeb(ns, "root", 30177))
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) { getChildren(g, key) })
-
-	msg := testenv.RefuseDeploymentPods(t, env.Client, key)
-	if !gomega.NewWithT(t).Expect(msg).To(gomega.ContainSubstring(`violates PodSecurity "restricted:latest"`)) {
-		return
-	}
-	testenv.ExpectReplicaFailureReportedOnce(t, env.Client, rec, key, timeout, msg, &operatorv1.MyWeb{},
-		func(g gomega.Gomega) []metav1.Condition { return getWeb(g, key).Status.Conditions })
+	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "web-restricted", newWeb("", "root", 30177), getChildren, conditionsOf)
 }
