@@ -17,47 +17,24 @@ limitations under the License.
 package appservice
 
 import (
-	"encoding/json"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/operator-framework/operator-lib/proxy"
-
 	appv1 "github.com/operator101/operator101/api/app/v1"
-	"github.com/operator101/operator101/internal/proxyenv"
+	"github.com/operator101/operator101/test/testenv"
 )
 
 // The operator's proxy reaches the application's pods (OLM's cluster-proxy convention), but not the user and
 // password its URL carries: those are the operator's, and the pods are the tenant's. A variable the spec sets
 // itself is the spec's, as always.
 func TestDeploymentDropsProxyCredentials(t *testing.T) {
-	t.Setenv("HTTP_PROXY", "http://operator:s3cret@proxy.example:3128")
-	t.Setenv("HTTPS_PROXY", "http://operator:s3cret@proxy.example:3129")
-	t.Setenv("NO_PROXY", ".svc")
 	a := newApp(func(s *appv1.AppServiceSpec) {
 		s.Envs = []appv1.EnvVar{{Name: "https_proxy", Value: "http://tenant:theirs@proxy.tenant:8080"}}
 	})
-	d, err := Deployment(a, proxyenv.New(proxy.ReadProxyVarsFromEnv()))
+	d, err := Deployment(a, testenv.ProxyWithCredentials(t, ".svc"))
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	var env []string
-	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
-		env = append(env, *e.Name+"="+*e.Value)
-	}
-	want := []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
+	testenv.ExpectProxyEnv(t, d, []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
 		"HTTPS_PROXY=http://proxy.example:3129", "NO_PROXY=.svc", "no_proxy=.svc",
-		"https_proxy=http://tenant:theirs@proxy.tenant:8080"}
-	if !slices.Equal(env, want) {
-		t.Errorf("env %v, want %v", env, want)
-	}
-	raw, err := json.Marshal(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := string(raw); strings.Contains(s, "s3cret") || strings.Contains(s, "operator:") {
-		t.Errorf("the Deployment carries the proxy's credentials: %s", s)
-	}
+		"https_proxy=http://tenant:theirs@proxy.tenant:8080"})
 }
