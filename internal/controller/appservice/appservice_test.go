@@ -516,3 +516,13 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 	}
 	expectNoChildLookups(t, counter, "a converged AppService with a large environment")
 }
+
+// TestAppServicePodsRefusedByPodSecurity: in a namespace enforcing the restricted Pod Security Standard, the
+// pods of an AppService whose image runs as root (no runAsNonRoot) are refused; the Deployment says so
+// (ReplicaFailure, with PodSecurity's message, fed here from a real refusal by the API server), and the
+// AppService reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however
+// often it is reconciled (testenv.ExpectPodsRefusedByPodSecurity).
+func TestAppServicePodsRefusedByPodSecurity(t *testing.T) {
+	_, rec := startOperator(t, nil)
+	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "appservice-restricted", newApp("", "root", 30277), getDeployment, conditionsOf)
+}

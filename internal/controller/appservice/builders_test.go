@@ -211,3 +211,19 @@ func TestDeploymentSecurityContext(t *testing.T) {
 		testenv.CheckPodSecurity(t, nonRoot, spec)
 	}
 }
+
+// The operator's proxy reaches the application's pods (OLM's cluster-proxy convention), but not the user and
+// password its URL carries: those are the operator's, and the pods are the tenant's. A variable the spec sets
+// itself is the spec's, as always.
+func TestDeploymentDropsProxyCredentials(t *testing.T) {
+	a := newApp(func(s *appv1.AppServiceSpec) {
+		s.Envs = []appv1.EnvVar{{Name: "https_proxy", Value: "http://tenant:theirs@proxy.tenant:8080"}}
+	})
+	d, err := Deployment(a, testenv.ProxyWithCredentials(t, ".svc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectProxyEnv(t, d, []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
+		"HTTPS_PROXY=http://proxy.example:3129", "NO_PROXY=.svc", "no_proxy=.svc",
+		"https_proxy=http://tenant:theirs@proxy.tenant:8080"})
+}

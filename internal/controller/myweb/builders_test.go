@@ -199,3 +199,12 @@ func TestDeploymentSecurityContext(t *testing.T) {
 		t.Errorf("Service port %d -> %s, want 80 -> http (the container's named port)", *s.Port, s.TargetPort.String())
 	}
 }
+
+// The operator's proxy reaches the web servers' pods (OLM's cluster-proxy convention), but not the user and
+// password its URL carries: those are the operator's, and the pods are the tenant's.
+func TestDeploymentDropsProxyCredentials(t *testing.T) {
+	d := Deployment(newWeb("p", nil, "x", 30100), testenv.ProxyWithCredentials(t, ".svc,.cluster.local"))
+	testenv.ExpectProxyEnv(t, d, []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
+		"HTTPS_PROXY=http://proxy.example:3129", "https_proxy=http://proxy.example:3129",
+		"NO_PROXY=.svc,.cluster.local", "no_proxy=.svc,.cluster.local"})
+}

@@ -529,3 +529,13 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	}
 	expectNoChildLookups(t, counter, "a converged MyWeb with a large page")
 }
+
+// TestMyWebPodsRefusedByPodSecurity: in a namespace enforcing the restricted Pod Security Standard, the pods of
+// a MyWeb whose image runs as root (nginx's official one: no runAsNonRoot) are refused; the Deployment says so
+// (ReplicaFailure, with PodSecurity's message, fed here from a real refusal by the API server), and the MyWeb
+// reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however often it is
+// reconciled (testenv.ExpectPodsRefusedByPodSecurity).
+func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
+	_, rec := startOperator(t, nil)
+	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "web-restricted", newWeb("", "root", 30177), getChildren, conditionsOf)
+}
