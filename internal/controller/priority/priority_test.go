@@ -32,7 +32,7 @@ import (
 // TestPrioritized: in controller-runtime's priority queue, a request a Prioritized handler enqueues is taken
 // before the new objects enqueued earlier, and one the inner handler marks low (an update that changed
 // nothing) stays low.
-func TestHandler(t *testing.T) {
+func TestPrioritized(t *testing.T) {
 	q := priorityqueue.New[reconcile.Request]("kit-test")
 	defer q.ShutDown()
 	ctx := context.Background()
