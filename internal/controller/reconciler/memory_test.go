@@ -20,8 +20,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -30,6 +32,7 @@ import (
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // informers records the kinds whose informer got a handler.
@@ -70,5 +73,19 @@ func TestMemoryHooksWhatWasRegistered(t *testing.T) {
 	want := []string{"*v1.ConfigMap", "*v1.Deployment", "*v1.MyWeb", "*v1.Service", "*v1alpha1.At"}
 	if !slices.Equal(c.hooked, want) {
 		t.Errorf("hooked %v, want %v", c.hooked, want)
+	}
+}
+
+// Every controller's reconciler gets its options through WithDefaults (NewBase): the At's pod, whose builder
+// passes ProxyEnv on as it is, never gets the proxy's credentials either, since a proxyenv.Env holds none.
+func TestOptionsWithDefaultsDropsProxyCredentials(t *testing.T) {
+	o := Options{Reader: struct{ client.Reader }{}, ProxyEnv: proxyenv.New([]corev1.EnvVar{
+		{Name: "HTTPS_PROXY", Value: "http://operator:s3cret@proxy.example:3128"}, {Name: "NO_PROXY", Value: ".svc"}})}
+	var got []string
+	for e := range o.WithDefaults(nil).ProxyEnv.All() {
+		got = append(got, e.Name+"="+e.Value)
+	}
+	if strings.Join(got, " ") != "HTTPS_PROXY=http://proxy.example:3128 NO_PROXY=.svc" {
+		t.Errorf("ProxyEnv %v", got)
 	}
 }
