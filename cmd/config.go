@@ -33,7 +33,8 @@ import (
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // config is everything the command line and the environment decide. parseConfig is the only code in the
@@ -59,9 +60,6 @@ type config struct {
 	// legacyDatabaseTargets is DATABASE_TARGETS, which configured database targets before the DatabaseTarget
 	// kind. It is no longer read: main says so in the log, with the way to migrate (docs/admin/database-targets.md).
 	legacyDatabaseTargets string
-	// proxyStripped names the proxy variables whose URL held a user or password, passed on to workloads without
-	// them; proxyOmitted those not passed on at all (kit.ProxyEnvWithoutCredentials). main logs both, once.
-	proxyStripped, proxyOmitted []string
 }
 
 // The client's rate limit. controller-runtime gives each kind its own token bucket, so these bound the requests
@@ -98,7 +96,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (*con
 	})
 	fs.IntVar(&cfg.clientBurst, "kube-api-burst", defaultClientBurst, "Request burst to the API server, per kind.")
 	fs.IntVar(&c.Workers, "max-concurrent-reconciles", 0,
-		fmt.Sprintf("Workers per controller, but the At controller (0: %d).", kit.DefaultWorkers))
+		fmt.Sprintf("Workers per controller, but the At controller (0: %d).", reconciler.DefaultWorkers))
 	fs.IntVar(&c.AtWorkers, "max-concurrent-at-reconciles", 0,
 		fmt.Sprintf("Workers of the At controller (0: %d).", at.DefaultWorkers))
 	fs.StringVar(&c.DatabaseDefaultTarget, "database-default-target", "",
@@ -139,7 +137,7 @@ func readEnvironment(cfg *config, getenv func(string) string) error {
 	c.AtDefaultImage = getenv(cnatv1alpha1.DefaultImageEnv)
 	// The cluster's proxy, as operator-lib reads it (from the process environment, not getenv), for the
 	// workloads the operator runs in tenants' namespaces: never with the user and password of a proxy URL.
-	c.ProxyEnv, cfg.proxyStripped, cfg.proxyOmitted = kit.ProxyEnvWithoutCredentials(proxy.ReadProxyVarsFromEnv())
+	c.ProxyEnv = proxyenv.New(proxy.ReadProxyVarsFromEnv())
 	cfg.legacyDatabaseTargets = getenv("DATABASE_TARGETS")
 	c.DatabaseMigratingTargets = legacyTargetNames(cfg.legacyDatabaseTargets)
 	if c.DatabaseDefaultTarget == "" {

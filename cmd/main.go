@@ -47,6 +47,7 @@ import (
 
 	"github.com/operator101/operator101/api"
 	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/kindlimit"
 	"github.com/operator101/operator101/internal/metricsauth"
 	"github.com/operator101/operator101/internal/restmappercache"
@@ -109,7 +110,10 @@ func run() error {
 		metricsOpts.FilterProvider = metricsauth.FilterProvider
 	}
 
-	cacheOpts := controller.CacheOptions(cfg.controllers)
+	// What the controllers remember between reconciles, one value shared by the cache's transforms and the
+	// controllers.
+	memory := reconciler.NewMemory()
+	cacheOpts := controller.CacheOptions(cfg.controllers, memory)
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsOpts,
@@ -128,7 +132,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
-	if err := controller.SetupWithManager(mgr, cfg.controllers); err != nil {
+	if err := controller.SetupWithManager(mgr, cfg.controllers, memory); err != nil {
 		return fmt.Errorf("setting up controllers: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -146,7 +150,7 @@ func run() error {
 	logProxyCredentials(log, cfg)
 	if cfg.legacyDatabaseTargets != "" {
 		log.Info("DATABASE_TARGETS is set but no longer read: create a DatabaseTarget for each of its entries "+
-			"(docs/databases.md, \"Migrating from DATABASE_TARGETS\"), then remove the variable",
+			"(docs/admin/database-targets.md, \"Migrating from DATABASE_TARGETS\"), then remove the variable",
 			"DATABASE_TARGETS", cfg.legacyDatabaseTargets)
 	}
 	log.Info("starting manager", "watchNamespaces", cfg.controllers.WatchNamespaces,
@@ -162,13 +166,14 @@ func run() error {
 // logProxyCredentials says, once, which proxy variables the workloads get without the user and password their
 // URL holds, and which they do not get at all. It names the variables, never their values.
 func logProxyCredentials(log logr.Logger, cfg *config) {
-	if len(cfg.proxyStripped) == 0 && len(cfg.proxyOmitted) == 0 {
+	stripped, omitted := cfg.controllers.ProxyEnv.Stripped(), cfg.controllers.ProxyEnv.Omitted()
+	if len(stripped) == 0 && len(omitted) == 0 {
 		return
 	}
 	log.Info("the proxy URL's user and password are not passed to the pods operator101 runs for tenants: "+
 		"they get these variables with the proxy's address only (withoutCredentials), "+
 		"and not those whose credentials cannot be told from the address (leftOut)",
-		"withoutCredentials", cfg.proxyStripped, "leftOut", cfg.proxyOmitted)
+		"withoutCredentials", stripped, "leftOut", omitted)
 }
 
 // checkAPIServer fails fast, with one clear line, when the API server cannot be reached, instead of letting

@@ -41,7 +41,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		t.Error("HTTP/2 must be off by default")
 	}
 	if cfg.clientQPS != 200 || cfg.clientBurst != 400 {
-		t.Errorf("client defaults: qps %v burst %d; want 200, 400 (docs/performance.md)", cfg.clientQPS, cfg.clientBurst)
+		t.Errorf("client defaults: qps %v burst %d; want 200, 400 (docs/contributing/performance.md)", cfg.clientQPS, cfg.clientBurst)
 	}
 	// What the manager leaves zero, the package that uses it defaults (and only it): the configuration must not
 	// carry a second copy of those defaults.
@@ -94,7 +94,7 @@ func TestParseConfigProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, e := range cfg.controllers.ProxyEnv {
+	for e := range cfg.controllers.ProxyEnv.All() {
 		got[e.Name] = e.Value
 	}
 	if got["HTTPS_PROXY"] != "http://proxy.example:3128" || got["https_proxy"] != "http://proxy.example:3128" ||

@@ -46,7 +46,7 @@ func TestProxyCredentialsStayWithTheOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	var env []string
-	for _, e := range cfg.controllers.ProxyEnv {
+	for e := range cfg.controllers.ProxyEnv.All() {
 		env = append(env, e.Name+"="+e.Value)
 	}
 	want := []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",

@@ -39,8 +39,10 @@ import (
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -53,9 +55,10 @@ const maxCachedBytes = 4096
 // startCachingManager starts a manager with the real cache options and controllers.
 func startCachingManager(t *testing.T) *testenv.Manager {
 	t.Helper()
+	memory := reconciler.NewMemory()
 	return env.StartManager(t, nil, func(mgr ctrl.Manager) error {
-		return controller.SetupWithManager(mgr, controller.Options{})
-	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}) })
+		return controller.SetupWithManager(mgr, controller.Options{}, memory)
+	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}, memory) })
 }
 
 // cachedSize waits until the manager's cache holds obj's object (read into obj) and returns the size of its
@@ -77,7 +80,7 @@ func cachedSize(t *testing.T, c client.Reader, obj client.Object) int {
 // when owner is not nil, a controller reference to it (a MyWeb the tenant owns).
 func tenantMeta(ns, name string, owner *operatorv1.MyWeb) metav1.ObjectMeta {
 	m := metav1.ObjectMeta{Namespace: ns, Name: name,
-		Labels:      map[string]string{kit.ManagedByLabel: kit.ManagedBy, "tenant.example/junk": "true"},
+		Labels:      map[string]string{managed.ByLabel: managed.By, "tenant.example/junk": "true"},
 		Annotations: map[string]string{"tenant.example/blob": tenantBlob}, Finalizers: []string{"tenant.example/keep"}}
 	if owner != nil {
 		m.OwnerReferences = []metav1.OwnerReference{
@@ -132,7 +135,7 @@ func TestCacheHoldsTenantObjectsSmall(t *testing.T) {
 		if n > maxCachedBytes {
 			t.Errorf("the cache holds %d bytes of %T %s, want at most %d", n, obj, obj.GetName(), maxCachedBytes)
 		}
-		if got := obj.GetLabels(); len(got) != 1 || got[kit.ManagedByLabel] != kit.ManagedBy {
+		if got := obj.GetLabels(); len(got) != 1 || got[managed.ByLabel] != managed.By {
 			t.Errorf("%T: cached labels %v, want operator101's alone", obj, got)
 		}
 		if ref := metav1.GetControllerOf(obj); ref == nil || ref.UID != web.UID || len(obj.GetOwnerReferences()) != 1 {
@@ -150,10 +153,10 @@ func TestCacheHoldsTenantObjectsSmall(t *testing.T) {
 func TestPodCacheHoldsAtPodsOnly(t *testing.T) {
 	m := startCachingManager(t)
 	ns := env.NewNamespace(t, "pods")
-	webLabels := myweb.Deployment(&operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, nil).
+	webLabels := myweb.Deployment(&operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}, proxyenv.Env{}).
 		Spec.Template.Labels
 	appDep, err := appservice.Deployment(&appv1.AppService{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
-		Spec: appv1.AppServiceSpec{Application: appv1.Application{Image: "nginx:1.27"}}}, nil)
+		Spec: appv1.AppServiceSpec{Application: appv1.Application{Image: "nginx:1.27"}}}, proxyenv.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +167,7 @@ func TestPodCacheHoldsAtPodsOnly(t *testing.T) {
 			Spec: corev1.PodSpec{AutomountServiceAccountToken: ptr.To(false), Containers: []corev1.Container{container}}}
 	}
 	for _, l := range []map[string]string{webLabels, appLabels} {
-		if l[kit.ManagedByLabel] != kit.ManagedBy {
+		if l[managed.ByLabel] != managed.By {
 			t.Fatalf("a workload's pods are labelled %v: no longer operator101's, this test shows nothing", l)
 		}
 	}
@@ -205,7 +208,7 @@ func TestPodCacheHoldsAtPodsOnly(t *testing.T) {
 
 // TestCacheHoldsAtsAndDatabaseUsersSmall: an At and a DatabaseUser with 250 KiB of annotations are cached in a
 // few KiB; the DatabaseUser keeps its target label, by which the target index finds it, and a change of its
-// annotations still changes its cached copy (so kit.ChangedByOthers lets it through), while a status write does
+// annotations still changes its cached copy (so reconciler.ChangedByOthers lets it through), while a status write does
 // not.
 func TestCacheHoldsAtsAndDatabaseUsersSmall(t *testing.T) {
 	m := startCachingManager(t)

@@ -19,7 +19,7 @@ package controller
 import (
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // LeaderElectionID names the Lease through which the manager's replicas elect a leader (in the manager's
@@ -29,7 +29,7 @@ const LeaderElectionID = "operator101.operator101.io"
 
 // Options is what the manager's configuration gives the controllers. cmd/main.go reads it from the flags and
 // the environment, once; nothing below it reads the environment. A zero field takes the default of the package
-// that uses it (kit.DefaultWorkers, at.DefaultWorkers, databaseuser.DefaultTarget, ...), and only that package
+// that uses it (reconciler.DefaultWorkers, at.DefaultWorkers, databaseuser.DefaultTarget, ...), and only that package
 // sets it.
 type Options struct {
 	// WatchNamespaces are the namespaces the manager watches; nil means all of them. OLM gives them as
@@ -42,7 +42,7 @@ type Options struct {
 	// AtWorkers is the number of workers of the At controller.
 	AtWorkers int
 	// ProxyEnv is the cluster's proxy settings, which every workload the operator runs is given.
-	ProxyEnv []corev1.EnvVar
+	ProxyEnv proxyenv.Env
 
 	// OperatorConditionName names the OperatorCondition OLM made for this installation; empty outside OLM.
 	OperatorConditionName string

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
 
 // Watched names operator101's six kinds and the four kinds of child the cache holds, and nothing else.
 func TestWatched(t *testing.T) {
-	watched, err := controller.Watched(controller.CacheOptions(controller.Options{}))
+	watched, err := controller.Watched(controller.CacheOptions(controller.Options{}, reconciler.NewMemory()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestWatched(t *testing.T) {
 // Not ready before the manager's cache has started; ready once it has synced every watched kind; not ready
 // while a watched kind cannot be cached.
 func TestReadiness(t *testing.T) {
-	watched, err := controller.Watched(controller.CacheOptions(controller.Options{}))
+	watched, err := controller.Watched(controller.CacheOptions(controller.Options{}, reconciler.NewMemory()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +68,11 @@ func TestReadiness(t *testing.T) {
 		return controller.Readiness(mgr, kinds)(httptest.NewRequest("GET", "/readyz", nil))
 	}
 	var beforeStart error
+	memory := reconciler.NewMemory()
 	m := env.StartManager(t, nil, func(mgr ctrl.Manager) error {
 		beforeStart = ready(mgr, watched)
-		return controller.SetupWithManager(mgr, controller.Options{})
-	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}) })
+		return controller.SetupWithManager(mgr, controller.Options{}, memory)
+	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}, memory) })
 	if beforeStart == nil {
 		t.Error("ready before the manager started")
 	}

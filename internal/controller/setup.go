@@ -25,23 +25,24 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
-	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/apply"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/at"
+	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
-// SetupWithManager registers every controller with the manager.
-func SetupWithManager(mgr ctrl.Manager, o Options) error {
-	k := kit.Options{Workers: o.Workers, ProxyEnv: o.ProxyEnv}
+// SetupWithManager registers every controller with the manager. m is the Memory CacheOptions built the
+// manager's cache with: the controllers share it with the cache transforms, and it hears of the events of every
+// kind registered with it.
+func SetupWithManager(mgr ctrl.Manager, o Options, m *reconciler.Memory) error {
+	k := reconciler.Options{Workers: o.Workers, ProxyEnv: o.ProxyEnv, Memory: m}
 	if err := myweb.Setup(mgr, k, myweb.Config{}); err != nil {
 		return fmt.Errorf("MyWeb controller: %w", err)
 	}
@@ -59,41 +60,28 @@ func SetupWithManager(mgr ctrl.Manager, o Options) error {
 		MigratingTargets: o.DatabaseMigratingTargets}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}
-	// What the kit remembers of an object goes once the cache has moved past it (kit.CacheHandler): every
-	// kind whose status Report writes, and every kind of child the kit applies (their digests).
-	remembered := []client.Object{&operatorv1.MyWeb{}, &appv1.AppService{}, &batchv1alpha1.AppService{},
-		&cnatv1alpha1.At{}, &mygroupv1alpha1.DatabaseUser{}, &mygroupv1alpha1.DatabaseTarget{}}
-	for child := range kit.AppliedChildren() {
-		remembered = append(remembered, child)
-	}
-	for _, obj := range remembered {
-		inf, err := mgr.GetCache().GetInformer(context.Background(), obj)
-		if err != nil {
-			return fmt.Errorf("the informer of %T: %w", obj, err)
-		}
-		if _, err := inf.AddEventHandler(kit.CacheHandler()); err != nil {
-			return fmt.Errorf("the informer of %T: %w", obj, err)
-		}
-	}
-	return nil
+	// What m remembers of an object goes once the cache has moved past it: every kind whose status a
+	// controller reports, and every kind a cache transform remembers digests of, registered themselves.
+	return m.Hook(context.Background(), mgr.GetCache())
 }
 
 // CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
 // controllers create it holds only objects labelled as operator101's, in the shape the code that reads them
-// declares (kit.AppliedChildren for MyWeb's and AppService's children, at.PodCache for At's pods, which leaves
+// declares (apply.AppliedChildren for MyWeb's and AppService's children, at.PodCache for At's pods, which leaves
 // out the pods of MyWebs and AppServices); MyWebs and AppServices without the fields only their builders read,
 // whose size the tenant chooses (myweb.ForCache, appservice.ForCache); Ats and DatabaseUsers without the
 // metadata nobody reads (at.ForCache, databaseuser.ForCache); of everything else, operator101's managedFields
-// entries (kit.TrimForCache). No cached object keeps what its owner may make large and nothing reads: the
+// entries (cachetrim.Default). No cached object keeps what its owner may make large and nothing reads: the
 // cache's memory follows the number of objects, not their size. Lookups of anything else (a pod that took an
 // At's pod name) go to the API server directly.
-func CacheOptions(o Options) cache.Options {
-	opts := cache.Options{DefaultTransform: kit.TrimForCache, ByObject: kit.AppliedChildren()}
+// The transforms remember digests in m, which SetupWithManager then gives the controllers.
+func CacheOptions(o Options, m *reconciler.Memory) cache.Options {
+	opts := cache.Options{DefaultTransform: cachetrim.Default, ByObject: apply.AppliedChildren(m.Applied)}
 	opts.ByObject[&corev1.Pod{}] = at.PodCache()
 	opts.ByObject[&cnatv1alpha1.At{}] = at.ForCache()
 	opts.ByObject[&mygroupv1alpha1.DatabaseUser{}] = databaseuser.ForCache()
-	opts.ByObject[&operatorv1.MyWeb{}] = myweb.ForCache(o.ProxyEnv)
-	for obj, by := range appservice.ForCache(o.ProxyEnv) {
+	opts.ByObject[&operatorv1.MyWeb{}] = myweb.ForCache(m.Applied, o.ProxyEnv)
+	for obj, by := range appservice.ForCache(m.Applied, o.ProxyEnv) {
 		opts.ByObject[obj] = by
 	}
 	if len(o.WatchNamespaces) > 0 {

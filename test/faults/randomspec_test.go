@@ -44,6 +44,7 @@ import (
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -343,9 +344,10 @@ func TestRandomSpecs(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), dt) })
 	opts := controller.Options{Workers: 2, AtWorkers: 2, OperatorNamespace: opNS, DatabaseDefaultTarget: "randomspec-default"}
 	logs := &testenv.SyncBuffer{}
-	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts) },
+	memory := reconciler.NewMemory()
+	env.StartManager(t, nil, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts, memory) },
 		func(o *ctrl.Options) {
-			o.Cache = controller.CacheOptions(opts)
+			o.Cache = controller.CacheOptions(opts, memory)
 			o.Logger = zap.New(zap.WriteTo(logs), zap.UseDevMode(false))
 		})
 	panicsBefore := reconcilePanics(t)

@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/olmrbac"
 	"github.com/operator101/operator101/test/scorecard/almready"
 )
@@ -100,9 +101,10 @@ func TestManagerRunsWithCSVIdentity(t *testing.T) {
 	opts := controller.Options{Workers: 2, AtWorkers: 2, OperatorNamespace: m.OperatorNS}
 	// Leader election as cmd/main.go runs it: the controllers start only once the manager holds its Lease, and
 	// it gives the Lease up when it stops.
-	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts) },
+	memory := reconciler.NewMemory()
+	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return controller.SetupWithManager(mgr, opts, memory) },
 		func(o *ctrl.Options) {
-			o.Cache = controller.CacheOptions(opts)
+			o.Cache = controller.CacheOptions(opts, memory)
 			o.LeaderElection = true
 			o.LeaderElectionID = controller.LeaderElectionID
 			o.LeaderElectionNamespace = m.OperatorNS

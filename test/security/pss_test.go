@@ -38,6 +38,7 @@ import (
 	"github.com/operator101/operator101/internal/controller/appservice"
 	atctl "github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/olmrbac"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -189,12 +190,12 @@ func TestWorkloadPodsUnderPodSecurity(t *testing.T) {
 	builders := map[string]func(nonRoot bool) *appsv1ac.DeploymentApplyConfiguration{
 		"myweb": func(nonRoot bool) *appsv1ac.DeploymentApplyConfiguration {
 			return myweb.Deployment(&operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "x"},
-				Spec: operatorv1.MyWebSpec{Image: "nginx", NodePortNumber: 30080, RunAsNonRoot: &nonRoot}}, nil)
+				Spec: operatorv1.MyWebSpec{Image: "nginx", NodePortNumber: 30080, RunAsNonRoot: &nonRoot}}, proxyenv.Env{})
 		},
 		"appservice": func(nonRoot bool) *appsv1ac.DeploymentApplyConfiguration {
 			d, err := appservice.Deployment(&appv1.AppService{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "x"},
 				Spec: appv1.AppServiceSpec{Application: appv1.Application{Image: "nginx", RunAsNonRoot: &nonRoot,
-					Ports: []appv1.ServicePort{{Port: 80}}}}}, nil)
+					Ports: []appv1.ServicePort{{Port: 80}}}}}, proxyenv.Env{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -79,7 +79,7 @@ type TakenName struct {
 	// Client is an administrator client, uncached.
 	Client client.Client
 	// Counter counts the requests of the operator under test; Reconciles counts its reconciles. Its
-	// kit.Options.NotOwnedRetry must be short (a fraction of a second).
+	// reconciler.Options.NotOwnedRetry must be short (a fraction of a second).
 	Counter    *Counter
 	Reconciles *Reconciles
 	// NewOwner returns a new custom resource named name in ns, not created yet.

@@ -312,11 +312,30 @@ func RefuseDeploymentPods(t testing.TB, c client.Client, key types.NamespacedNam
 	return msg
 }
 
-// ExpectReplicaFailureReportedOnce: after RefuseDeploymentPods gave msg for the Deployment of the custom
+// ExpectPodsRefusedByPodSecurity creates obj, a MyWeb or an AppService whose image runs as root (no
+// runAsNonRoot), in a namespace enforcing the restricted Pod Security Standard (prefix names it), waits until
+// ready finds its children, and has its Deployment's pods refused (RefuseDeploymentPods, PodSecurity's
+// message). Then the resource must report it as Degraded=True, ReplicaFailure, with that message, and one
+// Warning Event naming the refusal, however often it is reconciled (three more reconciles, poked through obj).
+// conds reads its conditions.
+func ExpectPodsRefusedByPodSecurity[T client.Object, R any](t testing.TB, e *Env, rec *Reconciles, within time.Duration,
+	prefix string, obj T, ready func(gomega.Gomega, types.NamespacedName) R, conds func(gomega.Gomega, types.NamespacedName) []metav1.Condition) {
+	t.Helper()
+	obj.SetNamespace(e.RestrictedNamespace(t, prefix))
+	key := Create(t, e.Client, obj)
+	Eventually(t, within, func(g gomega.Gomega) { ready(g, key) })
+	msg := RefuseDeploymentPods(t, e.Client, key)
+	if !gomega.NewWithT(t).Expect(msg).To(gomega.ContainSubstring(`violates PodSecurity "restricted:latest"`)) {
+		return
+	}
+	expectReplicaFailureReportedOnce(t, e.Client, rec, key, within, msg, obj, func(g gomega.Gomega) []metav1.Condition { return conds(g, key) })
+}
+
+// expectReplicaFailureReportedOnce: after RefuseDeploymentPods gave msg for the Deployment of the custom
 // resource key (a MyWeb or an AppService), the resource reports it as Degraded=True, ReplicaFailure, with msg,
 // and one Warning Event naming the refusal, however often it is reconciled (three more reconciles, poked
 // through obj, its kind). conds reads its conditions.
-func ExpectReplicaFailureReportedOnce[T client.Object](t testing.TB, c client.Client, rec *Reconciles, key types.NamespacedName,
+func expectReplicaFailureReportedOnce[T client.Object](t testing.TB, c client.Client, rec *Reconciles, key types.NamespacedName,
 	within time.Duration, msg string, obj T, conds func(g gomega.Gomega) []metav1.Condition) {
 	t.Helper()
 	Eventually(t, within, func(g gomega.Gomega) {
@@ -335,7 +354,7 @@ func ExpectReplicaFailureReportedOnce[T client.Object](t testing.TB, c client.Cl
 	}, 300*time.Millisecond).Should(gomega.Succeed())
 }
 
-// CheckPodSecurity checks the securityContext kit.PodSecurity gives the pods of a MyWeb or an AppService (spec,
+// CheckPodSecurity checks the securityContext podsecurity.Contexts gives the pods of a MyWeb or an AppService (spec,
 // as its Deployment builder renders it) whose spec says runAsNonRoot: the RuntimeDefault seccomp profile and
 // allowPrivilegeEscalation false always, no runAsUser; with runAsNonRoot true also runAsNonRoot and every
 // capability dropped, and otherwise neither (an image running as root keeps its capabilities).

@@ -32,7 +32,9 @@ import (
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/rollout"
 )
 
 // The AppService controller serves both AppService APIs, app.example.com/v1 and batch.schwarzeni.github.com/v1alpha1,
@@ -59,7 +61,7 @@ import (
 // AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
 // Deployment's progress in the AppService's status; T is the API it serves.
 type AppServiceReconciler[T client.Object] struct {
-	kit.Base
+	reconciler.Base
 	api apiOf[T]
 }
 
@@ -106,26 +108,26 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	a := r.api.view(obj)
 
 	dep, svc := &appsv1.Deployment{}, &corev1.Service{}
-	if err := kit.ReadChildren(ctx, r.Client, "AppService", a, dep, svc); err != nil {
+	if err := apply.ReadChildren(ctx, r.Client, "AppService", a, dep, svc); err != nil {
 		return ctrl.Result{}, err
 	}
 	// The cache's copy of the object has no environment (ForCache); it tells whether the children are already
 	// what the builders would make of the whole object. Only when they are not is it read whole.
 	var errs []error
-	if !kit.CachedConverged(a, map[string]client.Object{"Deployment": dep, "Service": svc}) {
+	if !apply.CachedConverged(r.Memory.Applied, a, map[string]client.Object{"Deployment": dep, "Service": svc}) {
 		whole := r.api.new()
-		if found, err := kit.ReadWhole(ctx, r.Reader, obj, whole); err != nil || !found || whole.GetDeletionTimestamp() != nil {
+		if found, err := apply.ReadWhole(ctx, r.Reader, obj, whole); err != nil || !found || whole.GetDeletionTimestamp() != nil {
 			return ctrl.Result{}, err
 		}
 		errs = r.apply(ctx, r.api.view(whole), dep, svc)
 	}
 	applyErr := errors.Join(errs...)
 
-	if kit.DeploymentUnseen(dep, applyErr) {
-		return kit.UnseenRetry, nil
+	if rollout.DeploymentUnseen(dep, applyErr) {
+		return rollout.UnseenRetry(), nil
 	}
 	before := obj.DeepCopyObject().(T)
-	*r.api.status(obj) = Status(a, kit.Controlled(dep, a), applyErr, metav1.NewTime(r.Clock.Now()))
+	*r.api.status(obj) = Status(a, apply.Controlled(dep, a), applyErr, metav1.NewTime(r.Clock.Now()))
 	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
 }
 
@@ -133,10 +135,10 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 // Service when a has no ports.
 func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service) []error {
 	var errs []error
-	taken := kit.NameTaken(a.Status.Conditions)
+	taken := apply.NameTaken(a.Status.Conditions)
 	if desired := Service(a); desired != nil {
-		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Service", svc, desired, corev1ac.ExtractService, taken))
-	} else if kit.Controlled(svc, a) != nil {
+		errs = append(errs, apply.Child(ctx, r.Applier(), a, "Service", svc, desired, corev1ac.ExtractService, taken))
+	} else if apply.Controlled(svc, a) != nil {
 		// No ports any more: the Service has nothing to expose.
 		err := r.Client.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -148,7 +150,7 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
 		errs = append(errs, fmt.Errorf("rendering the Deployment: %w", err))
 	} else {
-		errs = append(errs, kit.ApplyChild(ctx, r.Client, r.Reader, a, "Deployment", dep, desired, appsv1ac.ExtractDeployment, taken))
+		errs = append(errs, apply.Child(ctx, r.Applier(), a, "Deployment", dep, desired, appsv1ac.ExtractDeployment, taken))
 	}
 	return errs
 }
@@ -164,7 +166,7 @@ func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now met
 	}
 	s := appv1.AppServiceStatus{
 		ObservedGeneration: a.Generation,
-		Conditions: kit.RolloutConditions(a.Status.Conditions, kit.RolloutInput{
+		Conditions: rollout.Conditions(a.Status.Conditions, rollout.Input{
 			Generation: a.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr, Where: where, Now: now,
 		}),
 		Selector: selector(a.Name),

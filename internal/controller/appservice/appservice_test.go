@@ -43,7 +43,8 @@ import (
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller/appservice"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -110,7 +111,7 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 // garbage collection deletes them with it), pass on the operator's proxy settings and follow every spec field.
 func TestAppServiceCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
-	startOperatorWith(t, nil, kit.Options{ProxyEnv: []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}}})
+	startOperatorWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}})})
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "shop", 30210)
 	a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}}
@@ -410,7 +411,7 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 // deleted (testenv.TakenName).
 func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	_, rec := startOperatorWith(t, cfg, kit.Options{NotOwnedRetry: 200 * time.Millisecond})
+	_, rec := startOperatorWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
 	port := int32(30280)
 	children := []func() client.ObjectList{
 		func() client.ObjectList { return &appsv1.DeploymentList{} },
@@ -514,4 +515,14 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 		t.Errorf("a converged AppService with a large environment caused %d writes: %s", n, counter)
 	}
 	expectNoChildLookups(t, counter, "a converged AppService with a large environment")
+}
+
+// TestAppServicePodsRefusedByPodSecurity: in a namespace enforcing the restricted Pod Security Standard, the
+// pods of an AppService whose image runs as root (no runAsNonRoot) are refused; the Deployment says so
+// (ReplicaFailure, with PodSecurity's message, fed here from a real refusal by the API server), and the
+// AppService reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however
+// often it is reconciled (testenv.ExpectPodsRefusedByPodSecurity).
+func TestAppServicePodsRefusedByPodSecurity(t *testing.T) {
+	_, rec := startOperator(t, nil)
+	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "appservice-restricted", newApp("", "root", 30277), getDeployment, conditionsOf)
 }

@@ -29,7 +29,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/managed"
+	"github.com/operator101/operator101/internal/controller/podsecurity"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // containerName is the name of the application's container.
@@ -40,7 +42,7 @@ func podLabels(name string) map[string]string {
 	return map[string]string{
 		"app.kubernetes.io/name":     "appservice",
 		"app.kubernetes.io/instance": name,
-		kit.ManagedByLabel:           kit.ManagedBy,
+		managed.ByLabel:              managed.By,
 	}
 }
 
@@ -104,18 +106,17 @@ func protocol(p appv1.ServicePort) corev1.Protocol {
 
 // Deployment runs spec.size pods of spec.image with spec.resources and spec.envs. proxyEnv (OLM's proxy
 // settings, from proxy.ReadProxyVarsFromEnv) comes first in the environment, without the user and password a
-// proxy URL may carry (kit.ProxyEnvWithoutCredentials), unless spec.envs names the same variable: the spec
+// proxy URL may carry (proxyenv.Env never holds them), unless spec.envs names the same variable: the spec
 // wins. Each port's target is declared on the container. The pods get no ServiceAccount token unless
-// spec.automountServiceAccountToken asks for it, and the securityContext of kit.PodSecurity(spec.runAsNonRoot).
-func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.DeploymentApplyConfiguration, error) {
+// spec.automountServiceAccountToken asks for it, and the securityContext of podsecurity.Contexts(spec.runAsNonRoot).
+func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	container := corev1ac.Container().WithName(containerName).WithImage(a.Spec.Image)
 
 	own := map[string]bool{}
 	for _, e := range a.Spec.Envs {
 		own[e.Name] = true
 	}
-	proxyEnv, _, _ = kit.ProxyEnvWithoutCredentials(proxyEnv)
-	for _, e := range proxyEnv {
+	for e := range proxyEnv.All() {
 		if !own[e.Name] {
 			container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 		}
@@ -160,7 +161,7 @@ func Deployment(a *appv1.AppService, proxyEnv []corev1.EnvVar) (*appsv1ac.Deploy
 		container.WithPorts(corev1ac.ContainerPort().WithContainerPort(k.port).WithProtocol(k.proto))
 	}
 
-	podSecurity, containerSecurity := kit.PodSecurity(ptr.Deref(a.Spec.RunAsNonRoot, false))
+	podSecurity, containerSecurity := podsecurity.Contexts(ptr.Deref(a.Spec.RunAsNonRoot, false))
 	container.WithSecurityContext(containerSecurity)
 
 	return appsv1ac.Deployment(a.Name, a.Namespace).

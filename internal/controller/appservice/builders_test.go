@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/internal/proxyenv"
 
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -70,7 +71,7 @@ func TestDeployment(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Deployment(tc.app, tc.proxy)
+			d, err := Deployment(tc.app, proxyenv.New(tc.proxy))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +124,7 @@ func TestEnvValueFrom(t *testing.T) {
 	a := newApp(func(s *appv1.AppServiceSpec) {
 		s.Envs = []appv1.EnvVar{{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
 	})
-	d, err := Deployment(a, nil)
+	d, err := Deployment(a, proxyenv.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestService(t *testing.T) {
 	if p1.NodePort != nil || p1.TargetPort.IntVal != 9090 {
 		t.Errorf("port 1 %+v: no node port asked, target = port", p1)
 	}
-	d, _ := Deployment(a, nil)
+	d, _ := Deployment(a, proxyenv.Env{})
 	if !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {
 		t.Errorf("service selector does not select the pods")
 	}
@@ -186,7 +187,7 @@ func TestDeploymentServiceAccountToken(t *testing.T) {
 		{"true: the token is mounted", ptr.To(true), true},
 	}
 	for _, tc := range cases {
-		d, err := Deployment(newApp(func(s *appv1.AppServiceSpec) { s.AutomountServiceAccountToken = tc.field }), nil)
+		d, err := Deployment(newApp(func(s *appv1.AppServiceSpec) { s.AutomountServiceAccountToken = tc.field }), proxyenv.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,11 +203,27 @@ func TestDeploymentServiceAccountToken(t *testing.T) {
 // capability (the rest of the restricted Pod Security Standard); no runAsUser either way.
 func TestDeploymentSecurityContext(t *testing.T) {
 	for _, nonRoot := range []*bool{nil, ptr.To(false), ptr.To(true)} {
-		d, err := Deployment(newApp(func(s *appv1.AppServiceSpec) { s.RunAsNonRoot = nonRoot }), nil)
+		d, err := Deployment(newApp(func(s *appv1.AppServiceSpec) { s.RunAsNonRoot = nonRoot }), proxyenv.Env{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		spec := d.Spec.Template.Spec
 		testenv.CheckPodSecurity(t, nonRoot, spec)
 	}
+}
+
+// The operator's proxy reaches the application's pods (OLM's cluster-proxy convention), but not the user and
+// password its URL carries: those are the operator's, and the pods are the tenant's. A variable the spec sets
+// itself is the spec's, as always.
+func TestDeploymentDropsProxyCredentials(t *testing.T) {
+	a := newApp(func(s *appv1.AppServiceSpec) {
+		s.Envs = []appv1.EnvVar{{Name: "https_proxy", Value: "http://tenant:theirs@proxy.tenant:8080"}}
+	})
+	d, err := Deployment(a, testenv.ProxyWithCredentials(t, ".svc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectProxyEnv(t, d, []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
+		"HTTPS_PROXY=http://proxy.example:3129", "NO_PROXY=.svc", "no_proxy=.svc",
+		"https_proxy=http://tenant:theirs@proxy.tenant:8080"})
 }

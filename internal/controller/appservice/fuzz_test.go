@@ -34,6 +34,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // The schema's patterns, as in api/app/v1.
@@ -164,7 +165,7 @@ func admitted(name, image string, size int32, envs string, ports []byte, cpu, me
 // checkChildren renders the children of a and fails t when one is not what the spec asks for.
 func checkChildren(t *testing.T, a *appv1.AppService) {
 	t.Helper()
-	dac, err := Deployment(a, fuzzProxy)
+	dac, err := Deployment(a, proxyenv.New(fuzzProxy))
 	if err != nil {
 		t.Fatalf("Deployment: %v", err)
 	}

@@ -28,32 +28,35 @@ import (
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/priority"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
-// Config is the AppService controller's own configuration; it has none yet besides kit.Options.
+// Config is the AppService controller's own configuration; it has none yet besides reconciler.Options.
 type Config struct{}
 
 // Setup registers the AppService controller of each AppService API with the manager.
-func Setup(mgr ctrl.Manager, o kit.Options, _ Config) error {
+func Setup(mgr ctrl.Manager, o reconciler.Options, _ Config) error {
 	if err := register(mgr, o, "appservice", v1API); err != nil {
 		return err
 	}
 	return register(mgr, o, "appservice-batch", batchAPI)
 }
 
-func register[T client.Object](mgr ctrl.Manager, o kit.Options, name string, api apiOf[T]) error {
-	r := &AppServiceReconciler[T]{Base: kit.NewBase(mgr, "appservice", o), api: api}
-	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
+func register[T client.Object](mgr ctrl.Manager, o reconciler.Options, name string, api apiOf[T]) error {
+	r := &AppServiceReconciler[T]{Base: reconciler.NewBase(mgr, "appservice", o, api.new()), api: api}
+	return reconciler.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		For(api.new(), builder.WithPredicates(kit.ChangedByOthers())).
-		// The Deployment's rollout is the object's progress: ahead of new objects (kit.PriorityProgress).
-		Watches(&appsv1.Deployment{}, kit.OwnerAhead(mgr, api.new())).
+		For(api.new(), builder.WithPredicates(reconciler.ChangedByOthers())).
+		// The Deployment's rollout is the object's progress: ahead of new objects (priority.Progress).
+		Watches(&appsv1.Deployment{}, priority.OwnerAhead(mgr, api.new())).
 		Owns(&corev1.Service{}), r.Options, r)
 }
 
 // Children is what the reconcile applies for a, by kind: its builders' output (a nil Service: none may exist).
-func Children(a *appv1.AppService, proxyEnv []corev1.EnvVar) (map[string]runtime.ApplyConfiguration, error) {
+func Children(a *appv1.AppService, proxyEnv proxyenv.Env) (map[string]runtime.ApplyConfiguration, error) {
 	dep, err := Deployment(a, proxyEnv)
 	if err != nil {
 		return nil, err
@@ -63,16 +66,16 @@ func Children(a *appv1.AppService, proxyEnv []corev1.EnvVar) (map[string]runtime
 
 // ForCache is how the manager's cache holds the AppServices of both APIs: without their environment (up to
 // 100 values of 32 KiB each) and resources, with the digests of the children the reconcile would apply
-// (kit.OwnerForCache). proxyEnv is the reconcile's (kit.Options).
-func ForCache(proxyEnv []corev1.EnvVar) map[client.Object]ctrlcache.ByObject {
+// (apply.OwnerForCache), remembered in m. proxyEnv is the reconcile's (reconciler.Options).
+func ForCache(m *apply.Memory, proxyEnv proxyenv.Env) map[client.Object]ctrlcache.ByObject {
 	return map[client.Object]ctrlcache.ByObject{
-		v1API.new():    forCache(v1API, proxyEnv, func(a *appv1.AppService) { a.Spec.Application = stripped(a.Spec.Application) }),
-		batchAPI.new(): forCache(batchAPI, proxyEnv, func(b *batchv1alpha1.AppService) { b.Spec.Application = stripped(b.Spec.Application) }),
+		v1API.new():    forCache(m, v1API, proxyEnv, func(a *appv1.AppService) { a.Spec.Application = stripped(a.Spec.Application) }),
+		batchAPI.new(): forCache(m, batchAPI, proxyEnv, func(b *batchv1alpha1.AppService) { b.Spec.Application = stripped(b.Spec.Application) }),
 	}
 }
 
-func forCache[T client.Object](api apiOf[T], proxyEnv []corev1.EnvVar, strip func(T)) ctrlcache.ByObject {
-	return ctrlcache.ByObject{Transform: kit.OwnerForCache(func(obj T) (map[string]runtime.ApplyConfiguration, error) {
+func forCache[T client.Object](m *apply.Memory, api apiOf[T], proxyEnv proxyenv.Env, strip func(T)) ctrlcache.ByObject {
+	return ctrlcache.ByObject{Transform: apply.OwnerForCache(m, func(obj T) (map[string]runtime.ApplyConfiguration, error) {
 		return Children(api.view(obj), proxyEnv)
 	}, strip)}
 }

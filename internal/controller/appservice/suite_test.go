@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -30,7 +31,7 @@ import (
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/appservice"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -46,18 +47,28 @@ var ctx = context.Background()
 // manager's cache: only operator101's own children (labelled managed-by), trimmed.
 func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
-	return startOperatorWith(t, cfg, kit.Options{})
+	return startOperatorWith(t, cfg, reconciler.Options{})
 }
 
 // startOperatorWith is startOperator with options o (its workers are set here).
-func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.Manager, *testenv.Reconciles) {
+func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
 	o.Workers = 2
-	proxyEnv := o.ProxyEnv
+	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
+	// digests.
+	o.Memory = reconciler.NewMemory()
+	proxyEnv, memory := o.ProxyEnv, o.Memory
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		return appservice.Setup(mgr, o, appservice.Config{})
-	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}) })
+	}, func(o *ctrl.Options) {
+		o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
+	})
 	return mgr, mgr.Reconciles
+}
+
+// conditionsOf reads the conditions of the AppService key.
+func conditionsOf(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+	return getApp(g, key).Status.Conditions
 }
 
 func getApp(g gomega.Gomega, key types.NamespacedName) *appv1.AppService {

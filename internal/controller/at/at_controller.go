@@ -35,7 +35,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/priority"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/report"
 )
 
 // How the command runs exactly once. The state lives in the API server, never in the operator's memory:
@@ -80,13 +82,13 @@ import (
 // Reconciler drives Ats: PENDING until the schedule, then a pod, then the pod's outcome. Its options' Reader
 // (uncached) confirms the At is current before its pod is created, and finds a pod the cache has not seen.
 type Reconciler struct {
-	kit.Base
+	reconciler.Base
 	startDeadline time.Duration
 	defaultImage  string
 	uids          namespaceUIDs
 }
 
-func newReconciler(b kit.Base, cfg Config) *Reconciler {
+func newReconciler(b reconciler.Base, cfg Config) *Reconciler {
 	d := cfg.StartDeadline
 	if d <= 0 {
 		d = DefaultStartDeadline
@@ -149,9 +151,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonUnknownTimeZone,
 			fmt.Sprintf("timeZone %q is not a time zone the operator knows (IANA names such as Europe/Berlin); the command runs once it is fixed",
 				ptr.Deref(at.Spec.TimeZone, "")), now)
-		var events []kit.Event
+		var events []report.Event
 		if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonUnknownTimeZone {
-			events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonUnknownTimeZone, Action: "Schedule", Note: st.Message})
+			events = append(events, report.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonUnknownTimeZone, Action: "Schedule", Note: st.Message})
 		}
 		return ctrl.Result{}, r.writeStatus(ctx, at, st, events...)
 	}
@@ -183,9 +185,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// Resuming is a spec change, which brings the next reconcile; the deadline, if any, is the only time
 		// that changes anything meanwhile.
 		st := suspended(at.Status, when, now)
-		var events []kit.Event
+		var events []report.Event
 		if c := succeededCondition(at.Status); c == nil || c.Reason != cnatv1alpha1.ReasonSuspended {
-			events = append(events, kit.Event{Type: corev1.EventTypeNormal, Reason: cnatv1alpha1.ReasonSuspended, Action: "Schedule", Note: st.Message})
+			events = append(events, report.Event{Type: corev1.EventTypeNormal, Reason: cnatv1alpha1.ReasonSuspended, Action: "Schedule", Note: st.Message})
 		}
 		if err := r.writeStatus(ctx, at, st, events...); err != nil {
 			return ctrl.Result{}, err
@@ -200,9 +202,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.writeStatus(ctx, at, pending(at.Status, when, now)); err != nil {
 			return ctrl.Result{}, err
 		}
-		// When it falls due it goes ahead of the pods' events (kit.PriorityProgress): Ats due together
+		// When it falls due it goes ahead of the pods' events (priority.Progress): Ats due together
 		// get their pods first, the Running status of the earlier ones after.
-		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(kit.PriorityProgress)}, nil
+		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(priority.Progress)}, nil
 	}
 	return r.start(ctx, at, podKey, attempt, now)
 }
@@ -348,10 +350,10 @@ func (r *Reconciler) readNamespaceUID(ctx context.Context, ns string) (int64, er
 func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *corev1.Pod, attempt int32, now time.Time) (ctrl.Result, error) {
 	if !notStarted(pod) {
 		st := observe(at, pod, attempt, now)
-		var events []kit.Event
+		var events []report.Event
 		if _, retrying := currentAttempt(st); retrying {
 			if c := succeededCondition(at.Status); c == nil || c.Reason != cnatv1alpha1.ReasonRetrying || c.Message != st.Message {
-				events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonRetrying, Action: "Run", Note: st.Message})
+				events = append(events, report.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonRetrying, Action: "Run", Note: st.Message})
 			}
 		}
 		return ctrl.Result{}, r.writeStatus(ctx, at, st, events...)
@@ -373,7 +375,7 @@ func (r *Reconciler) observePod(ctx context.Context, at *cnatv1alpha1.At, pod *c
 		switch {
 		case apierrors.IsConflict(err):
 			// The pod changed since the cache saw it (it may have started): look again at the newer one.
-			return ctrl.Result{RequeueAfter: kit.ConflictRetry}, nil
+			return ctrl.Result{RequeueAfter: report.ConflictRetry}, nil
 		case err != nil && !apierrors.IsNotFound(err):
 			return ctrl.Result{}, fmt.Errorf("deleting pod %s, which did not start: %w", pod.Name, err)
 		}
@@ -394,9 +396,9 @@ func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod 
 		// and the attempt before stays recorded as failed.
 		st.Phase = cnatv1alpha1.PhaseRunning
 	}
-	var events []kit.Event
+	var events []report.Event
 	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonPodNameTaken {
-		events = append(events, kit.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
+		events = append(events, report.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
 	}
 	if err := r.writeStatus(ctx, at, st, events...); err != nil {
 		return ctrl.Result{}, err
@@ -466,7 +468,7 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 
 // writeStatus writes st when it differs from the At's status, with an Event when the phase changes, and the
 // events given.
-func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...kit.Event) error {
+func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...report.Event) error {
 	st.ObservedGeneration = at.Generation
 	if st.Phase != cnatv1alpha1.PhasePending {
 		st.NextRunTime = nil // kubectl get at shows the next run of a PENDING At only
@@ -476,16 +478,16 @@ func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cn
 	}
 	before := at.DeepCopy()
 	at.Status = st
-	return kit.Report(ctx, r.Client, r.Recorder, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
+	return r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
 }
 
 // phaseEvents is the Event an At's move from phase old to st deserves: one when it leaves PENDING, its first
 // state (kubectl get shows the schedule; an Event saying so would be one more write per At and no news).
-func phaseEvents(old string, st cnatv1alpha1.AtStatus) []kit.Event {
+func phaseEvents(old string, st cnatv1alpha1.AtStatus) []report.Event {
 	if old == st.Phase || st.Phase == cnatv1alpha1.PhasePending {
 		return nil
 	}
-	e := kit.Event{Type: corev1.EventTypeNormal, Action: "Run", Note: st.Message}
+	e := report.Event{Type: corev1.EventTypeNormal, Action: "Run", Note: st.Message}
 	switch st.Phase {
 	case cnatv1alpha1.PhaseRunning:
 		e.Reason = "Started"
@@ -496,5 +498,5 @@ func phaseEvents(old string, st cnatv1alpha1.AtStatus) []kit.Event {
 	case cnatv1alpha1.PhaseMissed:
 		e.Type, e.Reason = corev1.EventTypeWarning, cnatv1alpha1.ReasonMissed
 	}
-	return []kit.Event{e}
+	return []report.Event{e}
 }

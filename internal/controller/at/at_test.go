@@ -31,7 +31,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -40,7 +40,7 @@ func TestRunsAtOnceAndSucceeds(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	rec := startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, atctl.Config{}).Reconciles
+	rec := startOperator(t, cfg, ns, reconciler.Options{Clock: newClock()}, atctl.Config{}).Reconciles
 
 	// (A minute past, within the start deadline: the fake clock's time runs years ahead of the API server's
 	// pod creation times, so the pod's start is counted from the schedule.)
@@ -77,7 +77,7 @@ func TestRunsAtOnceAndSucceeds(t *testing.T) {
 func TestFailureKeepsExitCodeAndReason(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
-	startOperator(t, nil, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	startOperator(t, nil, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 	at := createAt(t, ns, "fails", sched(t0), "exit 3")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	setPodStatus(t, key(at), corev1.PodFailed, &corev1.ContainerStateTerminated{ExitCode: 3, Reason: "Error", FinishedAt: metav1.NewTime(t0)})
@@ -96,7 +96,7 @@ func TestFutureScheduleRequeuesForTheRemainingTime(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 	at := createAt(t, ns, "later", sched(t0.Add(90*time.Minute+7*time.Second)), "date")
 	req := ctrl.Request{NamespacedName: key(at)}
 
@@ -142,7 +142,7 @@ func TestTTLDeletesTheFinishedPod(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 	at := createAt(t, ns, "ttl", sched(t0), "true", func(a *cnatv1alpha1.At) { a.Spec.TTLSecondsAfterFinished = new(int32(60)) })
 	req := ctrl.Request{NamespacedName: key(at)}
 	_, err := r.Reconcile(context.Background(), req)

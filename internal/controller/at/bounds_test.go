@@ -30,7 +30,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -44,7 +44,7 @@ func TestPodStuckPendingFails(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	clk := newClock()
 	const limit = 2 * time.Minute
-	rec := startOperator(t, cfg, ns, kit.Options{Clock: clk}, atctl.Config{StartDeadline: limit}).Reconciles
+	rec := startOperator(t, cfg, ns, reconciler.Options{Clock: clk}, atctl.Config{StartDeadline: limit}).Reconciles
 
 	at := createAt(t, ns, "no-image", sched(t0), "echo never", func(a *cnatv1alpha1.At) { a.Spec.Image = "registry.invalid/nope:1" })
 	k := key(at)
@@ -95,7 +95,7 @@ func TestPodStartedInTimeIsKept(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
 	clk := newClock()
-	rec := startOperator(t, cfg, ns, kit.Options{Clock: clk}, atctl.Config{}).Reconciles
+	rec := startOperator(t, cfg, ns, reconciler.Options{Clock: clk}, atctl.Config{}).Reconciles
 	at := createAt(t, ns, "slow-pull", sched(t0), "sleep 600")
 	k := key(at)
 	waitPhase(t, k, cnatv1alpha1.PhaseRunning)
@@ -116,7 +116,7 @@ func TestPodStartedInTimeIsKept(t *testing.T) {
 func TestDeadlineExceededFails(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
-	startOperator(t, nil, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	startOperator(t, nil, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 	at := createAt(t, ns, "forever", sched(t0), "sleep infinity", func(a *cnatv1alpha1.At) { a.Spec.ActiveDeadlineSeconds = ptr.To[int64](90) })
 	k := key(at)
 	waitPhase(t, k, cnatv1alpha1.PhaseRunning)
@@ -150,7 +150,7 @@ func TestStartDeadlineNeedsAStoredRunning(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 	at := createAt(t, ns, "late", sched(t0), "true")
 	req := ctrl.Request{NamespacedName: key(at)}
 	_, err := r.Reconcile(context.Background(), req) // creates the pod

@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 func newAt(name, command, image string) *cnatv1alpha1.At {
@@ -85,7 +86,7 @@ func TestPod(t *testing.T) {
 		{"operator's default image", newAt("d", "date", ""), PodDefaults{Image: mirrored}, mirrored, []string{"/bin/sh", "-c", "date"}, true},
 		{"own image over the operator's", newAt("o", "date", "alpine:3.20"), PodDefaults{Image: mirrored}, "alpine:3.20",
 			[]string{"/bin/sh", "-c", "date"}, true},
-		{"proxy env passed on", newAt("p", "wget x", ""), PodDefaults{ProxyEnv: proxyEnv}, busybox, []string{"/bin/sh", "-c", "wget x"}, true},
+		{"proxy env passed on", newAt("p", "wget x", ""), PodDefaults{ProxyEnv: proxyenv.New(proxyEnv)}, busybox, []string{"/bin/sh", "-c", "wget x"}, true},
 		{"name too long for a label", newAt(strings.Repeat("x", 70), "true", ""), PodDefaults{}, busybox, []string{"/bin/sh", "-c", "true"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,7 +108,7 @@ func TestPod(t *testing.T) {
 			if c.Image != tc.wantImage || !equality.Semantic.DeepEqual(c.Command, tc.wantCmd) || len(c.Args) != 0 {
 				t.Errorf("image %q command %q args %q", c.Image, c.Command, c.Args)
 			}
-			if !equality.Semantic.DeepEqual(c.Env, tc.defaults.ProxyEnv) {
+			if !equality.Semantic.DeepEqual(c.Env, tc.defaults.ProxyEnv.Vars()) {
 				t.Errorf("env %v, want %v", c.Env, tc.defaults.ProxyEnv)
 			}
 			if _, ok := pod.Labels[labelAt]; ok != tc.wantLabel {

@@ -32,7 +32,7 @@ func ForCache() cache.ByObject {
 // pod is built) and status, and nothing of its metadata
 // beside: its labels, annotations (up to 256 KiB, the tenant's), owner references, finalizers and
 // managedFields are dropped. Both see every event of an At (no predicate compares its metadata), and an At is
-// never written from the cache whole: its status goes as a merge patch of what changed (kit.Report). The
+// never written from the cache whole: its status goes as a merge patch of what changed (reconciler.Base.Report). The
 // transform is idempotent, as client-go asks.
 func trimAt(obj any) (any, error) {
 	at, ok := obj.(*cnatv1alpha1.At)

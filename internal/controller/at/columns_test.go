@@ -33,7 +33,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
 // atTable is what `kubectl get at` shows: the API server's Table of the namespace's Ats, as cells by column
@@ -68,7 +68,7 @@ func atTable(t *testing.T, ns string) map[string]map[string]any {
 func TestPrinterColumns(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	berlin := createAt(t, ns, "berlin", "2030-06-01T16:00:00", "date", func(a *cnatv1alpha1.At) { a.Spec.TimeZone = ptr.To("Europe/Berlin") })
 	missed := createAt(t, ns, "missed", sched(t0.Add(-10*time.Minute)), "date", func(a *cnatv1alpha1.At) { a.Spec.StartingDeadlineSeconds = ptr.To[int64](1) })
 	for _, at := range []*cnatv1alpha1.At{berlin, missed} {

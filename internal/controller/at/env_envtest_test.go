@@ -32,7 +32,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -105,7 +105,7 @@ func TestAtCannotAskForMoreThanAPod(t *testing.T) {
 	}}
 	must(t, env.Client.Create(ctx, u))
 	at := getAt(g, key(&cnatv1alpha1.At{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "greedy"}}))
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key(at)})
 	must(t, err)
 	pod, ok := getPod(t, key(at))
@@ -135,7 +135,7 @@ func TestCommandReadsASecretThroughEnv(t *testing.T) {
 	const value = "s3cr3t-value-never-logged"
 	must(t, env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "creds"},
 		StringData: map[string]string{"token": value}}))
-	startOperator(t, nil, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	startOperator(t, nil, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 	at := createAt(t, ns, "reader", sched(t0), `test -n "$TOKEN"`, func(a *cnatv1alpha1.At) {
 		a.Spec.Env = []cnatv1alpha1.AtEnvVar{{Name: "TOKEN", ValueFrom: &cnatv1alpha1.AtEnvVarSource{
 			SecretKeyRef: &cnatv1alpha1.AtKeySelector{Name: "creds", Key: "token"}}}}

@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // The At's env follows the proxy settings (so the At's wins a name both have), each source as a pod's
@@ -46,7 +47,7 @@ func TestPodEnvAndResources(t *testing.T) {
 		Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")},
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi"), corev1.ResourceCPU: resource.MustParse("500m")},
 	}
-	proxy := []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}}
+	proxy := proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}})
 	pod := Pod(at, PodDefaults{ProxyEnv: proxy})
 	c := pod.Spec.Containers[0]
 	want := []corev1.EnvVar{

@@ -33,7 +33,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -47,7 +47,7 @@ func TestExactlyOnceAcrossRestarts(t *testing.T) {
 	// step runs one operator incarnation until it reconciled the At at least once and check passes.
 	step := func(name string, k types.NamespacedName, check func(g gomega.Gomega)) {
 		t.Helper()
-		m := startOperator(t, cfg, ns, kit.Options{Clock: clk}, atctl.Config{})
+		m := startOperator(t, cfg, ns, reconciler.Options{Clock: clk}, atctl.Config{})
 		testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 			g.Expect(m.Reconciles.Get(k)).To(gomega.BeNumerically(">", 0))
 			check(g)
@@ -109,7 +109,7 @@ func TestAdoptsThePodOfACrashedOperator(t *testing.T) {
 	must(t, env.Client.Create(context.Background(), atctl.Pod(at, atctl.PodDefaults{})))
 
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	startOperator(t, cfg, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	g.Expect(podPosts(counter)).To(gomega.Equal(0), "writes: %s", counter)
 }
@@ -120,7 +120,7 @@ func TestPodDeletedWhileRunningIsNotRecreated(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	startOperator(t, cfg, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 	at := createAt(t, ns, "lost", sched(t0), "sleep 100")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	pod, _ := getPod(t, key(at))
@@ -162,7 +162,7 @@ func TestAlreadyExistsAdoptsThePod(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	must(t, err)
-	r := atctl.NewReconciler(staleCache{Client: c}, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(staleCache{Client: c}, events.NewFakeRecorder(100), reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key(at)})
 	must(t, err)
 	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))
@@ -178,7 +178,7 @@ func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	at := createAt(t, ns, "stale", sched(t0), "echo stale")
 	old := getAt(g, key(at))
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	req := ctrl.Request{NamespacedName: key(at)}
 	_, err := r.Reconcile(context.Background(), req)
 	must(t, err)
@@ -192,7 +192,7 @@ func TestStaleCachedAtDoesNotRunAgain(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	must(t, err)
-	stale := atctl.NewReconciler(staleCache{Client: c, at: old}, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	stale := atctl.NewReconciler(staleCache{Client: c, at: old}, events.NewFakeRecorder(100), reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	for range 3 {
 		_, err = stale.Reconcile(context.Background(), req)
 		must(t, err)
@@ -227,7 +227,7 @@ func TestForeignPodWithThePodName(t *testing.T) {
 		g.Expect(pod.Labels).To(gomega.Equal(foreign.Labels), when)
 	}
 	cfg, counter := testenv.Counting(env.Config)
-	rec := startOperator(t, cfg, ns, kit.Options{Clock: newClock(), NotOwnedRetry: 200 * time.Millisecond}, atctl.Config{}).Reconciles
+	rec := startOperator(t, cfg, ns, reconciler.Options{Clock: newClock(), NotOwnedRetry: 200 * time.Millisecond}, atctl.Config{}).Reconciles
 	taken := func(at *cnatv1alpha1.At) {
 		t.Helper()
 		testenv.Eventually(t, timeout, func(g gomega.Gomega) {
@@ -279,7 +279,7 @@ func TestForeignPodIsNotTheRun(t *testing.T) {
 	ctx := context.Background()
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
-	m := startOperator(t, nil, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	m := startOperator(t, nil, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 	at := createAt(t, ns, "replaced", sched(t0), "sleep 100")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	m.Stop(t)
@@ -295,7 +295,7 @@ func TestForeignPodIsNotTheRun(t *testing.T) {
 	setPodStatus(t, key(at), corev1.PodSucceeded, &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(t0)})
 	before, _ := getPod(t, key(at))
 
-	startOperator(t, nil, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	startOperator(t, nil, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 	failed := waitPhase(t, key(at), cnatv1alpha1.PhaseFailed)
 	g.Expect(meta.FindStatusCondition(failed.Status.Conditions, cnatv1alpha1.ConditionSucceeded).Reason).To(gomega.Equal(cnatv1alpha1.ReasonPodDeleted))
 	after, _ := getPod(t, key(at))

@@ -25,16 +25,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
 // What the tests of package cnat_test reach that the operator keeps unexported.
 
 // NewReconciler is the At reconciler Setup registers, on a cached client the test chooses (a stale cache, say),
-// without the controller around it: a status write that meets a newer object returns kit.ErrStale, which the
-// controller turns into a look again (kit.Complete). o needs its Clock and Reader.
-func NewReconciler(c client.Client, rec recorder.EventRecorder, o kit.Options, cfg Config) reconcile.Reconciler {
-	return newReconciler(kit.Base{Client: c, Recorder: rec, Options: o}, cfg)
+// without the controller around it: a status write that meets a newer object returns report.ErrStale, which the
+// controller turns into a look again (reconciler.Complete). o needs its Clock and Reader.
+func NewReconciler(c client.Client, rec recorder.EventRecorder, o reconciler.Options, cfg Config) reconcile.Reconciler {
+	return newReconciler(reconciler.Base{Client: c, Recorder: rec, Options: o}, cfg)
 }
 
 // UpgradeableGate is the request of every reconcile of the Upgradeable gate (testenv.Reconciles counts them).
@@ -46,7 +46,7 @@ const RunningAtPodIndex = runningAtPodIndex
 // SetupGate registers the Upgradeable gate alone, for cfg's OperatorCondition, without the At controller (and
 // with the default start deadline): a test that plays the At controller itself (NewReconciler) orders the At's
 // steps and its pod's as it needs.
-func SetupGate(mgr ctrl.Manager, o kit.Options, cfg Config) error {
+func SetupGate(mgr ctrl.Manager, o reconciler.Options, cfg Config) error {
 	cond, err := operatorCondition(mgr, types.NamespacedName{Namespace: cfg.OperatorNamespace, Name: cfg.OperatorConditionName})
 	if err != nil {
 		return err

@@ -44,7 +44,8 @@ import (
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/internal/controller"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/managed"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -108,7 +109,7 @@ func TestUpgradeableOnlyWhileAPodRuns(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	clk := gateClock()
 	now := clk.Now()
-	o := kit.Options{Clock: clk}
+	o := reconciler.Options{Clock: clk}
 	m := startOperator(t, cfg, ns, o, olm)
 	rec := m.Reconciles
 	gateRan := func(trigger func()) { testenv.WaitReconciled(t, rec, atctl.UpgradeableGate, timeout, trigger) }
@@ -173,7 +174,7 @@ func TestUpgradeableMessageNamesTheHolders(t *testing.T) {
 	olm, upgradeable := olmCondition(t)
 	ns := env.NewNamespace(t, "at")
 	clk := gateClock()
-	rec := startOperator(t, nil, ns, kit.Options{Clock: clk}, olm).Reconciles
+	rec := startOperator(t, nil, ns, reconciler.Options{Clock: clk}, olm).Reconciles
 	var ats []types.NamespacedName
 	for i := range 5 {
 		k := key(createAt(t, ns, fmt.Sprintf("at-%d", i), sched(clk.Now()), "sleep 600"))
@@ -241,7 +242,7 @@ func TestUpgradeableGateListsOnlyRunningPods(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	lists := &listCounter{}
 	clk := gateClock()
-	o := kit.Options{Clock: clk, Workers: 2}
+	o := reconciler.Options{Clock: clk, Workers: 2}
 	rec := env.StartManager(t, nil, func(mgr ctrl.Manager) error { return atctl.Setup(mgr, o, olm) },
 		func(mo *ctrl.Options) {
 			mo.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}}
@@ -294,7 +295,7 @@ func TestNoOperatorConditionOutsideOLM(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	cfg, counter := testenv.Counting(env.Config)
-	rec := startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, atctl.Config{}).Reconciles
+	rec := startOperator(t, cfg, ns, reconciler.Options{Clock: newClock()}, atctl.Config{}).Reconciles
 	at := createAt(t, ns, "no-olm", sched(t0), "true")
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	setPodStatus(t, key(at), corev1.PodRunning, nil)
@@ -311,7 +312,7 @@ func tenantPod(t *testing.T, at *cnatv1alpha1.At, name string, start time.Time) 
 	ctx := context.Background()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: at.Namespace, Name: name,
-			Labels: map[string]string{kit.ManagedByLabel: kit.ManagedBy, "cnat.programming-kubernetes.info/at": at.Name, "app": at.Name},
+			Labels: map[string]string{managed.ByLabel: managed.By, "cnat.programming-kubernetes.info/at": at.Name, "app": at.Name},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: cnatv1alpha1.GroupVersion.String(), Kind: "At", Name: at.Name,
 				UID: at.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}},
 		Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, ActiveDeadlineSeconds: ptr.To[int64](1<<31 - 1),
@@ -340,7 +341,7 @@ func TestUpgradeableIgnoresATenantsPods(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	clk := gateClock()
 	now := clk.Now()
-	rec := startOperator(t, nil, ns, kit.Options{Clock: clk}, olm).Reconciles
+	rec := startOperator(t, nil, ns, reconciler.Options{Clock: clk}, olm).Reconciles
 	// notHeld makes a tenant pod with create and checks, once the gate has looked at it, that nothing holds.
 	notHeld := func(what string, create func() types.NamespacedName) {
 		t.Helper()
@@ -404,7 +405,7 @@ func TestUpgradeableReleasedAtTheAtsBound(t *testing.T) {
 	olm, upgradeable := olmCondition(t)
 	ns := env.NewNamespace(t, "at")
 	clk := gateClock()
-	rec := startOperator(t, nil, ns, kit.Options{Clock: clk}, olm).Reconciles
+	rec := startOperator(t, nil, ns, reconciler.Options{Clock: clk}, olm).Reconciles
 	k := key(createAt(t, ns, "bounded", sched(clk.Now()), "sleep infinity", func(x *cnatv1alpha1.At) { x.Spec.ActiveDeadlineSeconds = ptr.To[int64](60) }))
 	start := waitPhase(t, k, cnatv1alpha1.PhaseRunning).Status.StartTime.Time
 	setPodStatusAt(t, k, corev1.PodRunning, nil, start.Add(time.Hour))
@@ -433,12 +434,12 @@ func TestUpgradeableFollowsTheAt(t *testing.T) {
 	olm, upgradeable := olmCondition(t)
 	ns := env.NewNamespace(t, "at")
 	clk := gateClock()
-	rec := env.StartManager(t, nil, func(mgr ctrl.Manager) error { return atctl.SetupGate(mgr, kit.Options{Clock: clk}, olm) },
+	rec := env.StartManager(t, nil, func(mgr ctrl.Manager) error { return atctl.SetupGate(mgr, reconciler.Options{Clock: clk}, olm) },
 		func(o *ctrl.Options) {
-			o.Cache = controller.CacheOptions(controller.Options{})
+			o.Cache = controller.CacheOptions(controller.Options{}, reconciler.NewMemory())
 			o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
 		}).Reconciles
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 	at := createAt(t, ns, "restarted", sched(clk.Now()), "sleep 600")
 	req := ctrl.Request{NamespacedName: key(at)}
 	_, err := r.Reconcile(ctx, req) // creates the pod; RUNNING comes with the next reconcile

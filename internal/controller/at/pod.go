@@ -34,7 +34,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/cachetrim"
+	"github.com/operator101/operator101/internal/controller/managed"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // Labels on every pod of an At.
@@ -103,7 +105,7 @@ type PodDefaults struct {
 	Image string
 	// ProxyEnv (the operator's HTTP(S)_PROXY/NO_PROXY, which OLM sets from the cluster's proxy) is passed on to
 	// the command.
-	ProxyEnv []corev1.EnvVar
+	ProxyEnv proxyenv.Env
 	// UID is the UID and GID the command runs as: PodUID of the At's namespace (0: NonRootUID).
 	UID int64
 }
@@ -129,19 +131,14 @@ func AttemptPod(at *cnatv1alpha1.At, d PodDefaults, attempt int32, deadline int6
 	if image == "" {
 		image = cnatv1alpha1.DefaultImage
 	}
-	proxyEnv := d.ProxyEnv
-	labels := map[string]string{kit.ManagedByLabel: kit.ManagedBy}
+	labels := map[string]string{managed.ByLabel: managed.By}
 	if len(validation.IsValidLabelValue(at.Name)) == 0 {
 		labels[labelAt] = at.Name
 		labels[labelApp] = at.Name // the book's label: kubectl get pod -l app=<at>
 	}
-	var env []corev1.EnvVar
-	if len(proxyEnv) > 0 {
-		env = append([]corev1.EnvVar(nil), proxyEnv...)
-	}
 	// The At's own variables come after the proxy settings, so that one of the same name wins (the kubelet
 	// takes the last): the command is the tenant's, and so is its proxy.
-	env = append(env, envVars(at.Spec.Env)...)
+	env := append(d.ProxyEnv.Vars(), envVars(at.Spec.Env)...)
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      AttemptPodName(at.Name, attempt),
@@ -231,7 +228,7 @@ func activeDeadlineSeconds(at *cnatv1alpha1.At) int64 {
 // (app.kubernetes.io/name=myweb or appservice) and an At's pods never have, in this release or an earlier one.
 const nameLabel = "app.kubernetes.io/name"
 
-// PodSelector selects the pods the cache holds: those labelled as operator101's (kit.ManagedByLabel) without
+// PodSelector selects the pods the cache holds: those labelled as operator101's (managed.ByLabel) without
 // nameLabel, which are the At pods of every release (0.2.0's included, so that the At controller still finds
 // the pods they ran: exactly once holds across an upgrade). The pods of MyWebs' and AppServices' Deployments,
 // which carry operator101's label too, stay out: nothing reads them. Pods of an At whose name does not fit a
@@ -241,7 +238,7 @@ func PodSelector() labels.Selector {
 	if err != nil {
 		panic(err) // a constant, valid key
 	}
-	return kit.ManagedBySelector().Add(*noName)
+	return managed.Selector().Add(*noName)
 }
 
 // PodCache is how the manager's cache holds pods: only those PodSelector selects, as trimPod leaves them.
@@ -263,11 +260,11 @@ func trimPod(obj any) (any, error) {
 		return obj, nil
 	}
 	var kept map[string]string
-	if v, ok := pod.Labels[kit.ManagedByLabel]; ok {
-		kept = map[string]string{kit.ManagedByLabel: v}
+	if v, ok := pod.Labels[managed.ByLabel]; ok {
+		kept = map[string]string{managed.ByLabel: v}
 	}
 	pod.Labels, pod.Annotations, pod.Finalizers, pod.GenerateName = kept, nil, nil, ""
-	pod.OwnerReferences = kit.ControllerOnly(pod.OwnerReferences)
+	pod.OwnerReferences = cachetrim.ControllerOnly(pod.OwnerReferences)
 	pod.Spec = corev1.PodSpec{ActiveDeadlineSeconds: pod.Spec.ActiveDeadlineSeconds}
 	pod.Status = corev1.PodStatus{Phase: pod.Status.Phase, Reason: pod.Status.Reason, Message: pod.Status.Message,
 		StartTime: pod.Status.StartTime, Conditions: trimConditions(pod.Status.Conditions),

@@ -34,7 +34,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -78,7 +78,7 @@ func TestRetriesStopAtTheLimit(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
 	rec := events.NewFakeRecorder(100)
-	r := atctl.NewReconciler(env.Client, rec, kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, rec, reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	at := createAt(t, ns, "flaky", sched(t0), "exit 3", func(a *cnatv1alpha1.At) { a.Spec.Retries = ptr.To[int32](2) })
 	reconcile := func() {
 		t.Helper()
@@ -140,7 +140,7 @@ func TestRetriesStopAtTheLimit(t *testing.T) {
 func TestRetrySucceeds(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ns := env.NewNamespace(t, "at")
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	at := createAt(t, ns, "second-time", sched(t0), "true", func(a *cnatv1alpha1.At) { a.Spec.Retries = ptr.To[int32](1) })
 	req := ctrl.Request{NamespacedName: key(at)}
 	for range 2 {
@@ -179,7 +179,7 @@ func TestRetriesExactlyOnceAcrossRestarts(t *testing.T) {
 	k := key(at)
 	step := func(name string, check func(g gomega.Gomega)) {
 		t.Helper()
-		m := startOperator(t, cfg, ns, kit.Options{Clock: clk}, atctl.Config{})
+		m := startOperator(t, cfg, ns, reconciler.Options{Clock: clk}, atctl.Config{})
 		testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 			g.Expect(m.Reconciles.Get(k)).To(gomega.BeNumerically(">", 0))
 			check(g)
@@ -214,7 +214,7 @@ func TestRetriesExactlyOnceAcrossRestarts(t *testing.T) {
 	cfg2, counter2 := testenv.Counting(env.Config)
 	c, err := client.New(cfg2, client.Options{Scheme: env.Scheme})
 	must(t, err)
-	r := atctl.NewReconciler(staleCache{Client: c}, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(staleCache{Client: c}, events.NewFakeRecorder(100), reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 	_, err = r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key(crashed)})
 	must(t, err)
 	st := getAt(g, key(crashed)).Status
@@ -231,7 +231,7 @@ func TestRetryWaitsForATakenName(t *testing.T) {
 	g := gomega.NewWithT(t)
 	ctx := context.Background()
 	ns := env.NewNamespace(t, "at")
-	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	at := createAt(t, ns, "taken", sched(t0), "exit 1", func(a *cnatv1alpha1.At) { a.Spec.Retries = ptr.To[int32](1) })
 	req := ctrl.Request{NamespacedName: key(at)}
 	reconcile := func() {

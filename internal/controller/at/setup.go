@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
 // Config is the At controller's own configuration.
@@ -59,15 +59,15 @@ const DefaultWorkers = 16
 const DefaultStartDeadline = 5 * time.Minute
 
 // Setup registers the At controller with the manager, and under OLM the Upgradeable gate (upgradeable.go).
-// The At controller sees every event of an At, its own status writes included (no kit.ChangedByOthers): a
+// The At controller sees every event of an At, its own status writes included (no reconciler.ChangedByOthers): a
 // stored RUNNING is what lets the next reconcile give up on a pod that did not start, and the cache holds an
 // At's new phase only once its status write comes back as an event.
-func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
+func Setup(mgr ctrl.Manager, o reconciler.Options, cfg Config) error {
 	if o.Workers == 0 {
 		o.Workers = DefaultWorkers
 	}
-	r := newReconciler(kit.NewBase(mgr, "at", o), cfg)
-	if err := kit.Complete(ctrl.NewControllerManagedBy(mgr).
+	r := newReconciler(reconciler.NewBase(mgr, "at", o, &cnatv1alpha1.At{}), cfg)
+	if err := reconciler.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("at").
 		For(&cnatv1alpha1.At{}).
 		Owns(&corev1.Pod{}), r.Options, r); err != nil {

@@ -37,7 +37,7 @@ import (
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	"github.com/operator101/operator101/internal/controller"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -54,12 +54,12 @@ func sched(t time.Time) string { return t.UTC().Format(cnatv1alpha1.ScheduleLayo
 
 // startOperator starts a manager with the At controller on cfg (env.Config when nil), with the real manager's
 // cache (only operator101's own pods, trimmed), watching ns only so that tests do not see each other's Ats.
-func startOperator(t *testing.T, cfg *rest.Config, ns string, o kit.Options, c atctl.Config) *testenv.Manager {
+func startOperator(t *testing.T, cfg *rest.Config, ns string, o reconciler.Options, c atctl.Config) *testenv.Manager {
 	t.Helper()
 	o.Workers = 2
 	return env.StartManager(t, cfg, func(mgr ctrl.Manager) error { return atctl.Setup(mgr, o, c) },
 		func(o *ctrl.Options) {
-			o.Cache = controller.CacheOptions(controller.Options{})
+			o.Cache = controller.CacheOptions(controller.Options{}, reconciler.NewMemory())
 			o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
 		})
 }

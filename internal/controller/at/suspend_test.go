@@ -31,7 +31,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -66,7 +66,7 @@ func TestSuspendedAtRunsOnceResumed(t *testing.T) {
 			ns := env.NewNamespace(t, "at")
 			clk := newClock()
 			rec := events.NewFakeRecorder(100)
-			r := atctl.NewReconciler(env.Client, rec, kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+			r := atctl.NewReconciler(env.Client, rec, reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 			at := createAt(t, ns, "paused", sched(t0.Add(time.Minute)), "echo once", func(a *cnatv1alpha1.At) {
 				a.Spec.Suspend = ptr.To(true)
 				a.Spec.StartingDeadlineSeconds = c.deadline
@@ -110,7 +110,7 @@ func TestMissedDeadlineIsReportedWithoutARun(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
 	rec := events.NewFakeRecorder(100)
-	r := atctl.NewReconciler(env.Client, rec, kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, rec, reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 	late := createAt(t, ns, "late", sched(t0.Add(-61*time.Second)), "echo late",
 		func(a *cnatv1alpha1.At) { a.Spec.StartingDeadlineSeconds = ptr.To[int64](60) })
 	inTime := createAt(t, ns, "in-time", sched(t0.Add(-60*time.Second)), "echo in time",
@@ -170,7 +170,7 @@ func TestMissedOnlyWithoutAPod(t *testing.T) {
 		func(a *cnatv1alpha1.At) { a.Spec.StartingDeadlineSeconds = ptr.To[int64](60) })
 	must(t, env.Client.Create(context.Background(), atctl.Pod(at, atctl.PodDefaults{})))
 	// The cached client sees no pod; the Reader does.
-	r := atctl.NewReconciler(staleCache{Client: env.Client}, events.NewFakeRecorder(100), kit.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(staleCache{Client: env.Client}, events.NewFakeRecorder(100), reconciler.Options{Clock: newClock(), Reader: env.Client}, atctl.Config{})
 	_, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key(at)})
 	must(t, err)
 	g.Expect(getAt(g, key(at)).Status.Phase).To(gomega.Equal(cnatv1alpha1.PhaseRunning))

@@ -31,7 +31,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -167,7 +167,7 @@ func TestTimeZoneRunsAtTheZonesInstant(t *testing.T) {
 			due := utc(c.instant)
 			clk := newClock()
 			clk.SetTime(due.Add(-time.Hour))
-			r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+			r := atctl.NewReconciler(env.Client, events.NewFakeRecorder(100), reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 			at := createAt(t, ns, "berlin", c.wall, "date", func(a *cnatv1alpha1.At) { a.Spec.TimeZone = ptr.To("Europe/Berlin") })
 			req := ctrl.Request{NamespacedName: key(at)}
 			res, err := r.Reconcile(context.Background(), req)
@@ -200,7 +200,7 @@ func TestUnknownTimeZone(t *testing.T) {
 	ns := env.NewNamespace(t, "at")
 	clk := newClock()
 	rec := events.NewFakeRecorder(100)
-	r := atctl.NewReconciler(env.Client, rec, kit.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
+	r := atctl.NewReconciler(env.Client, rec, reconciler.Options{Clock: clk, Reader: env.Client}, atctl.Config{})
 	at := createAt(t, ns, "mars", "2030-06-01T16:00:00", "date", func(a *cnatv1alpha1.At) { a.Spec.TimeZone = ptr.To("Mars/Olympus_Mons") })
 	req := ctrl.Request{NamespacedName: key(at)}
 	for range 3 {

@@ -32,7 +32,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -58,7 +58,7 @@ func TestPodUIDFollowsTheNamespace(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ns := uidNamespace(t, tc.annotations)
-			startOperator(t, nil, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+			startOperator(t, nil, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 			at := createAt(t, ns, "uid", sched(t0.Add(-time.Minute)), "id -u")
 			waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 			pod, ok := getPod(t, key(at))
@@ -74,7 +74,7 @@ func TestPodUIDFollowsTheNamespace(t *testing.T) {
 
 	t.Run("malformed range", func(t *testing.T) {
 		ns := uidNamespace(t, map[string]string{atctl.UIDRangeAnnotation: "1000680000"})
-		startOperator(t, nil, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+		startOperator(t, nil, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 		at := createAt(t, ns, "uid", sched(t0.Add(-time.Minute)), "id -u")
 		testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 			list := &eventsv1.EventList{}
@@ -99,7 +99,7 @@ func TestPodUIDFollowsTheNamespace(t *testing.T) {
 func TestNamespaceReadOncePerBurst(t *testing.T) {
 	ns := uidNamespace(t, map[string]string{atctl.UIDRangeAnnotation: "1000680000/10000"})
 	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg, ns, kit.Options{Clock: newClock()}, atctl.Config{})
+	startOperator(t, cfg, ns, reconciler.Options{Clock: newClock()}, atctl.Config{})
 	var ats []*cnatv1alpha1.At
 	for i := range 10 {
 		ats = append(ats, createAt(t, ns, fmt.Sprintf("burst-%d", i), sched(t0.Add(-time.Minute)), "id -u"))

@@ -44,7 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
 // The Upgradeable gate keeps OLM's Upgradeable condition False while an At's command actually runs, so that
@@ -328,7 +328,7 @@ func atRunEvents() predicate.Predicate {
 
 // setupUpgradeable registers the gate with the manager: the pod index, and its controller, triggered by every
 // event of an At's pod, every change of an At's run and once at start. startDeadline is the At controller's.
-func setupUpgradeable(mgr ctrl.Manager, o kit.Options, cond conditions.Condition, startDeadline time.Duration) error {
+func setupUpgradeable(mgr ctrl.Manager, o reconciler.Options, cond conditions.Condition, startDeadline time.Duration) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, runningAtPodIndex, indexRunningAtPod); err != nil {
 		return fmt.Errorf("indexing running At pods: %w", err)
 	}
@@ -339,7 +339,7 @@ func setupUpgradeable(mgr ctrl.Manager, o kit.Options, cond conditions.Condition
 		return nil
 	})
 	o.Workers = 1
-	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
+	return reconciler.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("at-upgradeable").
 		Watches(&corev1.Pod{}, toGate, builder.WithPredicates(atPodEvents())).
 		Watches(&cnatv1alpha1.At{}, toGate, builder.WithPredicates(atRunEvents())).

@@ -29,7 +29,7 @@ import (
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
 	atctl "github.com/operator101/operator101/internal/controller/at"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -133,7 +133,7 @@ func TestBookSample(t *testing.T) {
 	at := &cnatv1alpha1.At{}
 	must(t, yaml.UnmarshalStrict(raw, at))
 	at.Namespace = ns
-	startOperator(t, nil, ns, kit.Options{}, atctl.Config{DefaultImage: mirrored})
+	startOperator(t, nil, ns, reconciler.Options{}, atctl.Config{DefaultImage: mirrored})
 	must(t, env.Client.Create(context.Background(), at))
 	waitPhase(t, key(at), cnatv1alpha1.PhaseRunning)
 	pod, ok := getPod(t, key(at))

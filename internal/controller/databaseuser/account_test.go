@@ -32,7 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 	"github.com/operator101/operator101/test/mariadbtest"
 )
@@ -278,7 +278,7 @@ func TestFailureTellsTenantsOnlyTheirs(t *testing.T) {
 // that, and nothing of whether such an account exists (Drop answers NotClaimed either way).
 func TestNotDroppedEventSaysOnlyNotOwned(t *testing.T) {
 	rec := events.NewFakeRecorder(1)
-	r := &Reconciler{Base: kit.Base{Recorder: rec}}
+	r := &Reconciler{Base: reconciler.Base{Recorder: rec}}
 	dbu := &mygroupv1alpha1.DatabaseUser{Spec: mygroupv1alpha1.DatabaseUserSpec{User: "u"}}
 	r.droppedEvent(context.Background(), dbu, "shared", mysqlaccount.DropResult{NotClaimed: true}, "AccountDropped", "dropped")
 	got := <-rec.Events

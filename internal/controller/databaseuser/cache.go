@@ -21,16 +21,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/cachetrim"
 )
 
 // ForCache is how the manager's cache holds DatabaseUsers: with the one label the reconciler and the target
 // index read (mygroupv1alpha1.TargetLabel), a digest of all labels and annotations in place of the others (a
-// `kubectl annotate` still brings a check at once, through kit.ChangedByOthers; kit.MetadataForCache), and of
+// `kubectl annotate` still brings a check at once, through reconciler.ChangedByOthers; cachetrim.Metadata), and of
 // the finalizers only operator101's, whether it is there: the reconciler patches the list on the object it
 // reads past the cache (patchFinalizer). The spec and status are bounded by the schema and kept.
 func ForCache() ctrlcache.ByObject {
-	trim := kit.MetadataForCache(mygroupv1alpha1.TargetLabel)
+	trim := cachetrim.Metadata(mygroupv1alpha1.TargetLabel)
 	return ctrlcache.ByObject{Transform: func(obj any) (any, error) {
 		if d, ok := obj.(*mygroupv1alpha1.DatabaseUser); ok && len(d.Finalizers) > 0 {
 			if controllerutil.ContainsFinalizer(d, mygroupv1alpha1.Finalizer) {

@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
 // DatabaseTargets are the cluster admin's: the operator reads them and writes only their status, which says
@@ -38,7 +38,7 @@ import (
 // It records no Events: those of a cluster-scoped object go to the "default" namespace, where an operator
 // installed for its own namespace may not write.
 type TargetReconciler struct {
-	kit.Base
+	reconciler.Base
 	cfg Config
 }
 
@@ -68,7 +68,7 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	now := metav1.NewTime(r.Clock.Now())
 	t.Status = computeTargetStatus(t.Status, t.Generation, server, out, now)
 	meta.SetStatusCondition(&t.Status.Conditions, adminLoginCondition(t.Spec.TLS.Mode, t.Generation, now))
-	if err := kit.Report(ctx, r.Client, r.Recorder, before, t); err != nil {
+	if err := r.Report(ctx, before, t); err != nil {
 		return ctrl.Result{}, err
 	}
 	if out.retry {

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
 // How a changed password Secret is noticed. Secrets are read with single GETs through the API reader: the
@@ -64,7 +64,7 @@ import (
 //   - leavePreviousTarget (move.go): a DatabaseUser whose `target` label changed leaves its former target;
 //   - syncAccount (account_sync.go): the account is made to match the spec, with the password of its Secret.
 type Reconciler struct {
-	kit.Base
+	reconciler.Base
 	cfg    Config
 	shares *shares
 }

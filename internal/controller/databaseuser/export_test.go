@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
 // NewReconciler is the DatabaseUser reconciler without a manager, reading and writing through c (no cache),
@@ -31,6 +31,6 @@ func NewReconciler(c client.Client, events recorder.EventRecorder, cfg Config) (
 	if err := cfg.complete(); err != nil {
 		return nil, err
 	}
-	return &Reconciler{Base: kit.Base{Client: c, Recorder: events,
-		Options: kit.Options{Workers: 1, Clock: clock.RealClock{}, Reader: c}}, cfg: cfg, shares: newShares(16)}, nil
+	return &Reconciler{Base: reconciler.Base{Client: c, Recorder: events,
+		Options: reconciler.Options{Workers: 1, Clock: clock.RealClock{}, Reader: c, Memory: reconciler.NewMemory()}}, cfg: cfg, shares: newShares(16)}, nil
 }

@@ -61,7 +61,7 @@ func (r *Reconciler) finalize(ctx context.Context, targets *targetReads, dbu *my
 		// The target is being migrated from DATABASE_TARGETS: its account is on a server the admin is about to
 		// declare. Creating the DatabaseTarget (a watched kind) lets the deletion go on.
 		out.message = fmt.Sprintf("DatabaseTarget %q does not exist yet, and the operator's DATABASE_TARGETS still "+
-			"names it: the cluster admin is migrating it (docs/databases.md)", name)
+			"names it: the cluster admin is migrating it (docs/admin/database-targets.md)", name)
 		return r.retryFinalize(ctx, dbu, name, *out)
 	case out != nil:
 		r.Recorder.Eventf(dbu, nil, corev1.EventTypeWarning, "AccountNotDropped", "Delete",
@@ -147,7 +147,7 @@ func (r *Reconciler) patchFinalizer(ctx context.Context, key types.NamespacedNam
 // retryFinalize keeps the finalizer, says why in the Ready condition, and retries with backoff.
 func (r *Reconciler) retryFinalize(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUser, target string, out outcome) (ctrl.Result, error) {
 	out = out.within("deletion is held until the account is dropped: ",
-		". To delete the DatabaseUser and keep the account, set spec.cleanupPolicy to Skip (docs/databases.md)")
+		". To delete the DatabaseUser and keep the account, set spec.cleanupPolicy to Skip (docs/admin/database-targets.md)")
 	if err := r.report(ctx, dbu, target, out); err != nil {
 		return ctrl.Result{}, err
 	}

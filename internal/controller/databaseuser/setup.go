@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
 // Config configures the DatabaseUser controller.
@@ -92,7 +92,7 @@ func (c *Config) complete() error {
 const targetIndex = "databaseuser.target"
 
 // Setup registers the DatabaseUser and DatabaseTarget controllers with the manager.
-func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
+func Setup(mgr ctrl.Manager, o reconciler.Options, cfg Config) error {
 	if err := cfg.complete(); err != nil {
 		return err
 	}
@@ -103,21 +103,21 @@ func Setup(mgr ctrl.Manager, o kit.Options, cfg Config) error {
 		return fmt.Errorf("indexing DatabaseUsers by target: %w", err)
 	}
 	o.ReconcileTimeout = cfg.ReconcileTimeout
-	r := &Reconciler{Base: kit.NewBase(mgr, "databaseuser", o), cfg: cfg}
+	r := &Reconciler{Base: reconciler.NewBase(mgr, "databaseuser", o, &mygroupv1alpha1.DatabaseUser{}), cfg: cfg}
 	r.shares = newShares(r.Workers)
 	// Changes of the spec, the target label and deletion change the desired account; annotations let
 	// `kubectl annotate dbu NAME rotate=<anything>` check the account at once (after changing its password
 	// Secret, say) instead of at the next resync. A DatabaseTarget's creation, deletion or spec change (its
 	// policy) is checked at once in every DatabaseUser that uses it.
-	if err := kit.Complete(ctrl.NewControllerManagedBy(mgr).
+	if err := reconciler.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("databaseuser").
-		For(&mygroupv1alpha1.DatabaseUser{}, builder.WithPredicates(kit.ChangedByOthers())).
+		For(&mygroupv1alpha1.DatabaseUser{}, builder.WithPredicates(reconciler.ChangedByOthers())).
 		Watches(&mygroupv1alpha1.DatabaseTarget{}, handler.EnqueueRequestsFromMapFunc(r.usersOf),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})), r.Options, r); err != nil {
 		return err
 	}
-	t := &TargetReconciler{Base: kit.NewBase(mgr, "databasetarget", o), cfg: cfg}
-	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
+	t := &TargetReconciler{Base: reconciler.NewBase(mgr, "databasetarget", o, &mygroupv1alpha1.DatabaseTarget{}), cfg: cfg}
+	return reconciler.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("databasetarget").
 		For(&mygroupv1alpha1.DatabaseTarget{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})), t.Options, t)
 }

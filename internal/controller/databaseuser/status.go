@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/report"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 )
 
@@ -43,11 +43,11 @@ func (r *Reconciler) report(ctx context.Context, dbu *mygroupv1alpha1.DatabaseUs
 	now := metav1.NewTime(r.Clock.Now())
 	before := dbu.DeepCopy()
 	dbu.Status = computeStatus(dbu.Status, dbu.Generation, target, out, now, r.cfg.StatusRefresh)
-	return kit.Report(ctx, r.Client, r.Recorder, before, dbu, readyEvents(before.Status, out)...)
+	return r.Report(ctx, before, dbu, readyEvents(before.Status, out)...)
 }
 
 // readyEvents is the Event a check deserves: one when the Ready reason changes.
-func readyEvents(old mygroupv1alpha1.DatabaseUserStatus, out outcome) []kit.Event {
+func readyEvents(old mygroupv1alpha1.DatabaseUserStatus, out outcome) []report.Event {
 	if prev := meta.FindStatusCondition(old.Conditions, mygroupv1alpha1.ConditionReady); prev != nil && prev.Reason == out.reason {
 		return nil
 	}
@@ -55,7 +55,7 @@ func readyEvents(old mygroupv1alpha1.DatabaseUserStatus, out outcome) []kit.Even
 	if out.ready() {
 		kind = corev1.EventTypeNormal
 	}
-	return []kit.Event{{Type: kind, Reason: out.reason, Action: "Reconcile", Note: out.message}}
+	return []report.Event{{Type: kind, Reason: out.reason, Action: "Reconcile", Note: out.message}}
 }
 
 // computeStatus is the status one check leads to. lastCheckedTime moves only on success, and only when it

@@ -45,7 +45,7 @@ import (
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
@@ -131,7 +131,7 @@ func startManager(t *testing.T, cfg *rest.Config, ns string, config databaseuser
 	o := &operator{ns: ns, log: captureLog(t)}
 	o.mgr = env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		config.OperatorNamespace, config.ConnectTimeout = o.ns, 2*time.Second
-		return databaseuser.Setup(mgr, kit.Options{Workers: 2}, config)
+		return databaseuser.Setup(mgr, reconciler.Options{Workers: 2}, config)
 	}, append([]func(*ctrl.Options){func(opts *ctrl.Options) {
 		opts.Logger = zap.New(zap.WriteTo(o.log), zap.UseDevMode(true), zap.Level(zapLevel(-10)))
 	}}, opts...)...)

@@ -29,7 +29,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/managed"
+	"github.com/operator101/operator101/internal/controller/podsecurity"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // The children of a MyWeb all carry its name: a ConfigMap with the page, a Deployment and a Service.
@@ -61,7 +63,7 @@ func podLabels(name string) map[string]string {
 	return map[string]string{
 		"app.kubernetes.io/name":     "myweb",
 		"app.kubernetes.io/instance": name,
-		kit.ManagedByLabel:           kit.ManagedBy,
+		managed.ByLabel:              managed.By,
 	}
 }
 
@@ -92,23 +94,22 @@ func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
 
 // Deployment runs spec.replicas web servers (1 when unset) that serve the page from the ConfigMap. proxyEnv
 // (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container, without the user and
-// password a proxy URL may carry (kit.ProxyEnvWithoutCredentials). The pods get no ServiceAccount token unless
-// spec.automountServiceAccountToken asks for it, and the securityContext of kit.PodSecurity(spec.runAsNonRoot);
+// password a proxy URL may carry (proxyenv.Env never holds them). The pods get no ServiceAccount token unless
+// spec.automountServiceAccountToken asks for it, and the securityContext of podsecurity.Contexts(spec.runAsNonRoot);
 // the web server listens on ContainerPort.
-func Deployment(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) *appsv1ac.DeploymentApplyConfiguration {
+func Deployment(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) *appsv1ac.DeploymentApplyConfiguration {
 	replicas := int32(1)
 	if w.Spec.Replicas != nil {
 		replicas = *w.Spec.Replicas
 	}
-	podSecurity, containerSecurity := kit.PodSecurity(ptr.Deref(w.Spec.RunAsNonRoot, false))
+	podSecurity, containerSecurity := podsecurity.Contexts(ptr.Deref(w.Spec.RunAsNonRoot, false))
 	container := corev1ac.Container().
 		WithName(containerName).
 		WithImage(w.Spec.Image).
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(ContainerPort(w)).WithProtocol(corev1.ProtocolTCP)).
 		WithSecurityContext(containerSecurity).
 		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true))
-	proxyEnv, _, _ = kit.ProxyEnvWithoutCredentials(proxyEnv)
-	for _, e := range proxyEnv {
+	for e := range proxyEnv.All() {
 		container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 	}
 	return appsv1ac.Deployment(w.Name, w.Namespace).

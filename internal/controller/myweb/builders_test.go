@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/proxyenv"
 
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -78,7 +79,7 @@ func TestDeployment(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Deployment(tc.web, tc.proxy)
+			d := Deployment(tc.web, proxyenv.New(tc.proxy))
 			if *d.Spec.Replicas != tc.wantReplicas {
 				t.Errorf("replicas %d, want %d", *d.Spec.Replicas, tc.wantReplicas)
 			}
@@ -114,9 +115,9 @@ func TestDeployment(t *testing.T) {
 
 // A new page changes the pod template (so the Deployment rolls the pods); the same page does not.
 func TestPageChangeRollsThePods(t *testing.T) {
-	a := Deployment(newWeb("w", nil, "<h1>one</h1>", 30100), nil)
-	same := Deployment(newWeb("w", nil, "<h1>one</h1>", 30100), nil)
-	b := Deployment(newWeb("w", nil, "<h1>two</h1>", 30100), nil)
+	a := Deployment(newWeb("w", nil, "<h1>one</h1>", 30100), proxyenv.Env{})
+	same := Deployment(newWeb("w", nil, "<h1>one</h1>", 30100), proxyenv.Env{})
+	b := Deployment(newWeb("w", nil, "<h1>two</h1>", 30100), proxyenv.Env{})
 	if !equality.Semantic.DeepEqual(a.Spec.Template, same.Spec.Template) {
 		t.Error("the same page gave two pod templates: pods would roll for nothing")
 	}
@@ -135,7 +136,7 @@ func TestService(t *testing.T) {
 		if len(s.Spec.Ports) != 1 || *s.Spec.Ports[0].NodePort != port || *s.Spec.Ports[0].Port != 80 {
 			t.Errorf("ports %+v, want node port %d to port 80", s.Spec.Ports, port)
 		}
-		d := Deployment(w, nil)
+		d := Deployment(w, proxyenv.Env{})
 		if !equality.Semantic.DeepEqual(s.Spec.Selector, d.Spec.Template.Labels) {
 			t.Errorf("service selector %v does not select the pods %v", s.Spec.Selector, d.Spec.Template.Labels)
 		}
@@ -165,7 +166,7 @@ func TestDeploymentServiceAccountToken(t *testing.T) {
 	for _, tc := range cases {
 		w := newWeb("w", nil, "x", 30100)
 		w.Spec.AutomountServiceAccountToken = tc.field
-		got := Deployment(w, nil).Spec.Template.Spec.AutomountServiceAccountToken
+		got := Deployment(w, proxyenv.Env{}).Spec.Template.Spec.AutomountServiceAccountToken
 		if got == nil || *got != tc.want {
 			t.Errorf("%s: automountServiceAccountToken = %v, want %v", tc.name, ptr.Deref(got, true), tc.want)
 		}
@@ -180,16 +181,16 @@ func TestDeploymentSecurityContext(t *testing.T) {
 	for _, nonRoot := range []*bool{nil, ptr.To(false), ptr.To(true)} {
 		w := newWeb("a", nil, "x", 30100)
 		w.Spec.RunAsNonRoot = nonRoot
-		spec := Deployment(w, nil).Spec.Template.Spec
+		spec := Deployment(w, proxyenv.Env{}).Spec.Template.Spec
 		testenv.CheckPodSecurity(t, nonRoot, spec)
 	}
 
 	w := newWeb("a", nil, "x", 30100)
-	if got := *Deployment(w, nil).Spec.Template.Spec.Containers[0].Ports[0].ContainerPort; got != 80 {
+	if got := *Deployment(w, proxyenv.Env{}).Spec.Template.Spec.Containers[0].Ports[0].ContainerPort; got != 80 {
 		t.Errorf("container port %d, want nginx's 80 by default", got)
 	}
 	w.Spec.ContainerPort = ptr.To[int32](8080)
-	p := Deployment(w, nil).Spec.Template.Spec.Containers[0].Ports[0]
+	p := Deployment(w, proxyenv.Env{}).Spec.Template.Spec.Containers[0].Ports[0]
 	if *p.ContainerPort != 8080 || *p.Name != "http" {
 		t.Errorf("container port %s %d, want http 8080", *p.Name, *p.ContainerPort)
 	}
@@ -197,4 +198,13 @@ func TestDeploymentSecurityContext(t *testing.T) {
 	if *s.Port != 80 || s.TargetPort.String() != "http" {
 		t.Errorf("Service port %d -> %s, want 80 -> http (the container's named port)", *s.Port, s.TargetPort.String())
 	}
+}
+
+// The operator's proxy reaches the web servers' pods (OLM's cluster-proxy convention), but not the user and
+// password its URL carries: those are the operator's, and the pods are the tenant's.
+func TestDeploymentDropsProxyCredentials(t *testing.T) {
+	d := Deployment(newWeb("p", nil, "x", 30100), testenv.ProxyWithCredentials(t, ".svc,.cluster.local"))
+	testenv.ExpectProxyEnv(t, d, []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
+		"HTTPS_PROXY=http://proxy.example:3129", "https_proxy=http://proxy.example:3129",
+		"NO_PROXY=.svc,.cluster.local", "no_proxy=.svc,.cluster.local"})
 }

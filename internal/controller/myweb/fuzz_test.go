@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 var sha256Hex = regexp.MustCompile("^[0-9a-f]{64}$")
@@ -59,7 +60,7 @@ func FuzzMyWebChildren(f *testing.F) {
 		}
 
 		var d appsv1.Deployment
-		roundTrip(t, Deployment(w, []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}}), &d)
+		roundTrip(t, Deployment(w, proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}})), &d)
 		if d.Spec.Replicas == nil || *d.Spec.Replicas != replicas {
 			t.Fatalf("replicas = %v, want %d", d.Spec.Replicas, replicas)
 		}

@@ -29,7 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/rollout"
 )
 
 // The MyWeb controller reads MyWebs and their children from the manager's cache and writes children with
@@ -52,7 +54,7 @@ import (
 // MyWebReconciler makes a MyWeb's ConfigMap, Deployment and Service match its spec, and reports the Deployment's
 // progress in the MyWeb's status.
 type MyWebReconciler struct {
-	kit.Base
+	reconciler.Base
 }
 
 // Reconcile brings one MyWeb's children to its spec and writes what it observed to its status.
@@ -66,30 +68,30 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 
 	cm, dep, svc := &corev1.ConfigMap{}, &appsv1.Deployment{}, &corev1.Service{}
-	if err := kit.ReadChildren(ctx, r.Client, "MyWeb", w, cm, dep, svc); err != nil {
+	if err := apply.ReadChildren(ctx, r.Client, "MyWeb", w, cm, dep, svc); err != nil {
 		return ctrl.Result{}, err
 	}
 	// The cache's copy of w has no page (ForCache); it tells whether the children are already what the
 	// builders would make of the whole MyWeb. Only when they are not is the MyWeb read whole, past the cache.
 	var applyErr error
-	if !kit.CachedConverged(w, map[string]client.Object{"ConfigMap": cm, "Deployment": dep, "Service": svc}) {
+	if !apply.CachedConverged(r.Memory.Applied, w, map[string]client.Object{"ConfigMap": cm, "Deployment": dep, "Service": svc}) {
 		whole := &operatorv1.MyWeb{}
-		if found, err := kit.ReadWhole(ctx, r.Reader, w, whole); err != nil || !found || whole.DeletionTimestamp != nil {
+		if found, err := apply.ReadWhole(ctx, r.Reader, w, whole); err != nil || !found || whole.DeletionTimestamp != nil {
 			return ctrl.Result{}, err
 		}
-		taken := kit.NameTaken(whole.Status.Conditions)
+		taken := apply.NameTaken(whole.Status.Conditions)
 		// The Deployment last: its rollout's events bring the next reconcile, by when the cache should hold
 		// the others.
 		applyErr = errors.Join(
-			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "ConfigMap", cm, ConfigMap(whole), corev1ac.ExtractConfigMap, taken),
-			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Service", svc, Service(whole), corev1ac.ExtractService, taken),
-			kit.ApplyChild(ctx, r.Client, r.Reader, whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment, taken))
+			apply.Child(ctx, r.Applier(), whole, "ConfigMap", cm, ConfigMap(whole), corev1ac.ExtractConfigMap, taken),
+			apply.Child(ctx, r.Applier(), whole, "Service", svc, Service(whole), corev1ac.ExtractService, taken),
+			apply.Child(ctx, r.Applier(), whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment, taken))
 	}
 
-	if kit.DeploymentUnseen(dep, applyErr) {
-		return kit.UnseenRetry, nil
+	if rollout.DeploymentUnseen(dep, applyErr) {
+		return rollout.UnseenRetry(), nil
 	}
 	before := w.DeepCopy()
-	w.Status = Status(w, kit.Controlled(dep, w), applyErr, metav1.NewTime(r.Clock.Now()))
+	w.Status = Status(w, apply.Controlled(dep, w), applyErr, metav1.NewTime(r.Clock.Now()))
 	return r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
 }

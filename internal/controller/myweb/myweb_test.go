@@ -37,8 +37,9 @@ import (
 
 	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -61,6 +62,11 @@ func getChildren(g gomega.Gomega, key types.NamespacedName) *children {
 	g.Expect(env.Client.Get(ctx, key, &c.dep)).To(gomega.Succeed())
 	g.Expect(env.Client.Get(ctx, key, &c.svc)).To(gomega.Succeed())
 	return c
+}
+
+// conditionsOf reads the conditions of the MyWeb key.
+func conditionsOf(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+	return getWeb(g, key).Status.Conditions
 }
 
 func getWeb(g gomega.Gomega, key types.NamespacedName) *operatorv1.MyWeb {
@@ -93,7 +99,7 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 // TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
 func TestMyWebCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
-	startOperatorWith(t, nil, kit.Options{ProxyEnv: []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}}})
+	startOperatorWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}})})
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "site", 30110)
 	key := testenv.Create(t, env.Client, w)
@@ -403,7 +409,7 @@ func TestMyWebNodePortOutOfRange(t *testing.T) {
 // MyWeb's deletion; and the MyWeb heals by itself once the object is deleted (testenv.TakenName).
 func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	_, rec := startOperatorWith(t, cfg, kit.Options{NotOwnedRetry: 200 * time.Millisecond})
+	_, rec := startOperatorWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
 	port := int32(30170)
 	check := testenv.TakenName{
 		Client: env.Client, Counter: counter, Reconciles: rec,
@@ -522,4 +528,14 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 		t.Errorf("a converged MyWeb with a large page caused %d writes: %s", n, counter)
 	}
 	expectNoChildLookups(t, counter, "a converged MyWeb with a large page")
+}
+
+// TestMyWebPodsRefusedByPodSecurity: in a namespace enforcing the restricted Pod Security Standard, the pods of
+// a MyWeb whose image runs as root (nginx's official one: no runAsNonRoot) are refused; the Deployment says so
+// (ReplicaFailure, with PodSecurity's message, fed here from a real refusal by the API server), and the MyWeb
+// reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however often it is
+// reconciled (testenv.ExpectPodsRefusedByPodSecurity).
+func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
+	_, rec := startOperator(t, nil)
+	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "web-restricted", newWeb("", "root", 30177), getChildren, conditionsOf)
 }

@@ -26,34 +26,38 @@ import (
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/priority"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
-// Config is the MyWeb controller's own configuration; it has none yet besides kit.Options.
+// Config is the MyWeb controller's own configuration; it has none yet besides reconciler.Options.
 type Config struct{}
 
 // Setup registers the MyWeb controller with the manager.
-func Setup(mgr ctrl.Manager, o kit.Options, _ Config) error {
-	r := &MyWebReconciler{Base: kit.NewBase(mgr, "myweb", o)}
-	return kit.Complete(ctrl.NewControllerManagedBy(mgr).
+func Setup(mgr ctrl.Manager, o reconciler.Options, _ Config) error {
+	r := &MyWebReconciler{Base: reconciler.NewBase(mgr, "myweb", o, &operatorv1.MyWeb{})}
+	return reconciler.Complete(ctrl.NewControllerManagedBy(mgr).
 		Named("myweb").
-		For(&operatorv1.MyWeb{}, builder.WithPredicates(kit.ChangedByOthers())).
+		For(&operatorv1.MyWeb{}, builder.WithPredicates(reconciler.ChangedByOthers())).
 		Owns(&corev1.ConfigMap{}).
-		// The Deployment's rollout is the object's progress: ahead of new objects (kit.PriorityProgress).
-		Watches(&appsv1.Deployment{}, kit.OwnerAhead(mgr, &operatorv1.MyWeb{})).
+		// The Deployment's rollout is the object's progress: ahead of new objects (priority.Progress).
+		Watches(&appsv1.Deployment{}, priority.OwnerAhead(mgr, &operatorv1.MyWeb{})).
 		Owns(&corev1.Service{}), r.Options, r)
 }
 
 // Children is what the reconcile applies for w, by kind: its builders' output.
-func Children(w *operatorv1.MyWeb, proxyEnv []corev1.EnvVar) map[string]runtime.ApplyConfiguration {
+func Children(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) map[string]runtime.ApplyConfiguration {
 	return map[string]runtime.ApplyConfiguration{"ConfigMap": ConfigMap(w), "Deployment": Deployment(w, proxyEnv),
 		"Service": Service(w)}
 }
 
 // ForCache is how the manager's cache holds MyWebs: without their page (up to 512 KiB each), with the digests
-// of the children the reconcile would apply (kit.OwnerForCache). proxyEnv is the reconcile's (kit.Options).
-func ForCache(proxyEnv []corev1.EnvVar) ctrlcache.ByObject {
-	return ctrlcache.ByObject{Transform: kit.OwnerForCache(func(w *operatorv1.MyWeb) (map[string]runtime.ApplyConfiguration, error) {
+// of the children the reconcile would apply (apply.OwnerForCache), remembered in m. proxyEnv is the
+// reconcile's (reconciler.Options).
+func ForCache(m *apply.Memory, proxyEnv proxyenv.Env) ctrlcache.ByObject {
+	return ctrlcache.ByObject{Transform: apply.OwnerForCache(m, func(w *operatorv1.MyWeb) (map[string]runtime.ApplyConfiguration, error) {
 		return Children(w, proxyEnv), nil
 	}, func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "" })}
 }

@@ -25,7 +25,7 @@ import (
 
 	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/internal/controller/kit"
+	"github.com/operator101/operator101/internal/controller/rollout"
 )
 
 // desiredReplicas is spec.replicas, 1 when unset (the CRD defaults it, but an object read from an older
@@ -44,7 +44,7 @@ func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, applyErr error, now met
 	desired := desiredReplicas(w)
 	s := operatorv1.MyWebStatus{
 		ObservedGeneration: w.Generation,
-		Conditions: kit.RolloutConditions(w.Status.Conditions, kit.RolloutInput{
+		Conditions: rollout.Conditions(w.Status.Conditions, rollout.Input{
 			Generation: w.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr,
 			Where: "the page is served at " + URL(w), Now: now,
 		}),

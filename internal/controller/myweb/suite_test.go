@@ -26,8 +26,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/operator101/operator101/internal/controller"
-	"github.com/operator101/operator101/internal/controller/kit"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -43,16 +43,21 @@ var ctx = context.Background()
 // cache: only operator101's own children (labelled managed-by), trimmed.
 func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
-	return startOperatorWith(t, cfg, kit.Options{})
+	return startOperatorWith(t, cfg, reconciler.Options{})
 }
 
 // startOperatorWith is startOperator with options o (its workers are set here).
-func startOperatorWith(t *testing.T, cfg *rest.Config, o kit.Options) (*testenv.Manager, *testenv.Reconciles) {
+func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
 	o.Workers = 2
-	proxyEnv := o.ProxyEnv
+	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
+	// digests.
+	o.Memory = reconciler.NewMemory()
+	proxyEnv, memory := o.ProxyEnv, o.Memory
 	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
 		return myweb.Setup(mgr, o, myweb.Config{})
-	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}) })
+	}, func(o *ctrl.Options) {
+		o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
+	})
 	return mgr, mgr.Reconciles
 }

@@ -54,6 +54,7 @@ import (
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/bench/benchutil"
 )
 
@@ -196,7 +197,7 @@ func (l *lb) create(ctx context.Context, gvr schema.GroupVersionResource, kind s
 }
 
 // readWhole is, with -design, the read of a new object whole past the cache, as the manager makes it
-// (kit.ReadWhole): a version not older than the one created, which kube-apiserver answers from its watch cache.
+// (apply.ReadWhole): a version not older than the one created, which kube-apiserver answers from its watch cache.
 func (l *lb) readWhole(ctx context.Context, gvr schema.GroupVersionResource, name, resourceVersion string) error {
 	if !l.design {
 		return nil
@@ -274,7 +275,7 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 		return fmt.Errorf("configmap %s: %w", w.Name, err)
 	}
 	l.requests.Add(1)
-	dep, err := deps.Apply(ctx, myweb.Deployment(w, nil), apply)
+	dep, err := deps.Apply(ctx, myweb.Deployment(w, proxyenv.Env{}), apply)
 	if err != nil {
 		return fmt.Errorf("deployment %s: %w", w.Name, err)
 	}
@@ -310,7 +311,7 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	if err := l.readWhole(ctx, appsGVR, a.Name, a.ResourceVersion); err != nil {
 		return err
 	}
-	desired, err := appservice.Deployment(a, nil)
+	desired, err := appservice.Deployment(a, proxyenv.Env{})
 	if err != nil {
 		return err
 	}

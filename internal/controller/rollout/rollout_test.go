@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+package rollout
 
 import (
 	"fmt"
@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/operator101/operator101/api/conditions"
+	"github.com/operator101/operator101/internal/controller/apply"
 )
 
 func dep(replicas, ready, updated, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
@@ -53,38 +54,38 @@ var nodePortOutOfRange = apierrors.NewInvalid(schema.GroupKind{Kind: "Service"},
 	field.Invalid(field.NewPath("spec", "ports").Index(0).Child("nodePort"), 80,
 		"provided port is not in the valid range. The range of valid ports is 30000-32767")})
 
-func TestRolloutConditions(t *testing.T) {
+func TestConditions(t *testing.T) {
 	availableTrue := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "")
 	cases := []struct {
 		name                                string
-		in                                  RolloutInput
+		in                                  Input
 		available, progressing, degraded    metav1.ConditionStatus
 		availReason, progReason, degrReason string
 	}{
-		{"no Deployment yet", RolloutInput{Desired: 1},
+		{"no Deployment yet", Input{Desired: 1},
 			"False", "True", "False", conditions.ReasonUnavailable, conditions.ReasonRollingOut, conditions.ReasonAsExpected},
-		{"rolled out", RolloutInput{Desired: 2, Deployment: dep(2, 2, 2, 2, availableTrue)},
+		{"rolled out", Input{Desired: 2, Deployment: dep(2, 2, 2, 2, availableTrue)},
 			"True", "False", "False", conditions.ReasonAvailable, conditions.ReasonRolloutComplete, conditions.ReasonAsExpected},
-		{"rolling out, still available", RolloutInput{Desired: 3, Deployment: dep(3, 2, 1, 2, availableTrue)},
+		{"rolling out, still available", Input{Desired: 3, Deployment: dep(3, 2, 1, 2, availableTrue)},
 			"True", "True", "False", conditions.ReasonAvailable, conditions.ReasonRollingOut, conditions.ReasonAsExpected},
-		{"rollout stuck: image does not pull", RolloutInput{Desired: 1, Deployment: dep(1, 0, 1, 0,
+		{"rollout stuck: image does not pull", Input{Desired: 1, Deployment: dep(1, 0, 1, 0,
 			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, conditions.ReasonDeadlineExceeded, `ReplicaSet "w-1" has timed out progressing.`))},
 			"False", "False", "True", conditions.ReasonUnavailable, conditions.ReasonDeadlineExceeded, conditions.ReasonDeadlineExceeded},
-		{"replica failure (quota)", RolloutInput{Desired: 1, Deployment: dep(0, 0, 0, 0,
+		{"replica failure (quota)", Input{Desired: 1, Deployment: dep(0, 0, 0, 0,
 			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate", "exceeded quota"))},
 			"False", "True", "True", conditions.ReasonUnavailable, conditions.ReasonRollingOut, conditions.ReasonReplicaFailure},
-		{"node port taken", RolloutInput{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortTaken)},
+		{"node port taken", Input{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortTaken)},
 			"False", "True", "True", conditions.ReasonUnavailable, conditions.ReasonRollingOut, conditions.ReasonNodePortInUse},
-		{"node port outside the cluster's range", RolloutInput{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortOutOfRange)},
+		{"node port outside the cluster's range", Input{Desired: 1, ApplyErr: fmt.Errorf("applying Service ns/web: %w", nodePortOutOfRange)},
 			"False", "True", "True", conditions.ReasonUnavailable, conditions.ReasonRollingOut, conditions.ReasonNodePortOutOfRange},
-		{"child not owned", RolloutInput{Desired: 1, ApplyErr: fmt.Errorf("Service ns/web %w", ErrNotOwned)},
+		{"child not owned", Input{Desired: 1, ApplyErr: fmt.Errorf("Service ns/web %w", apply.ErrNotOwned)},
 			"False", "True", "True", conditions.ReasonUnavailable, conditions.ReasonRollingOut, conditions.ReasonNotOwned},
-		{"scaled to zero", RolloutInput{Desired: 0, Deployment: dep(0, 0, 0, 0, availableTrue)},
+		{"scaled to zero", Input{Desired: 0, Deployment: dep(0, 0, 0, 0, availableTrue)},
 			"True", "False", "False", conditions.ReasonAvailable, conditions.ReasonRolloutComplete, conditions.ReasonAsExpected},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := RolloutConditions(nil, tc.in)
+			got := Conditions(nil, tc.in)
 			for _, want := range []struct {
 				typ    string
 				status metav1.ConditionStatus
@@ -100,7 +101,7 @@ func TestRolloutConditions(t *testing.T) {
 }
 
 func TestNodePortMessageSaysWhatToDo(t *testing.T) {
-	c := meta.FindStatusCondition(RolloutConditions(nil, RolloutInput{ApplyErr: nodePortTaken}), conditions.Degraded)
+	c := meta.FindStatusCondition(Conditions(nil, Input{ApplyErr: nodePortTaken}), conditions.Degraded)
 	if c == nil || c.Message[:40] != "a node port is already used by another S" {
 		t.Errorf("Degraded = %+v", c)
 	}
@@ -109,64 +110,55 @@ func TestNodePortMessageSaysWhatToDo(t *testing.T) {
 func TestConditionsKeepTransitionTimes(t *testing.T) {
 	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	t1 := metav1.NewTime(t0.Add(time.Hour))
-	first := RolloutConditions(nil, RolloutInput{Desired: 1, Now: t0})
-	again := RolloutConditions(first, RolloutInput{Desired: 1, Now: t1})
+	first := Conditions(nil, Input{Desired: 1, Now: t0})
+	again := Conditions(first, Input{Desired: 1, Now: t1})
 	for _, c := range again {
 		if !c.LastTransitionTime.Equal(&t0) {
 			t.Errorf("%s moved its lastTransitionTime without a change", c.Type)
 		}
 	}
-	avail := RolloutConditions(first, RolloutInput{Desired: 1, Now: t1, Deployment: dep(1, 1, 1, 1,
+	avail := Conditions(first, Input{Desired: 1, Now: t1, Deployment: dep(1, 1, 1, 1,
 		cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "", ""))})
 	if c := meta.FindStatusCondition(avail, conditions.Available); !c.LastTransitionTime.Equal(&t1) {
 		t.Errorf("Available turned True at %v, want %v", c.LastTransitionTime, t1)
 	}
 }
 
-func TestRolloutEvents(t *testing.T) {
-	start := RolloutConditions(nil, RolloutInput{Desired: 1})
-	if got := RolloutEvents(nil, start); len(got) != 0 {
+func TestEvents(t *testing.T) {
+	start := Conditions(nil, Input{Desired: 1})
+	if got := Events(nil, start); len(got) != 0 {
 		t.Errorf("a new object raised %+v; it starts unavailable and progressing, no news", got)
 	}
-	if got := RolloutEvents(start, start); len(got) != 0 {
+	if got := Events(start, start); len(got) != 0 {
 		t.Errorf("no change raised %+v", got)
 	}
-	degraded := RolloutConditions(start, RolloutInput{Desired: 1, ApplyErr: nodePortTaken})
-	got := RolloutEvents(start, degraded)
+	degraded := Conditions(start, Input{Desired: 1, ApplyErr: nodePortTaken})
+	got := Events(start, degraded)
 	if len(got) != 1 || got[0].Type != corev1.EventTypeWarning || got[0].Reason != conditions.ReasonNodePortInUse {
 		t.Errorf("Degraded raised %+v, want one Warning NodePortInUse", got)
 	}
-	healed := RolloutConditions(degraded, RolloutInput{Desired: 1})
-	got = RolloutEvents(degraded, healed)
+	healed := Conditions(degraded, Input{Desired: 1})
+	got = Events(degraded, healed)
 	if len(got) != 1 || got[0].Type != corev1.EventTypeNormal || got[0].Reason != conditions.ReasonAsExpected {
 		t.Errorf("recovery raised %+v, want one Normal AsExpected", got)
 	}
 	// The first rollout of a new object: one Event, Available; not also "Progressing: complete".
 	availableTrue := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "")
-	up := RolloutConditions(start, RolloutInput{Desired: 1, Deployment: dep(1, 1, 1, 1, availableTrue)})
-	got = RolloutEvents(start, up)
+	up := Conditions(start, Input{Desired: 1, Deployment: dep(1, 1, 1, 1, availableTrue)})
+	got = Events(start, up)
 	if len(got) != 1 || got[0].Reason != conditions.ReasonAvailable || got[0].Type != corev1.EventTypeNormal {
 		t.Errorf("first rollout raised %+v, want one Normal %s", got, conditions.ReasonAvailable)
 	}
 	// A change rolled out while serving: an Event when it starts and one when it is done.
-	rolling := RolloutConditions(up, RolloutInput{Generation: 2, Desired: 2, Deployment: dep(2, 1, 1, 1, availableTrue)})
-	got = RolloutEvents(up, rolling)
+	rolling := Conditions(up, Input{Generation: 2, Desired: 2, Deployment: dep(2, 1, 1, 1, availableTrue)})
+	got = Events(up, rolling)
 	if len(got) != 1 || got[0].Reason != conditions.ReasonRollingOut {
 		t.Errorf("a rollout of a change raised %+v, want one %s", got, conditions.ReasonRollingOut)
 	}
-	done := RolloutConditions(rolling, RolloutInput{Generation: 2, Desired: 2, Deployment: dep(2, 2, 2, 2, availableTrue)})
-	got = RolloutEvents(rolling, done)
+	done := Conditions(rolling, Input{Generation: 2, Desired: 2, Deployment: dep(2, 2, 2, 2, availableTrue)})
+	got = Events(rolling, done)
 	if len(got) != 1 || got[0].Reason != conditions.ReasonRolloutComplete {
 		t.Errorf("the end of a rollout raised %+v, want one %s", got, conditions.ReasonRolloutComplete)
-	}
-}
-
-func TestEventNote(t *testing.T) {
-	if got := eventNote("short"); got != "short" {
-		t.Errorf("eventNote(short) = %q", got)
-	}
-	if got := eventNote(fmt.Sprintf("%01200d", 0)); len(got) > maxNote || !strings.HasSuffix(got, "...") {
-		t.Errorf("note of %d bytes (%q...), want at most %d ending in ...", len(got), got[:20], maxNote)
 	}
 }
 
@@ -180,7 +172,7 @@ func TestDegradedMessage(t *testing.T) {
 		{nodePortTaken, conditions.ReasonNodePortInUse, "a node port is already used by another Service; choose a free one: ", "already allocated"},
 		{nodePortOutOfRange, conditions.ReasonNodePortOutOfRange, "a node port is outside the cluster's node-port range; choose one inside it: ",
 			"The range of valid ports is 30000-32767"},
-		{fmt.Errorf("Service ns/web %w", ErrNotOwned), conditions.ReasonNotOwned, "Service ns/web exists", "not controlled"},
+		{fmt.Errorf("Service ns/web %w", apply.ErrNotOwned), conditions.ReasonNotOwned, "Service ns/web exists", "not controlled"},
 	} {
 		if got := DegradedReason(tc.err); got != tc.reason {
 			t.Errorf("DegradedReason(%v) = %s, want %s", tc.err, got, tc.reason)
@@ -196,13 +188,13 @@ func TestDegradedMessage(t *testing.T) {
 // not claim the address the Service would have given; Degraded says why.
 func TestAvailableMessageOnlyClaimsTheAddressWhenChildrenApplied(t *testing.T) {
 	availableTrue := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "")
-	in := RolloutInput{Desired: 1, Deployment: dep(1, 1, 1, 1, availableTrue), Where: "the page is served at http://NODE:30100/"}
-	ok := meta.FindStatusCondition(RolloutConditions(nil, in), conditions.Available)
+	in := Input{Desired: 1, Deployment: dep(1, 1, 1, 1, availableTrue), Where: "the page is served at http://NODE:30100/"}
+	ok := meta.FindStatusCondition(Conditions(nil, in), conditions.Available)
 	if !strings.Contains(ok.Message, "served at http://NODE:30100/") {
 		t.Errorf("Available message %q does not say where the page is served", ok.Message)
 	}
 	in.ApplyErr = nodePortOutOfRange
-	conds := RolloutConditions(nil, in)
+	conds := Conditions(nil, in)
 	if c := meta.FindStatusCondition(conds, conditions.Available); c.Status != metav1.ConditionTrue || strings.Contains(c.Message, "served at") {
 		t.Errorf("Available with the Service not written: %s %q; want True without the address", c.Status, c.Message)
 	}

@@ -14,11 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+package report
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,15 +33,21 @@ import (
 	"github.com/operator101/operator101/test/testenv"
 )
 
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+func ptr[T any](v T) *T { return &v }
+
 // noEvents records nothing.
 type noEvents struct{ recorder.EventRecorder }
 
 // TestReportKnowsItsOwnWrites: once Report wrote the status of a version, a status computed from that version
 // again (the cache has not caught up) is ErrStale without a request; once the cache holds a newer version
-// (CacheHandler), Report sends again, and the server's Conflict is ErrStale too.
+// (Seen), Report sends again, and the server's Conflict is ErrStale too.
 func TestReportKnowsItsOwnWrites(t *testing.T) {
 	ctx := context.Background()
-	ns := env.NewNamespace(t, "kit-report")
+	ns := env.NewNamespace(t, "report")
 	cfg, counter := testenv.Counting(env.Config)
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	if err != nil {
@@ -52,12 +61,13 @@ func TestReportKnowsItsOwnWrites(t *testing.T) {
 	if err := env.Client.Create(ctx, dep); err != nil {
 		t.Fatal(err)
 	}
+	statuses := NewStatuses()
 	cached := dep.DeepCopy() // what the cache holds until it sees the write
 	report := func(observed int64) error {
 		before := cached.DeepCopy()
 		obj := cached.DeepCopy()
 		obj.Status.ObservedGeneration = observed
-		return Report(ctx, c, noEvents{}, before, obj)
+		return statuses.Report(ctx, c, noEvents{}, before, obj)
 	}
 
 	counter.Reset()
@@ -73,7 +83,7 @@ func TestReportKnowsItsOwnWrites(t *testing.T) {
 	// Conflict is ErrStale.
 	newer := cached.DeepCopy()
 	newer.ResourceVersion = "newer"
-	CacheHandler().OnUpdate(cached, newer)
+	statuses.Seen(newer)
 	counter.Reset()
 	if err := report(2); !errors.Is(err, ErrStale) || counter.Total() != 1 {
 		t.Errorf("after the cache moved on: %v, %d writes [%s]; want the request sent and ErrStale", err, counter.Total(), counter)
@@ -81,5 +91,14 @@ func TestReportKnowsItsOwnWrites(t *testing.T) {
 	var now appsv1.Deployment
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(dep), &now); err != nil || now.Status.ObservedGeneration != 1 {
 		t.Errorf("the status stored: %+v (%v), want the first write's", now.Status, err)
+	}
+}
+
+func TestEventNote(t *testing.T) {
+	if got := eventNote("short"); got != "short" {
+		t.Errorf("eventNote(short) = %q", got)
+	}
+	if got := eventNote(fmt.Sprintf("%01200d", 0)); len(got) > maxNote || !strings.HasSuffix(got, "...") {
+		t.Errorf("note of %d bytes (%q...), want at most %d ending in ...", len(got), got[:20], maxNote)
 	}
 }

@@ -14,14 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+// Package podsecurity holds the securityContext of the pods that run a tenant's image.
+package podsecurity
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 )
 
-// PodSecurity is the securityContext of the pods a MyWeb or an AppService runs its user's image in: as much of
+// Contexts are the securityContexts of the pods a MyWeb or an AppService runs its user's image in: as much of
 // the restricted Pod Security Standard as an image that runs as root (nginx's official image, the lab's
 // stand-in for it) allows, and all of it when the user says the image runs as a non-root user (nonRoot).
 //
@@ -33,7 +34,7 @@ import (
 //     SETUID and SETGID for its workers, CHOWN for its cache), so this is the user's to ask for.
 //
 // No runAsUser is set: the image's USER runs, or the UID OpenShift's SCC gives from the namespace's range.
-func PodSecurity(nonRoot bool) (*corev1ac.PodSecurityContextApplyConfiguration, *corev1ac.SecurityContextApplyConfiguration) {
+func Contexts(nonRoot bool) (*corev1ac.PodSecurityContextApplyConfiguration, *corev1ac.SecurityContextApplyConfiguration) {
 	pod := corev1ac.PodSecurityContext().
 		WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))
 	container := corev1ac.SecurityContext().WithAllowPrivilegeEscalation(false)

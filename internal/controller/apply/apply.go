@@ -23,14 +23,13 @@ limitations under the License.
 // server-side apply's own semantics: a field someone else changed (kubectl scale, an edit) is no longer owned
 // by FieldManager, so it shows as a difference and is taken back; a field someone else added, which FieldManager
 // never set, is left alone and costs no write.
-package kit
+package apply
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,14 +40,21 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/api/conditions"
+	"github.com/operator101/operator101/internal/controller/digest"
+	"github.com/operator101/operator101/internal/controller/managed"
 )
-
-// FieldManager is the field manager of every write operator101 makes with server-side apply.
-const FieldManager = "operator101"
 
 // Extractor returns the fields of observed that fieldManager manages, as an apply configuration
 // (for example appsv1ac.ExtractDeployment).
 type Extractor[O client.Object, A runtime.ApplyConfiguration] func(observed O, fieldManager string) (A, error)
+
+// Applier is what applying a child takes: the manager's cached client, the uncached reader (the manager's API
+// reader), and the Memory the manager's cache transforms share.
+type Applier struct {
+	Client client.Client
+	Live   client.Reader
+	Memory *Memory
+}
 
 // ErrNotOwned: a child's name is taken by an object the custom resource does not control.
 var ErrNotOwned = errors.New("exists and is not controlled by this resource; rename or delete it")
@@ -104,7 +110,7 @@ func Controlled[O client.Object](obj O, owner metav1.Object) O {
 	return obj
 }
 
-// ApplyChild applies desired unless observed already matches it. observed is what the cache holds (empty
+// Child applies desired unless observed already matches it. observed is what the cache holds (empty
 // when the cache has no such child). The operator never takes over an object it did not create: a child the
 // cache holds must be controlled by owner, and for a child the cache lacks the first write only creates
 // (IfChanged with no observed object, createOnly), which the API server refuses with a Conflict, leaving the
@@ -116,17 +122,17 @@ func Controlled[O client.Object](obj O, owner metav1.Object) O {
 // (docs/admin/security.md). So does it when lookFirst (NameTaken: the owner found a child's name taken at its last
 // look), so that a name that stays taken costs a read per look and no write request. kind names the child's
 // kind in the error.
-func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, live client.Reader,
+func Child[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, a Applier,
 	owner metav1.Object, kind string, observed O, desired A, extract Extractor[O, A], lookFirst bool) error {
 	looked := observed.GetUID() == "" && lookFirst
 	if looked {
-		if err := readPast(ctx, live, kind, observed, desired); err != nil {
+		if err := readPast(ctx, a.Live, kind, observed, desired); err != nil {
 			return err
 		}
 	}
 	if observed.GetUID() == "" {
 		var none O
-		_, err := IfChanged(ctx, c, none, desired, extract)
+		_, err := IfChanged(ctx, a, none, desired, extract)
 		refused := errors.Is(err, errCreateOnlyRefused)
 		if err == nil || (!refused && !apierrors.IsConflict(err)) {
 			return err
@@ -134,7 +140,7 @@ func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Conte
 		// The name is in use (Conflict), or the server does not take createOnly: look the object up, unless
 		// that was done just before.
 		if !looked {
-			if err := readPast(ctx, live, kind, observed, desired); err != nil {
+			if err := readPast(ctx, a.Live, kind, observed, desired); err != nil {
 				return err
 			}
 		}
@@ -143,20 +149,20 @@ func ApplyChild[O client.Object, A runtime.ApplyConfiguration](ctx context.Conte
 				return err // created or deleted since the lookup: the next reconcile looks again
 			}
 			// The first write as before createOnly, with the gap of one round trip since the lookup left open.
-			return applyPlain(ctx, c, desired)
+			return applyPlain(ctx, a, desired)
 		}
 	}
 	if !metav1.IsControlledBy(observed, owner) {
 		return NotOwned(kind, observed)
 	}
-	_, err := IfChanged(ctx, c, observed, desired, extract)
+	_, err := IfChanged(ctx, a, observed, desired, extract)
 	return err
 }
 
 // readPast reads the object of desired's name from the API server into observed, which stays empty when there
 // is none.
 //
-// Why past the cache: the cache holds only objects labelled ManagedByLabel, so someone else's unlabelled object
+// Why past the cache: the cache holds only objects labelled managed.ByLabel, so someone else's unlabelled object
 // of the child's name is not in it, and a forced apply would take it over. The check is one GET, made only when
 // the first write (createOnly) found the name in use (a reconcile that runs before the cache has seen the
 // create, or while the name is taken) or on a server that refuses createOnly, never for a converged child.
@@ -182,7 +188,7 @@ func readPast[O client.Object](ctx context.Context, live client.Reader, kind str
 const createOnly = "18446744073709551615"
 
 // NameTaken tells whether an owner's conditions say that a child's name was taken at its last look (Degraded,
-// reason ChildNotOwned): ApplyChild's lookFirst.
+// reason ChildNotOwned): Child's lookFirst.
 func NameTaken(conds []metav1.Condition) bool {
 	c := meta.FindStatusCondition(conds, conditions.Degraded)
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == conditions.ReasonNotOwned
@@ -195,14 +201,14 @@ var errCreateOnlyRefused = errors.New("the server does not create with a resourc
 // are the same). Pass a nil observed when the object does not exist: the apply then only creates (createOnly),
 // and is refused with a Conflict if the object exists by then; a server that refuses such an apply of an absent
 // object itself gets nothing written, and the error wraps errCreateOnlyRefused. It reports whether it wrote.
-func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, c client.Client, observed O,
+func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, a Applier, observed O,
 	desired A, extract Extractor[O, A]) (bool, error) {
-	want, err := Digest(desired)
+	want, err := a.Memory.keys.Of(desired)
 	if err != nil {
 		return false, err
 	}
-	if !isNil(observed) {
-		current, err := managedDigest(observed, extract)
+	if !digest.IsNil(observed) {
+		current, err := managedDigest(a.Memory, observed, extract)
 		if err != nil {
 			return false, err
 		}
@@ -211,10 +217,10 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 		}
 	}
 	rv := ""
-	if isNil(observed) {
+	if digest.IsNil(observed) {
 		rv = createOnly
 	}
-	err = apply(ctx, c, desired, want, rv)
+	err = apply(ctx, a, desired, want, rv)
 	if err != nil && rv != "" && createOnlyRefused(err) {
 		err = fmt.Errorf("%w: %w", errCreateOnlyRefused, err)
 	}
@@ -225,19 +231,19 @@ func IfChanged[O client.Object, A runtime.ApplyConfiguration](ctx context.Contex
 }
 
 // applyPlain applies desired with no resourceVersion: the first write on a server that refuses createOnly.
-func applyPlain(ctx context.Context, c client.Client, desired runtime.ApplyConfiguration) error {
-	want, err := Digest(desired)
+func applyPlain(ctx context.Context, a Applier, desired runtime.ApplyConfiguration) error {
+	want, err := a.Memory.keys.Of(desired)
 	if err != nil {
 		return err
 	}
-	return apply(ctx, c, desired, want, "")
+	return apply(ctx, a, desired, want, "")
 }
 
 // apply sends desired as a server-side apply by FieldManager, forced, naming resourceVersion when it is not
 // empty, and reads back only the object's metadata: no reconcile reads the answer, and the API server encodes
 // a PartialObjectMetadata instead of the whole object. The body is desired's JSON, with none of the metadata
-// the server assigns; desired is not changed. digest is desired's Digest, which rememberApplied records.
-func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfiguration, digest, resourceVersion string) error {
+// the server assigns; desired is not changed. digest is desired's digest, which rememberApplied records.
+func apply(ctx context.Context, a Applier, desired runtime.ApplyConfiguration, sum, resourceVersion string) error {
 	var rv *string
 	if resourceVersion != "" {
 		rv = &resourceVersion
@@ -246,29 +252,29 @@ func apply(ctx context.Context, c client.Client, desired runtime.ApplyConfigurat
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(withMetadata(desired, rv))
+	body, err := json.Marshal(digest.WithMetadata(desired, rv))
 	if err != nil {
 		return fmt.Errorf("encoding %T to apply it: %w", desired, err)
 	}
 	obj := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: id.apiVersion, Kind: id.kind},
 		ObjectMeta: metav1.ObjectMeta{Namespace: id.namespace, Name: id.name}}
-	defer applying.start(id.kind, id.namespace, id.name)()
-	if err := c.Patch(ctx, obj, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+	defer a.Memory.applying.start(id.kind, id.namespace, id.name)()
+	if err := a.Client.Patch(ctx, obj, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(managed.FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying %s %s/%s: %w", id.kind, id.namespace, id.name, err)
 	}
-	rememberApplied(obj, digest)
+	a.Memory.rememberApplied(obj, sum)
 	return nil
 }
 
-// rememberApplied remembers (specDigests), under the key of answer, the object as the API server answered an
-// apply, that the fields FieldManager manages in it have digest, the Digest of what was sent: an apply leaves its
+// rememberApplied remembers (Memory.digests), under the key of answer, the object as the API server answered an
+// apply, that the fields FieldManager manages in it have digest, the digest of what was sent: an apply leaves its
 // manager owning exactly the fields it sent, with the values it sent. So the cache transform reads no managedFields for the
 // watch event of this write, or for a later one that changed none of the key (ChildForCache; an event
 // transformed before this answer was read looks it up later, cachedDigest). Values the
 // server changes on the way (a mutating webhook) are found when the transform next reads managedFields: on a
 // change of the key, and on every start.
-func rememberApplied(answer client.Object, digest string) {
-	specDigests.put(answer.GetUID(), childKey(answer), digest)
+func (m *Memory) rememberApplied(answer client.Object, sum string) {
+	m.digests.Put(answer.GetUID(), m.childKey(answer), sum)
 }
 
 // identity is the kind and name of an object an apply configuration describes.
@@ -283,7 +289,7 @@ func identityOf(desired runtime.ApplyConfiguration) (identity, error) {
 		GetNamespace() *string
 		GetName() *string
 	})
-	if !ok || isNil(desired) {
+	if !ok || digest.IsNil(desired) {
 		return identity{}, fmt.Errorf("%T does not tell its kind and name", desired)
 	}
 	str := func(p *string) string {
@@ -303,34 +309,4 @@ func identityOf(desired runtime.ApplyConfiguration) (identity, error) {
 // exists by now.
 func createOnlyRefused(err error) bool {
 	return apierrors.IsNotFound(err) || strings.Contains(err.Error(), "resourceVersion should not be set on objects to be created")
-}
-
-func toMap(v any) (map[string]any, error) {
-	if isNil(v) {
-		return nil, nil
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(v)
-	if err != nil {
-		return nil, fmt.Errorf("converting %T for comparison: %w", v, err)
-	}
-	if md, ok := m["metadata"].(map[string]any); ok {
-		for _, k := range serverAssigned {
-			delete(md, k)
-		}
-	}
-	return m, nil
-}
-
-var serverAssigned = []string{"uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"}
-
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
 }

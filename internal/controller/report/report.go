@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+// Package report ends a reconcile: it writes the status derived from what was observed when it changed, with
+// the object's resourceVersion, and records an Event for each transition a person may act on.
+package report
 
 import (
 	"context"
@@ -27,18 +29,17 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 )
 
-// ErrStale: a status write met a newer version of the object (the cache was behind). Complete turns it into
-// a new look in ConflictRetry.
+// ErrStale: a status write met a newer version of the object (the cache was behind). reconciler.Complete turns
+// it into a new look in ConflictRetry.
 var ErrStale = errors.New("the object changed since it was read")
 
 // ConflictRetry is how soon a reconcile whose status write met a newer version of the object runs again. The
-// newer version may differ only in its status, which ChangedByOthers does not let through.
+// newer version may differ only in its status, which reconciler.ChangedByOthers does not let through.
 const ConflictRetry = 250 * time.Millisecond
 
 // maxNote keeps an Event's note under the API server's limit of 1kB.
@@ -61,13 +62,13 @@ type Event struct {
 // Event is recorded. An object deleted meanwhile is not an error.
 //
 // A status write of a version this process already wrote the status of is sure to be refused: Report returns
-// ErrStale without sending it (replaced). That is the common case of a reconcile that runs just after the one
+// ErrStale without sending it (Statuses). That is the common case of a reconcile that runs just after the one
 // that wrote, before the cache has the written version (a Deployment's progress is put ahead in the queue).
-func Report(ctx context.Context, c client.Client, rec recorder.EventRecorder, before, obj client.Object, events ...Event) error {
+func (s *Statuses) Report(ctx context.Context, c client.Client, rec recorder.EventRecorder, before, obj client.Object, events ...Event) error {
 	if equality.Semantic.DeepEqual(before, obj) {
 		return nil
 	}
-	if replaced.has(before) {
+	if s.has(before) {
 		return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), ErrStale)
 	}
 	if err := patchStatus(ctx, c, before, obj); err != nil {
@@ -79,7 +80,7 @@ func Report(ctx context.Context, c client.Client, rec recorder.EventRecorder, be
 		}
 		return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), err)
 	}
-	replaced.put(before)
+	s.put(before)
 	for _, e := range events {
 		rec.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", eventNote(e.Note))
 	}
@@ -109,31 +110,40 @@ func patchStatus(ctx context.Context, c client.Client, before, obj client.Object
 	return nil
 }
 
-// replaced remembers, by UID, the resourceVersion whose status Report last replaced, until the cache holds a
-// newer version of the object (CacheHandler) or the object is gone. Its own code because controller-runtime
-// keeps no record of a controller's writes for its cache to catch up with.
-var replaced = &versions{m: map[types.UID]string{}}
-
-type versions struct {
+// Statuses remembers, by UID, the resourceVersion whose status Report last replaced, until the cache holds a
+// newer version of the object (Seen) or the object is gone (Forget): one per manager, told of every event of
+// the kinds whose status it writes. Its own code because controller-runtime keeps no record of a controller's
+// writes for its cache to catch up with.
+type Statuses struct {
 	mu sync.Mutex
 	m  map[types.UID]string
 }
 
-func (v *versions) has(o client.Object) bool {
+// NewStatuses returns a Statuses that remembers nothing yet. A nil *Statuses remembers nothing ever: every
+// status write it is asked for is sent.
+func NewStatuses() *Statuses { return &Statuses{m: map[types.UID]string{}} }
+
+func (v *Statuses) has(o client.Object) bool {
+	if v == nil {
+		return false
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	rv, ok := v.m[o.GetUID()]
 	return ok && rv == o.GetResourceVersion()
 }
 
-func (v *versions) put(o client.Object) {
+func (v *Statuses) put(o client.Object) {
+	if v == nil {
+		return
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.m[o.GetUID()] = o.GetResourceVersion()
 }
 
-// seen drops the entry of o's UID unless it names o's resourceVersion: the cache has moved past it.
-func (v *versions) seen(o metav1.Object) {
+// Seen drops the entry of o's UID unless it names o's resourceVersion: the cache has moved past it.
+func (v *Statuses) Seen(o metav1.Object) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if rv, ok := v.m[o.GetUID()]; ok && rv != o.GetResourceVersion() {
@@ -141,39 +151,11 @@ func (v *versions) seen(o metav1.Object) {
 	}
 }
 
-func (v *versions) forget(o metav1.Object) {
+// Forget drops the entry of o's UID: the object is gone.
+func (v *Statuses) Forget(o metav1.Object) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.m, o.GetUID())
-}
-
-// CacheHandler is the informer handler of every kind whose objects the cache transforms or whose status
-// Report writes: it drops what the kit remembers of an object once the cache holds a newer version of it
-// (Report's replaced versions) or the object is deleted (those and the digests ChildForCache and
-// OwnerForCache remember).
-func CacheHandler() toolscache.ResourceEventHandlerFuncs {
-	object := func(obj any) (metav1.Object, bool) {
-		if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-			obj = t.Obj
-		}
-		o, ok := obj.(metav1.Object)
-		return o, ok
-	}
-	seen := func(obj any) {
-		if o, ok := object(obj); ok {
-			replaced.seen(o)
-		}
-	}
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    seen,
-		UpdateFunc: func(_, obj any) { seen(obj) },
-		DeleteFunc: func(obj any) {
-			if o, ok := object(obj); ok {
-				replaced.forget(o)
-				specDigests.forget(o.GetUID())
-			}
-		},
-	}
 }
 
 // eventNote shortens a note to the API server's limit.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+package apply
 
 import (
 	"context"
@@ -42,12 +42,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/operator101/operator101/internal/controller/cachetrim"
+	"github.com/operator101/operator101/internal/controller/digest"
+	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/test/testenv"
 )
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
+
+// tm is the Memory of these tests, as a manager's is of its cache and controllers.
+var tm = NewMemory(digest.New())
 
 // obj is an object of the given fields, as a dynamic client reads it.
 func obj(fields map[string]any) *unstructured.Unstructured {
@@ -83,8 +89,8 @@ func TestDigest(t *testing.T) {
 			corev1ac.ConfigMap("a", "b").WithOwnerReferences(metav1ac.OwnerReference().WithUID("2")), false},
 	}
 	for _, c := range cases {
-		da, errA := Digest(c.a)
-		db, errB := Digest(c.b)
+		da, errA := tm.keys.Of(c.a)
+		db, errB := tm.keys.Of(c.b)
 		if got := da == db; errA != nil || errB != nil || got != c.want {
 			t.Errorf("%s: same Digest = %v (%v, %v); want %v", c.name, got, errA, errB, c.want)
 		}
@@ -93,26 +99,26 @@ func TestDigest(t *testing.T) {
 
 func TestTrimForCacheKeepsOnlyOurManagedFields(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{
-		{Manager: "kubectl"}, {Manager: FieldManager}, {Manager: "kube-controller-manager"},
+		{Manager: "kubectl"}, {Manager: managed.FieldManager}, {Manager: "kube-controller-manager"},
 	}}}
-	out, err := TrimForCache(cm)
+	out, err := cachetrim.Default(cm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := out.(*corev1.ConfigMap).ManagedFields
-	if len(got) != 1 || got[0].Manager != FieldManager {
-		t.Errorf("managedFields after trim = %+v, want only %s", got, FieldManager)
+	if len(got) != 1 || got[0].Manager != managed.FieldManager {
+		t.Errorf("managedFields after trim = %+v, want only %s", got, managed.FieldManager)
 	}
 	applied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
 		"kubectl.kubernetes.io/last-applied-configuration": `{"data":{"index.html":"a whole page"}}`, "team": "web"}}}
-	out, err = TrimForCache(applied)
+	out, err = cachetrim.Default(applied)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a := out.(*corev1.ConfigMap).Annotations; len(a) != 1 || a["team"] != "web" {
 		t.Errorf("annotations after trim = %v, want only team=web", a)
 	}
-	if _, err := TrimForCache("not an object"); err != nil {
+	if _, err := cachetrim.Default("not an object"); err != nil {
 		t.Errorf("TrimForCache on a non-object: %v", err)
 	}
 }
@@ -139,7 +145,7 @@ func TestIfChanged(t *testing.T) {
 	step := func(name string, observed *corev1.ConfigMap, wantWrite bool) {
 		t.Helper()
 		counter.Reset()
-		wrote, err := IfChanged(ctx, c, observed, desired, corev1ac.ExtractConfigMap)
+		wrote, err := IfChanged(ctx, Applier{Client: c, Live: c, Memory: tm}, observed, desired, corev1ac.ExtractConfigMap)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -172,7 +178,7 @@ func TestIfChanged(t *testing.T) {
 	step("converged again", get(), false)
 
 	// The cache keeps only our managedFields entries; the comparison still holds on the trimmed copy.
-	trimmed, _ := TrimForCache(get())
+	trimmed, _ := cachetrim.Default(get())
 	step("trimmed cached copy costs no write", trimmed.(*corev1.ConfigMap), false)
 
 	// The cache keeps a child as its metadata and a digest of our fields; the comparison holds on it too.
@@ -190,14 +196,14 @@ func TestIfChanged(t *testing.T) {
 	cm = get()
 	cm.Data["index.html"] = "defaced with a forged digest"
 	cm.ManagedFields = []metav1.ManagedFieldsEntry{{}}
-	want, _ := toMap(desired)
-	raw, _ := json.Marshal(canonical(want))
+	want, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	raw, _ := json.Marshal(want)
 	sum := sha256.Sum256(raw)
 	cm.Annotations = map[string]string{digestAnnotation: base64.RawStdEncoding.EncodeToString(sum[:])}
 	if err := env.Client.Update(ctx, cm, client.FieldOwner("someone")); err != nil {
 		t.Fatal(err)
 	}
-	forged, err := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })(get())
+	forged, err := ChildForCache(tm, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })(get())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +216,7 @@ func TestIfChanged(t *testing.T) {
 // cacheCopy is what the manager's cache keeps of a ConfigMap operator101 applies.
 func cacheCopy(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 	t.Helper()
-	out, err := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data, cm.BinaryData = nil, nil })(cm)
+	out, err := ChildForCache(tm, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data, cm.BinaryData = nil, nil })(cm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,15 +229,15 @@ func cacheCopy(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 }
 
 func TestChildForCache(t *testing.T) {
-	transform := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
-	ours := metav1.ManagedFieldsEntry{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+	transform := ChildForCache(tm, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	ours := metav1.ManagedFieldsEntry{Manager: managed.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:index.html":{}}}`)}
 	web := metav1.OwnerReference{APIVersion: "operator.k8s-summit.org/v1", Kind: "MyWeb", Name: "web", UID: "web-1",
 		Controller: ptr(true)}
 	other := metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "other", UID: "other-1"}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
-			Labels:          map[string]string{"app": "web", ManagedByLabel: ManagedBy},
+			Labels:          map[string]string{"app": "web", managed.ByLabel: managed.By},
 			Annotations:     map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}", "team": "web"},
 			OwnerReferences: []metav1.OwnerReference{other, web}, Finalizers: []string{"example.com/keep"},
 			ManagedFields: []metav1.ManagedFieldsEntry{ours, {Manager: "kubectl"}}},
@@ -242,12 +248,12 @@ func TestChildForCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.(*corev1.ConfigMap)
-	want, _ := Digest(corev1ac.ConfigMap("page", "web").WithData(map[string]string{"index.html": "<h1>hi</h1>"}))
+	want, _ := tm.keys.Of(corev1ac.ConfigMap("page", "web").WithData(map[string]string{"index.html": "<h1>hi</h1>"}))
 	if got.Annotations[digestAnnotation] != want {
 		t.Errorf("digest %q, want the digest of our one field, %q", got.Annotations[digestAnnotation], want)
 	}
 	// Of the metadata, only what the reconcilers read: operator101's label, the digest, the controller.
-	if got.Data != nil || got.ManagedFields != nil || len(got.Labels) != 1 || got.Labels[ManagedByLabel] != ManagedBy ||
+	if got.Data != nil || got.ManagedFields != nil || len(got.Labels) != 1 || got.Labels[managed.ByLabel] != managed.By ||
 		len(got.Annotations) != 1 || len(got.OwnerReferences) != 1 || got.OwnerReferences[0].UID != web.UID ||
 		got.Finalizers != nil {
 		t.Errorf("cached copy: data %v, managedFields %v, labels %v, annotations %v, owners %v, finalizers %v", got.Data,
@@ -261,7 +267,7 @@ func TestChildForCache(t *testing.T) {
 	}
 
 	// Owned fields that cannot be read: the copy keeps no digest and no managedFields (IfChanged applies).
-	failing := ChildForCache(func(*corev1.ConfigMap, string) (*corev1ac.ConfigMapApplyConfiguration, error) {
+	failing := ChildForCache(tm, func(*corev1.ConfigMap, string) (*corev1ac.ConfigMapApplyConfiguration, error) {
 		return nil, errors.New("unreadable managedFields")
 	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
 	whole := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
@@ -278,7 +284,7 @@ func TestChildForCache(t *testing.T) {
 	// An object that arrives with a digest annotation and no managedFields (someone cleared them) is trimmed
 	// alike: the annotation's value is kept, nothing else the tenant wrote.
 	forged := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
-		Labels:      map[string]string{ManagedByLabel: ManagedBy, "tenant": "x"},
+		Labels:      map[string]string{managed.ByLabel: managed.By, "tenant": "x"},
 		Annotations: map[string]string{digestAnnotation: "forged", "tenant.example/blob": "large"}},
 		Data: map[string]string{"blob": "large"}}
 	out, err = transform(forged)
@@ -323,7 +329,7 @@ func TestOnlyNotOwned(t *testing.T) {
 // finds is written only when it differs from what is wanted.
 func TestApplyChildNeverTakesOver(t *testing.T) {
 	ctx := context.Background()
-	ns := env.NewNamespace(t, "kit")
+	ns := env.NewNamespace(t, "apply")
 	cfg, counter := testenv.Counting(env.Config)
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	if err != nil {
@@ -331,7 +337,7 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 	}
 	owner := &metav1.ObjectMeta{Namespace: ns, Name: "owner", UID: types.UID("3f1b0c43-2e25-4a4e-9d7e-6a4bb2f0a001")}
 	desired := func(name string) *corev1ac.ConfigMapApplyConfiguration {
-		return corev1ac.ConfigMap(name, ns).WithLabels(map[string]string{ManagedByLabel: ManagedBy}).
+		return corev1ac.ConfigMap(name, ns).WithLabels(map[string]string{managed.ByLabel: managed.By}).
 			WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("ConfigMap").WithName(owner.Name).
 				WithUID(owner.UID).WithController(true)).
 			WithData(map[string]string{"index.html": "<h1>ours</h1>"})
@@ -352,7 +358,7 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 			observed = &corev1.ConfigMap{}
 		}
 		counter.Reset()
-		err := ApplyChild(ctx, c, c, owner, "ConfigMap", observed, desired(name), corev1ac.ExtractConfigMap, lookFirst)
+		err := Child(ctx, Applier{Client: c, Live: c, Memory: tm}, owner, "ConfigMap", observed, desired(name), corev1ac.ExtractConfigMap, lookFirst)
 		switch {
 		case wantNotOwned && !errors.Is(err, ErrNotOwned):
 			t.Errorf("%s: err = %v, want ErrNotOwned", what, err)
@@ -381,7 +387,7 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 	}
 
 	labelled := theirs.DeepCopy()
-	labelled.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "labelled", Labels: map[string]string{ManagedByLabel: ManagedBy}}
+	labelled.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "labelled", Labels: map[string]string{managed.ByLabel: managed.By}}
 	if err := env.Client.Create(ctx, labelled); err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +405,7 @@ func TestApplyChildNeverTakesOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("ours, the cache behind, edited", "mine", nil, false, false, 2, 1)
-	if now := get("mine"); now.Labels[ManagedByLabel] != ManagedBy || now.Data["index.html"] != "<h1>ours</h1>" {
+	if now := get("mine"); now.Labels[managed.ByLabel] != managed.By || now.Data["index.html"] != "<h1>ours</h1>" {
 		t.Errorf("the edited child was not taken back: labels %v, data %v", now.Labels, now.Data)
 	}
 	if mine := get("mine"); !metav1.IsControlledBy(mine, owner) {
@@ -421,7 +427,7 @@ func TestOwnerForCache(t *testing.T) {
 			WithData(map[string]string{"page": string(s.Data["page"])}), "Service": nil}
 		return children, nil
 	}
-	transform := OwnerForCache(desired, func(s *corev1.Secret) { s.Data = nil })
+	transform := OwnerForCache(tm, desired, func(s *corev1.Secret) { s.Data = nil })
 	owner := func() *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "u1", ResourceVersion: "7",
 			Labels: map[string]string{"tenant": "x"}, Annotations: map[string]string{"blob": strings.Repeat("b", 1<<16)},
@@ -441,7 +447,7 @@ func TestOwnerForCache(t *testing.T) {
 
 	// A child the cache holds, controlled by the owner, with the digest of what desired builds.
 	children, _ := desired(owner())
-	want, _ := Digest(children["ConfigMap"])
+	want, _ := tm.keys.Of(children["ConfigMap"])
 	child := func(digest string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "c1",
 			Annotations:     map[string]string{digestAnnotation: digest},
@@ -465,7 +471,7 @@ func TestOwnerForCache(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{UID: "s1", OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr(true)}}}}}, false},
 		{"a kind not recorded", map[string]client.Object{"ConfigMap": child(want), "Deployment": none}, false},
 	} {
-		if got := CachedConverged(cached, tc.children); got != tc.want {
+		if got := CachedConverged(tm, cached, tc.children); got != tc.want {
 			t.Errorf("%s: CachedConverged = %v, want %v", tc.what, got, tc.want)
 		}
 	}
@@ -484,7 +490,7 @@ func TestOwnerForCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := out.(*corev1.Secret); f.Data != nil || !CachedConverged(f, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
+	if f := out.(*corev1.Secret); f.Data != nil || !CachedConverged(tm, f, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
 		t.Errorf("forged annotations were trusted: %+v", f.Annotations)
 	}
 
@@ -500,7 +506,7 @@ func TestOwnerForCache(t *testing.T) {
 	bad := owner()
 	bad.Data["bad"] = nil
 	out, _ = transform(bad)
-	if b := out.(*corev1.Secret); b.Data != nil || CachedConverged(b, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
+	if b := out.(*corev1.Secret); b.Data != nil || CachedConverged(tm, b, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
 		t.Errorf("an owner whose children cannot be built: %+v", b.ObjectMeta)
 	}
 }
@@ -513,11 +519,11 @@ func ptr[T any](v T) *T { return &v }
 // reads them again, and so does a Deployment the informer saw deleted.
 func TestChildForCacheRemembersDeployments(t *testing.T) {
 	extracts := 0
-	transform := ChildForCache(func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	transform := ChildForCache(tm, func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 		extracts++
 		return appsv1ac.ExtractDeployment(d, m)
 	}, func(d *appsv1.Deployment) { d.Spec = appsv1.DeploymentSpec{} })
-	ours := metav1.ManagedFieldsEntry{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+	ours := metav1.ManagedFieldsEntry{Manager: managed.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)}
 	dep := func(gen int64, replicas int32, mutate func(*appsv1.Deployment)) *appsv1.Deployment {
 		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "web", UID: "d-1", Generation: gen,
@@ -547,7 +553,7 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 		{"a label changed", dep(2, 3, func(d *appsv1.Deployment) { d.Labels["team"] = "shop" }), true},
 		{"an annotation changed", dep(2, 3, func(d *appsv1.Deployment) { d.Annotations = map[string]string{"a": "b"} }), true},
 		{"another manager took a field", dep(2, 3, func(d *appsv1.Deployment) {
-			d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+			d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: managed.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 				APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:app":{}}}}`)}}
 		}), true},
 	}
@@ -558,7 +564,7 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 		if got := extracts > before; got != s.wantExtract {
 			t.Errorf("%s: read managedFields = %v, want %v", s.what, got, s.wantExtract)
 		}
-		want, _ := Digest(must(appsv1ac.ExtractDeployment(s.d, FieldManager)))
+		want, _ := tm.keys.Of(must(appsv1ac.ExtractDeployment(s.d, managed.FieldManager)))
 		if d != want {
 			t.Errorf("%s: digest %q, want %q", s.what, d, want)
 		}
@@ -567,19 +573,19 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 	if last == "" {
 		t.Fatal("no digest")
 	}
-	CacheHandler().OnDelete(toolscache.DeletedFinalStateUnknown{Obj: dep(2, 3, nil)})
+	tm.Forget(dep(2, 3, nil).GetUID())
 	before := extracts
 	digestOf(steps[len(steps)-1].d)
 	if extracts == before {
 		t.Error("a Deployment seen deleted: its digest was remembered")
 	}
 	// A ConfigMap has no generation: never remembered.
-	cms := ChildForCache(corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	cms := ChildForCache(tm, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web", UID: "c-1"}}
 	if _, err := cms(cm.DeepCopy()); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := specDigests.get("c-1", ""); ok {
+	if _, ok := tm.digests.Get("c-1", ""); ok {
 		t.Error("a ConfigMap's digest was remembered")
 	}
 }
@@ -596,7 +602,7 @@ func must[T any](v T, err error) T {
 // either change builds them again, and so does an owner the informer saw deleted.
 func TestOwnerForCacheRemembersDigests(t *testing.T) {
 	builds := 0
-	transform := OwnerForCache(func(s *corev1.Secret) (map[string]runtime.ApplyConfiguration, error) {
+	transform := OwnerForCache(tm, func(s *corev1.Secret) (map[string]runtime.ApplyConfiguration, error) {
 		builds++
 		return map[string]runtime.ApplyConfiguration{"ConfigMap": corev1ac.ConfigMap(s.Name, s.Namespace).
 			WithData(map[string]string{"page": string(s.Data["page"])})}, nil
@@ -632,7 +638,7 @@ func TestOwnerForCacheRemembersDigests(t *testing.T) {
 		}
 		last = got
 	}
-	CacheHandler().OnDelete(owner(2, "5", "b", nil))
+	tm.Forget(owner(2, "5", "b", nil).GetUID())
 	before := builds
 	if _, err := transform(owner(2, "6", "b", map[string]string{"x": "y"})); err != nil || builds == before {
 		t.Errorf("an owner seen deleted: built = %v (%v), want its children built again", builds > before, err)
@@ -651,11 +657,11 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 	}
 	ns := env.NewNamespace(t, "remember")
 	extracts := 0
-	cms := ChildForCache(func(cm *corev1.ConfigMap, m string) (*corev1ac.ConfigMapApplyConfiguration, error) {
+	cms := ChildForCache(tm, func(cm *corev1.ConfigMap, m string) (*corev1ac.ConfigMapApplyConfiguration, error) {
 		extracts++
 		return corev1ac.ExtractConfigMap(cm, m)
 	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
-	deps := ChildForCache(func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	deps := ChildForCache(tm, func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 		extracts++
 		return appsv1ac.ExtractDeployment(d, m)
 	}, func(d *appsv1.Deployment) { d.Spec = appsv1.DeploymentSpec{} })
@@ -683,11 +689,11 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 
 	page := corev1ac.ConfigMap("page", ns).WithLabels(map[string]string{"app": "web"}).
 		WithData(map[string]string{"index.html": "<h1>hi</h1>"})
-	if _, err := IfChanged(ctx, c, nil, page, corev1ac.ExtractConfigMap); err != nil {
+	if _, err := IfChanged(ctx, Applier{Client: c, Live: c, Memory: tm}, nil, page, corev1ac.ExtractConfigMap); err != nil {
 		t.Fatal(err)
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "page"}}
-	cmTruth := func() (string, error) { return Digest(must(corev1ac.ExtractConfigMap(cm, FieldManager))) }
+	cmTruth := func() (string, error) { return tm.keys.Of(must(corev1ac.ExtractConfigMap(cm, managed.FieldManager))) }
 	if event("the ConfigMap's create", cm, cms, cmTruth) {
 		t.Error("the event of operator101's create of a ConfigMap read managedFields")
 	}
@@ -697,11 +703,11 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "web"})).
 			WithTemplate(corev1ac.PodTemplateSpec().WithLabels(map[string]string{"app": "web"}).
 				WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("web").WithImage("nginx")))))
-	if _, err := IfChanged(ctx, c, nil, web, appsv1ac.ExtractDeployment); err != nil {
+	if _, err := IfChanged(ctx, Applier{Client: c, Live: c, Memory: tm}, nil, web, appsv1ac.ExtractDeployment); err != nil {
 		t.Fatal(err)
 	}
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
-	depTruth := func() (string, error) { return Digest(must(appsv1ac.ExtractDeployment(dep, FieldManager))) }
+	depTruth := func() (string, error) { return tm.keys.Of(must(appsv1ac.ExtractDeployment(dep, managed.FieldManager))) }
 	if event("the Deployment's create", dep, deps, depTruth) {
 		t.Error("the event of operator101's create of a Deployment read managedFields")
 	}
@@ -713,7 +719,7 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 	testenv.Patch(t, env.Client, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}, func(cm *corev1.ConfigMap) {
 		cm.Data["index.html"] = "defaced"
 	})
-	applied, _ := Digest(page)
+	applied, _ := tm.keys.Of(page)
 	if !event("the ConfigMap defaced", cm, cms, cmTruth) || cm.Data["index.html"] != "defaced" {
 		t.Error("a ConfigMap someone else changed: the transform did not read managedFields")
 	}
@@ -727,14 +733,11 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 		t.Error("the defaced ConfigMap's extraction equals what was applied: the test proves nothing")
 	}
 
-	// What an apply remembered goes when the informer sees the child deleted (internal/controller registers
-	// CacheHandler on the informer of every kind in AppliedChildren).
+	// What an apply remembered goes when the informer sees the child deleted (reconciler.Memory.Hook puts
+	// Forget on the informer of every kind in Memory.Kinds).
 	for _, o := range []client.Object{cm, dep} {
-		CacheHandler().OnDelete(o)
-		specDigests.mu.Lock()
-		_, kept := specDigests.m[o.GetUID()]
-		specDigests.mu.Unlock()
-		if kept {
+		tm.Forget(o.GetUID())
+		if tm.digests.Has(o.GetUID()) {
 			t.Errorf("%T %s seen deleted: its digest is still remembered", o, o.GetName())
 		}
 	}
@@ -748,7 +751,7 @@ func TestApplyRemembersWhatItAppliedForAnEarlyEvent(t *testing.T) {
 	ctx := context.Background()
 	ns := env.NewNamespace(t, "early")
 	extracts := 0
-	transform := ChildForCache(func(cm *corev1.ConfigMap, m string) (*corev1ac.ConfigMapApplyConfiguration, error) {
+	transform := ChildForCache(tm, func(cm *corev1.ConfigMap, m string) (*corev1ac.ConfigMapApplyConfiguration, error) {
 		extracts++
 		return corev1ac.ExtractConfigMap(cm, m)
 	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
@@ -780,24 +783,24 @@ func TestApplyRemembersWhatItAppliedForAnEarlyEvent(t *testing.T) {
 	})
 	page := corev1ac.ConfigMap("page", ns).WithLabels(map[string]string{"app": "web"}).
 		WithData(map[string]string{"index.html": "<h1>hi</h1>"})
-	want, _ := Digest(page)
-	if _, err := IfChanged(ctx, early, nil, page, corev1ac.ExtractConfigMap); err != nil {
+	want, _ := tm.keys.Of(page)
+	if _, err := IfChanged(ctx, Applier{Client: early, Live: early, Memory: tm}, nil, page, corev1ac.ExtractConfigMap); err != nil {
 		t.Fatal(err)
 	}
 	if extracts != 0 {
 		t.Errorf("the early event of operator101's create read managedFields %d times", extracts)
 	}
-	if d, ok := cachedDigest(cached); !ok || d != want {
+	if d, ok := tm.cachedDigest(cached); !ok || d != want {
 		t.Errorf("the early event's copy: digest %q (%v), want what was applied, %q", d, ok, want)
 	}
 	owner := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
 		desiredAnnotation: string(must(json.Marshal(map[string]string{"ConfigMap": want})))}}}
 	cached.OwnerReferences = []metav1.OwnerReference{{UID: "owner", Controller: ptr(true)}}
 	owner.UID = "owner"
-	if !CachedConverged(owner, map[string]client.Object{"ConfigMap": cached}) {
+	if !CachedConverged(tm, owner, map[string]client.Object{"ConfigMap": cached}) {
 		t.Error("the early event's copy does not count as converged")
 	}
-	if wrote, err := IfChanged(ctx, early, cached, page, corev1ac.ExtractConfigMap); err != nil || wrote {
+	if wrote, err := IfChanged(ctx, Applier{Client: early, Live: early, Memory: tm}, cached, page, corev1ac.ExtractConfigMap); err != nil || wrote {
 		t.Errorf("the early event's copy: IfChanged wrote=%v, %v; want no write", wrote, err)
 	}
 
@@ -806,17 +809,17 @@ func TestApplyRemembersWhatItAppliedForAnEarlyEvent(t *testing.T) {
 		cm.Data["index.html"] = "defaced"
 	})
 	meanwhile = func(cm *corev1.ConfigMap) { cm.Data["index.html"] = "defaced again" }
-	if wrote, err := IfChanged(ctx, early, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "page"}},
+	if wrote, err := IfChanged(ctx, Applier{Client: early, Live: early, Memory: tm}, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "page"}},
 		page, func(*corev1.ConfigMap, string) (*corev1ac.ConfigMapApplyConfiguration, error) {
 			return corev1ac.ConfigMap("page", ns), nil // drifted: the first apply below is needed
 		}); err != nil || !wrote {
 		t.Fatalf("reverting the drift: wrote=%v, %v", wrote, err)
 	}
-	if d, ok := cachedDigest(cached); ok {
+	if d, ok := tm.cachedDigest(cached); ok {
 		t.Errorf("a copy of someone else's write made during the apply has the digest %q", d)
 	}
 	meanwhile = nil
-	if wrote, err := IfChanged(ctx, early, cached, page, corev1ac.ExtractConfigMap); err != nil || !wrote {
+	if wrote, err := IfChanged(ctx, Applier{Client: early, Live: early, Memory: tm}, cached, page, corev1ac.ExtractConfigMap); err != nil || !wrote {
 		t.Errorf("a copy of someone else's write: IfChanged wrote=%v, %v; want a write", wrote, err)
 	}
 	var live corev1.ConfigMap

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+package apply
 
 import (
 	"bytes"
@@ -38,24 +38,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/test/testenv"
 )
 
 // TestFirstApplyOnlyCreates: a child's first write (IfChanged with no observed object) is an apply naming
 // createOnly, which the API server answers, for each kind of child, by creating the object with every field
-// FieldManager's apply (one write, as a plain apply), or, when the name is in use, with a Conflict that leaves
-// the object as it is. Why not a create: the server records it as an Update by FieldManager over every field
-// after defaulting (a Deployment's strategy, never sent), so FieldManager would hold nothing as an applier and
+// managed.FieldManager's apply (one write, as a plain apply), or, when the name is in use, with a Conflict that leaves
+// the object as it is. Why not a create: the server records it as an Update by managed.FieldManager over every field
+// after defaulting (a Deployment's strategy, never sent), so managed.FieldManager would hold nothing as an applier and
 // need a second write to converge. This test fails if a server version changes either answer.
 func TestFirstApplyOnlyCreates(t *testing.T) {
 	ctx := context.Background()
-	ns := env.NewNamespace(t, "kit-first")
+	ns := env.NewNamespace(t, "apply-first")
 	cfg, counter := testenv.Counting(env.Config)
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels := map[string]string{ManagedByLabel: ManagedBy}
+	labels := map[string]string{managed.ByLabel: managed.By}
 	deployment := func(name string) *appsv1ac.DeploymentApplyConfiguration {
 		pod := map[string]string{"app": name}
 		return appsv1ac.Deployment(name, ns).WithLabels(labels).
@@ -88,7 +89,7 @@ func TestFirstApplyOnlyCreates(t *testing.T) {
 		{"Deployment", &appsv1.Deployment{},
 			func(n string) runtime.ApplyConfiguration { return deployment(n) },
 			func(n string) client.Object {
-				body, err := toMap(deployment(n).WithLabels(map[string]string{ManagedByLabel: "someone-else"}))
+				body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(deployment(n).WithLabels(map[string]string{managed.ByLabel: "someone-else"}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -96,9 +97,9 @@ func TestFirstApplyOnlyCreates(t *testing.T) {
 			}},
 	} {
 		name := strings.ToLower(tc.kind)
-		// Absent: created in one write, every field FieldManager's apply.
+		// Absent: created in one write, every field managed.FieldManager's apply.
 		counter.Reset()
-		if _, err := IfChanged(ctx, c, client.Object(nil), tc.desired(name), extractAny); err != nil {
+		if _, err := IfChanged(ctx, Applier{Client: c, Live: c, Memory: tm}, client.Object(nil), tc.desired(name), extractAny); err != nil {
 			t.Fatalf("%s: %v", tc.kind, err)
 		}
 		if n := counter.Total(); n != 1 {
@@ -109,8 +110,8 @@ func TestFirstApplyOnlyCreates(t *testing.T) {
 			t.Fatalf("%s: %v", tc.kind, err)
 		}
 		for _, f := range obj.GetManagedFields() {
-			if f.Manager == FieldManager && f.Operation != metav1.ManagedFieldsOperationApply {
-				t.Errorf("%s: FieldManager's entry is an %s: %+v", tc.kind, f.Operation, f)
+			if f.Manager == managed.FieldManager && f.Operation != metav1.ManagedFieldsOperationApply {
+				t.Errorf("%s: managed.FieldManager's entry is an %s: %+v", tc.kind, f.Operation, f)
 			}
 		}
 		// Made by someone else: refused with a Conflict, and left as it is.
@@ -118,7 +119,7 @@ func TestFirstApplyOnlyCreates(t *testing.T) {
 		if err := env.Client.Create(ctx, theirs); err != nil {
 			t.Fatalf("%s: %v", tc.kind, err)
 		}
-		_, err := IfChanged(ctx, c, client.Object(nil), tc.desired(name+"-theirs"), extractAny)
+		_, err := IfChanged(ctx, Applier{Client: c, Live: c, Memory: tm}, client.Object(nil), tc.desired(name+"-theirs"), extractAny)
 		if !apierrors.IsConflict(err) {
 			t.Errorf("%s: the first apply to an object made by someone else: %v, want a Conflict", tc.kind, err)
 		}
@@ -132,11 +133,11 @@ func TestFirstApplyOnlyCreates(t *testing.T) {
 	}
 
 	// Why not a create: an Update entry, over the defaulted fields too.
-	body, err := toMap(deployment("created"))
+	body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(deployment("created"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Create(ctx, &unstructured.Unstructured{Object: body}, client.FieldOwner(FieldManager)); err != nil {
+	if err := c.Create(ctx, &unstructured.Unstructured{Object: body}, client.FieldOwner(managed.FieldManager)); err != nil {
 		t.Fatal(err)
 	}
 	var created appsv1.Deployment
@@ -145,7 +146,7 @@ func TestFirstApplyOnlyCreates(t *testing.T) {
 	}
 	var entry *metav1.ManagedFieldsEntry
 	for _, f := range created.ManagedFields {
-		if f.Manager == FieldManager {
+		if f.Manager == managed.FieldManager {
 			entry = &f
 		}
 	}
@@ -166,10 +167,10 @@ func extractAny(client.Object, string) (runtime.ApplyConfiguration, error) {
 // first and the first write is the plain apply: the child is still created.
 func TestApplyChildNeverTakesOverInTheGap(t *testing.T) {
 	ctx := context.Background()
-	ns := env.NewNamespace(t, "kit-gap")
+	ns := env.NewNamespace(t, "apply-gap")
 	owner := &metav1.ObjectMeta{Namespace: ns, Name: "owner", UID: types.UID("3f1b0c43-2e25-4a4e-9d7e-6a4bb2f0a002")}
 	desired := func(name string) *corev1ac.ConfigMapApplyConfiguration {
-		return corev1ac.ConfigMap(name, ns).WithLabels(map[string]string{ManagedByLabel: ManagedBy}).
+		return corev1ac.ConfigMap(name, ns).WithLabels(map[string]string{managed.ByLabel: managed.By}).
 			WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("ConfigMap").WithName(owner.Name).
 				WithUID(owner.UID).WithController(true)).
 			WithData(map[string]string{"index.html": "<h1>ours</h1>"})
@@ -188,7 +189,7 @@ func TestApplyChildNeverTakesOverInTheGap(t *testing.T) {
 		}
 		return c.Patch(ctx, obj, patch, opts...)
 	}})
-	err = ApplyChild(ctx, racer, racer, owner, "ConfigMap", &corev1.ConfigMap{}, desired("contested"), corev1ac.ExtractConfigMap, false)
+	err = Child(ctx, Applier{Client: racer, Live: racer, Memory: tm}, owner, "ConfigMap", &corev1.ConfigMap{}, desired("contested"), corev1ac.ExtractConfigMap, false)
 	if !errors.Is(err, ErrNotOwned) || !strings.HasPrefix(err.Error(), "ConfigMap "+ns+"/contested exists") {
 		t.Errorf("err = %v, want ErrNotOwned naming the object", err)
 	}
@@ -196,11 +197,11 @@ func TestApplyChildNeverTakesOverInTheGap(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "contested"}, &now); err != nil {
 		t.Fatal(err)
 	}
-	if now.Data["index.html"] != "<h1>theirs</h1>" || now.Labels[ManagedByLabel] != "" || len(now.OwnerReferences) != 0 {
+	if now.Data["index.html"] != "<h1>theirs</h1>" || now.Labels[managed.ByLabel] != "" || len(now.OwnerReferences) != 0 {
 		t.Errorf("the object made in the gap was taken over: labels %v, owners %v, data %v", now.Labels, now.OwnerReferences, now.Data)
 	}
 	for _, f := range now.ManagedFields {
-		if f.Manager == FieldManager {
+		if f.Manager == managed.FieldManager {
 			t.Errorf("operator101 manages fields of the object made in the gap: %+v", now.ManagedFields)
 		}
 	}
@@ -223,7 +224,7 @@ func TestApplyChildNeverTakesOverInTheGap(t *testing.T) {
 			}
 			return c.Patch(ctx, obj, patch, opts...)
 		}})
-		if err := ApplyChild(ctx, c, c, owner, "ConfigMap", &corev1.ConfigMap{}, desired(name), corev1ac.ExtractConfigMap, false); err != nil {
+		if err := Child(ctx, Applier{Client: c, Live: c, Memory: tm}, owner, "ConfigMap", &corev1.ConfigMap{}, desired(name), corev1ac.ExtractConfigMap, false); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &now); err != nil || applies != 2 {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package appservice
+package testenv
 
 import (
 	"encoding/json"
@@ -23,32 +23,30 @@ import (
 	"testing"
 
 	"github.com/operator-framework/operator-lib/proxy"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 
-	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
-// The operator's proxy reaches the application's pods (OLM's cluster-proxy convention), but not the user and
-// password its URL carries: those are the operator's, and the pods are the tenant's. A variable the spec sets
-// itself is the spec's, as always.
-func TestDeploymentDropsProxyCredentials(t *testing.T) {
+// ProxyWithCredentials sets the operator's proxy variables for t, HTTP_PROXY (port 3128) and HTTPS_PROXY (port
+// 3129) of proxy.example with the user and password operator:s3cret, and NO_PROXY to noProxy, and returns them
+// as cmd/config.go reads them for the controllers.
+func ProxyWithCredentials(t *testing.T, noProxy string) proxyenv.Env {
 	t.Setenv("HTTP_PROXY", "http://operator:s3cret@proxy.example:3128")
 	t.Setenv("HTTPS_PROXY", "http://operator:s3cret@proxy.example:3129")
-	t.Setenv("NO_PROXY", ".svc")
-	a := newApp(func(s *appv1.AppServiceSpec) {
-		s.Envs = []appv1.EnvVar{{Name: "https_proxy", Value: "http://tenant:theirs@proxy.tenant:8080"}}
-	})
-	d, err := Deployment(a, proxy.ReadProxyVarsFromEnv())
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Setenv("NO_PROXY", noProxy)
+	return proxyenv.New(proxy.ReadProxyVarsFromEnv())
+}
 
+// ExpectProxyEnv fails t unless the container of d, a Deployment a builder rendered with ProxyWithCredentials's
+// variables, has exactly the environment want ("NAME=value", in order) and d carries none of the proxy's
+// credentials anywhere.
+func ExpectProxyEnv(t *testing.T, d *appsv1ac.DeploymentApplyConfiguration, want []string) {
+	t.Helper()
 	var env []string
 	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
 		env = append(env, *e.Name+"="+*e.Value)
 	}
-	want := []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
-		"HTTPS_PROXY=http://proxy.example:3129", "NO_PROXY=.svc", "no_proxy=.svc",
-		"https_proxy=http://tenant:theirs@proxy.tenant:8080"}
 	if !slices.Equal(env, want) {
 		t.Errorf("env %v, want %v", env, want)
 	}

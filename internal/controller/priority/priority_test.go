@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+package priority
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func TestPrioritized(t *testing.T) {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 	}
 	plain := &handler.EnqueueRequestForObject{}
-	ahead := Prioritized(&handler.EnqueueRequestForObject{}, PriorityProgress)
+	ahead := Handler(&handler.EnqueueRequestForObject{}, Progress)
 
 	plain.Create(ctx, event.CreateEvent{Object: cm("new-1", "1")}, q)
 	plain.Create(ctx, event.CreateEvent{Object: cm("new-2", "2")}, q)
@@ -57,7 +57,7 @@ func TestPrioritized(t *testing.T) {
 	want := []struct {
 		name     string
 		priority int
-	}{{"progress", PriorityProgress}, {"new-1", 0}, {"new-2", 0}, {"unchanged", handler.LowPriority}}
+	}{{"progress", Progress}, {"new-1", 0}, {"new-2", 0}, {"unchanged", handler.LowPriority}}
 	for _, w := range want {
 		req, prio, _ := q.GetWithPriority()
 		if req.Name != w.name || prio != w.priority {

@@ -17,11 +17,9 @@ limitations under the License.
 // The conditions of a kind that runs a Deployment (MyWeb, AppService): Available, Progressing and Degraded,
 // derived from the Deployment and from the error of writing the children, and the Events their transitions
 // deserve.
-
-package kit
+package rollout
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,9 +31,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/api/conditions"
+	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/report"
 )
 
 // How the API server says a node port belongs to another Service, and that it lies outside the cluster's
@@ -48,7 +47,7 @@ const (
 // DegradedReason names the cause of a failed write, so that a person knows what to do.
 func DegradedReason(err error) string {
 	switch {
-	case errors.Is(err, ErrNotOwned):
+	case errors.Is(err, apply.ErrNotOwned):
 		return conditions.ReasonNotOwned
 	case apierrors.IsInvalid(err) && strings.Contains(err.Error(), allocatedPort):
 		return conditions.ReasonNodePortInUse
@@ -70,8 +69,8 @@ func DegradedMessage(err error) string {
 	return err.Error()
 }
 
-// RolloutInput is what the rollout conditions are computed from.
-type RolloutInput struct {
+// Input is what the rollout conditions are computed from.
+type Input struct {
 	// Generation of the custom resource.
 	Generation int64
 	// Desired number of pods.
@@ -87,10 +86,10 @@ type RolloutInput struct {
 	Now metav1.Time
 }
 
-// RolloutConditions returns old updated from in: Available follows the Deployment's Available condition, Progressing
+// Conditions returns old updated from in: Available follows the Deployment's Available condition, Progressing
 // is True until every pod runs the current template, Degraded is True when the children cannot be written or
 // the rollout is stuck or failing. Conditions that keep their status keep their lastTransitionTime.
-func RolloutConditions(old []metav1.Condition, in RolloutInput) []metav1.Condition {
+func Conditions(old []metav1.Condition, in Input) []metav1.Condition {
 	out := make([]metav1.Condition, len(old))
 	copy(out, old)
 	dep := in.Deployment
@@ -154,14 +153,14 @@ func condition(dep *appsv1.Deployment, t appsv1.DeploymentConditionType) *appsv1
 	return nil
 }
 
-// RolloutEvents lists the condition changes from old to cur that deserve an Event, i.e. the ones a person may act
+// Events lists the condition changes from old to cur that deserve an Event, i.e. the ones a person may act
 // on: Available or Degraded changing status or reason (for a new object: becoming Available or Degraded; it
 // starts unavailable and progressing, which is no news), and Progressing only while the object was serving, i.e.
 // the rollout of a change. The first rollout of a new object is told by one Event, Available; a stuck rollout by
 // Degraded. Every Event is a write to the API server: two per new object made up a quarter of the operator's
 // writes at scale (docs/contributing/performance.md).
-func RolloutEvents(old, cur []metav1.Condition) []Event {
-	var out []Event
+func Events(old, cur []metav1.Condition) []report.Event {
+	var out []report.Event
 	serving := meta.IsStatusConditionTrue(old, conditions.Available)
 	for _, c := range cur {
 		prev := meta.FindStatusCondition(old, c.Type)
@@ -180,7 +179,7 @@ func RolloutEvents(old, cur []metav1.Condition) []Event {
 		if bad {
 			t = corev1.EventTypeWarning
 		}
-		out = append(out, Event{Type: t, Reason: c.Reason, Action: "Reconcile",
+		out = append(out, report.Event{Type: t, Reason: c.Reason, Action: "Reconcile",
 			Note: c.Type + "=" + string(c.Status) + ": " + c.Message})
 	}
 	return out
@@ -198,20 +197,4 @@ func DeploymentUnseen(dep *appsv1.Deployment, applyErr error) bool {
 // UnseenRetry is the result of a reconcile that ends without a status (DeploymentUnseen): should the
 // Deployment's event never come (a watch that relisted after the Deployment's label was removed), the object
 // is looked at again in 30 s. The event, which normally comes within milliseconds, replaces it in the queue.
-var UnseenRetry = ctrl.Result{RequeueAfter: 30 * time.Second}
-
-// ReportRollout ends the reconcile of a kind that runs a Deployment: obj holds the status just derived from
-// what was observed, before is obj as it was read, and applyErr the error of writing the children. The status
-// is written when it changed, with an Event per condition transition worth telling. A child whose name is taken
-// by an object obj does not control (applyErr is ErrNotOwned alone) is looked at again in NotOwnedRetry, since
-// no event tells when that object goes; any other applyErr is returned, so that the child is retried with
-// backoff (a node port may be freed).
-func (b Base) ReportRollout(ctx context.Context, before, obj client.Object, oldConds, newConds []metav1.Condition, applyErr error) (ctrl.Result, error) {
-	if err := Report(ctx, b.Client, b.Recorder, before, obj, RolloutEvents(oldConds, newConds)...); err != nil {
-		return ctrl.Result{}, err
-	}
-	if OnlyNotOwned(applyErr) {
-		return b.RetryNotOwned(), nil
-	}
-	return ctrl.Result{}, applyErr
-}
+func UnseenRetry() ctrl.Result { return ctrl.Result{RequeueAfter: 30 * time.Second} }

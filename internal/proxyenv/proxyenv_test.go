@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+package proxyenv
 
 import (
 	"slices"
@@ -22,9 +22,10 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// TestProxyEnvWithoutCredentials: New passes on each proxy variable without the user and password of its URL, or
+// leaves it out, and names what it did.
 func TestProxyEnvWithoutCredentials(t *testing.T) {
 	for _, tc := range []struct {
 		name, value string
@@ -47,7 +48,8 @@ func TestProxyEnvWithoutCredentials(t *testing.T) {
 	} {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			in := []corev1.EnvVar{{Name: "NO_PROXY", Value: ".svc"}, {Name: tc.name, Value: tc.value}}
-			out, stripped, omitted := ProxyEnvWithoutCredentials(in)
+			env := New(in)
+			out, stripped, omitted := env.Vars(), env.Stripped(), env.Omitted()
 			if in[1].Value != tc.value {
 				t.Fatalf("the input was changed: %v", in)
 			}
@@ -78,26 +80,29 @@ func TestProxyEnvWithoutCredentials(t *testing.T) {
 	}
 }
 
-// Nothing to take out costs nothing: the builders call it on every reconcile.
-func TestProxyEnvWithoutCredentialsAllocatesNothingWhenClean(t *testing.T) {
-	env := []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}, {Name: "http_proxy", Value: "http://proxy:3128"},
-		{Name: "NO_PROXY", Value: ".svc"}, {Name: "no_proxy", Value: ".svc"}}
-	if n := testing.AllocsPerRun(100, func() { ProxyEnvWithoutCredentials(env) }); n != 0 {
-		t.Errorf("%v allocations", n)
+// Reading the variables costs nothing: the builders do it on every reconcile.
+func TestAllAllocatesNothing(t *testing.T) {
+	env := New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}, {Name: "http_proxy", Value: "http://proxy:3128"},
+		{Name: "NO_PROXY", Value: ".svc"}, {Name: "no_proxy", Value: ".svc"}})
+	n := 0
+	if a := testing.AllocsPerRun(100, func() {
+		for range env.All() {
+			n++
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations", a)
 	}
 }
 
-// Every controller's reconciler gets its options through WithDefaults (NewBase): the At's pod, whose builder
-// passes ProxyEnv on as it is, never gets the proxy's credentials either.
-func TestOptionsWithDefaultsDropsProxyCredentials(t *testing.T) {
-	o := Options{Reader: struct{ client.Reader }{}, ProxyEnv: []corev1.EnvVar{
-		{Name: "HTTPS_PROXY", Value: "http://operator:s3cret@proxy.example:3128"}, {Name: "NO_PROXY", Value: ".svc"}}}
-	got := o.WithDefaults(nil).ProxyEnv
-	want := []corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "NO_PROXY", Value: ".svc"}}
-	if !slices.Equal(got, want) {
-		t.Errorf("ProxyEnv %v, want %v", got, want)
+// New copies what it is given: changing the caller's slice afterwards changes no Env.
+func TestNewCopies(t *testing.T) {
+	in := []corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy:3128"}}
+	env := New(in)
+	in[0].Value = "http://user:s3cret@proxy:3128"
+	if got := env.Vars(); got[0].Value != "http://proxy:3128" {
+		t.Errorf("Env changed with its input: %v", got)
 	}
-	if o.ProxyEnv[0].Value != "http://operator:s3cret@proxy.example:3128" {
-		t.Errorf("the caller's options were changed: %v", o.ProxyEnv)
+	if (Env{}).Vars() != nil || (Env{}).Len() != 0 {
+		t.Error("the zero Env holds variables")
 	}
 }

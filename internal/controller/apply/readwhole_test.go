@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+package apply
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func etcdGets(t *testing.T) float64 {
 // cache when the API server says that its cache is behind.
 func TestReadWholeFromTheWatchCache(t *testing.T) {
 	ctx := context.Background()
-	ns := env.NewNamespace(t, "kit-readwhole")
+	ns := env.NewNamespace(t, "apply-readwhole")
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "x"}, Data: map[string]string{"page": "whole"}}
 	if err := env.Client.Create(ctx, cm); err != nil {
 		t.Fatal(err)

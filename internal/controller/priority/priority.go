@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package kit
+// Package priority puts the reconciles that finish work already started ahead in controller-runtime's
+// priority queue.
+package priority
 
 import (
 	"context"
@@ -28,26 +30,26 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// PriorityProgress is the work-queue priority of a reconcile that finishes work already started: an object
+// Progress is the work-queue priority of a reconcile that finishes work already started: an object
 // whose Deployment changed (its rollout went on), an At whose time came. controller-runtime's priority queue
 // (on by default) takes higher priorities first and, within one, the oldest; new objects and edits come at
 // priority 0, and controller-runtime gives the initial list and unchanged objects handler.LowPriority. So
 // under a burst of new objects, an object whose Deployment became available gets its status at once instead
 // of waiting behind every other object's first pass (docs/contributing/performance.md).
-const PriorityProgress = 10
+const Progress = 10
 
-// Prioritized returns h with the requests it enqueues at priority p, unless h chooses one itself (as
+// Handler returns h with the requests it enqueues at priority p, unless h chooses one itself (as
 // controller-runtime's handlers choose handler.LowPriority for an object that did not change). Outside a
 // priority queue h is unchanged.
-func Prioritized(h handler.EventHandler, p int) handler.EventHandler {
+func Handler(h handler.EventHandler, p int) handler.EventHandler {
 	return prioritized{h: h, p: p}
 }
 
 // OwnerAhead is what the builder's Owns enqueues for a child (its controlling owner, of owner's kind), at
-// PriorityProgress: a child's change is the owner's work going on.
+// Progress: a child's change is the owner's work going on.
 func OwnerAhead(mgr ctrl.Manager, owner client.Object) handler.EventHandler {
-	return Prioritized(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), owner,
-		handler.OnlyControllerOwner()), PriorityProgress)
+	return Handler(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), owner,
+		handler.OnlyControllerOwner()), Progress)
 }
 
 type prioritized struct {

@@ -14,30 +14,31 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package kit is the reconcile kit every operator101 controller is built from. Each kind's reconcile follows
-// the same steps, and this package holds every step that is not the kind's own:
+// Package reconciler is what every operator101 controller is built from besides its kind's own code. Each
+// kind's reconcile follows the same steps:
 //
-//  1. observe: read the object and its children from the manager's cache (ReadChildren, Found);
+//  1. observe: read the object and its children from the manager's cache (apply.ReadChildren, apply.Found);
 //  2. build each child's desired state with the kind's pure builders (in the kind's package);
 //  3. apply only what differs, server-side, under one field owner, and never to an object of a child's name
-//     that the object does not control, whether the cache holds it or not (ApplyChild, IfChanged);
-//  4. derive the status from what was observed (a pure function in the kind's package; RolloutConditions
+//     that the object does not control, whether the cache holds it or not (apply.Child, apply.IfChanged);
+//  4. derive the status from what was observed (a pure function in the kind's package; rollout.Conditions
 //     for the kinds that run a Deployment);
 //  5. write the status only when it changed, with the object's resourceVersion, and record an Event for each
-//     transition a person may act on (Report).
+//     transition a person may act on (Base.Report).
 //
 // A converged object therefore costs no write. Every kind registers through Complete with the same Options
-// (workers, the proxy settings its workloads get, the clock, the uncached reader), the one policy for a status
-// write that meets a newer object (ErrStale: look again in ConflictRetry) and the one for a child's name taken
-// by an object the owner does not control (ErrNotOwned: look again in NotOwnedRetry).
-package kit
+// (workers, the proxy settings its workloads get, the clock, the uncached reader, the manager's Memory), the
+// one policy for a status write that meets a newer object (report.ErrStale: look again in
+// report.ConflictRetry) and the one for a child's name taken by an object the owner does not control
+// (apply.ErrNotOwned: look again in NotOwnedRetry).
+package reconciler
 
 import (
 	"context"
 	"errors"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -48,6 +49,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/report"
+	"github.com/operator101/operator101/internal/controller/rollout"
+	"github.com/operator101/operator101/internal/proxyenv"
 )
 
 // Options is what every controller's Setup takes besides its kind's own configuration.
@@ -59,21 +65,24 @@ type Options struct {
 	ReconcileTimeout time.Duration
 	// ProxyEnv is passed on to every workload the operator runs: the cluster's proxy settings, which OLM gives
 	// the operator as HTTP_PROXY, HTTPS_PROXY and NO_PROXY (none by default), never with the user and password
-	// a proxy URL may hold (WithDefaults takes them out: ProxyEnvWithoutCredentials).
-	ProxyEnv []corev1.EnvVar
+	// a proxy URL may hold (proxyenv.New takes them out).
+	ProxyEnv proxyenv.Env
 	// Clock is the time source of conditions and schedules (default: the real clock).
 	Clock clock.PassiveClock
 	// Reader reads from the API server, past the cache (default: the manager's API reader).
 	Reader client.Reader
 	// NotOwnedRetry is how soon an object whose child's name is taken by an object it does not control looks
 	// again (default DefaultNotOwnedRetry). No event says when that object goes: it is not in the cache (no
-	// ManagedByLabel), or its events go to its own controller.
+	// managed.ByLabel), or its events go to its own controller.
 	NotOwnedRetry time.Duration
+	// Memory is what the controllers of one manager remember between reconciles, shared with its cache
+	// transforms: pass the one the cache was built with (NewMemory). Without one, WithDefaults makes one of
+	// the controller's own, whose digests no cache transform shares: every child then counts as changed.
+	Memory *Memory
 }
 
-// WithDefaults fills what o leaves unset from the manager, and takes the credentials out of o.ProxyEnv.
+// WithDefaults fills what o leaves unset from the manager.
 func (o Options) WithDefaults(mgr ctrl.Manager) Options {
-	o.ProxyEnv, _, _ = ProxyEnvWithoutCredentials(o.ProxyEnv)
 	if o.Workers < 1 {
 		o.Workers = DefaultWorkers
 	}
@@ -85,6 +94,9 @@ func (o Options) WithDefaults(mgr ctrl.Manager) Options {
 	}
 	if o.NotOwnedRetry <= 0 {
 		o.NotOwnedRetry = DefaultNotOwnedRetry
+	}
+	if o.Memory == nil {
+		o.Memory = NewMemory()
 	}
 	return o
 }
@@ -111,9 +123,27 @@ type Base struct {
 }
 
 // NewBase returns the Base of the controller name (its Events come from "operator101-<name>"), with o's
-// unset options filled from the manager.
-func NewBase(mgr ctrl.Manager, name string, o Options) Base {
-	return Base{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("operator101-" + name), Options: o.WithDefaults(mgr)}
+// unset options filled from the manager. reported is an object of the kind whose status the controller writes
+// (Report): its Memory hears of that kind's events (Memory.Hook).
+func NewBase(mgr ctrl.Manager, name string, o Options, reported client.Object) Base {
+	o = o.WithDefaults(mgr)
+	o.Memory.reports(reported)
+	return Base{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("operator101-" + name), Options: o}
+}
+
+// Report ends a reconcile with report.Statuses.Report, through b's client and recorder. A Base made without
+// NewBase and without a Memory remembers no status it wrote.
+func (b Base) Report(ctx context.Context, before, obj client.Object, events ...report.Event) error {
+	var statuses *report.Statuses
+	if b.Memory != nil {
+		statuses = b.Memory.statuses
+	}
+	return statuses.Report(ctx, b.Client, b.Recorder, before, obj, events...)
+}
+
+// Applier is what apply.Child and apply.IfChanged take: b's client and reader, and its Memory's.
+func (b Base) Applier() apply.Applier {
+	return apply.Applier{Client: b.Client, Live: b.Reader, Memory: b.Memory.Applied}
 }
 
 // Complete registers r through b with o's workers and the conflict policy.
@@ -123,16 +153,16 @@ func Complete(b *builder.Builder, o Options, r reconcile.Reconciler) error {
 }
 
 // staleRetried runs a kind's reconcile with the one conflict policy: a status write that met a newer object
-// (ErrStale) is looked at again in ConflictRetry.
+// (report.ErrStale) is looked at again in report.ConflictRetry.
 type staleRetried struct{ reconcile.Reconciler }
 
 func (s staleRetried) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	res, err := s.Reconciler.Reconcile(ctx, req)
-	if errors.Is(err, ErrStale) {
+	if errors.Is(err, report.ErrStale) {
 		// The cache was behind the API server; look again once it has the newer object. Not a failure:
 		// no backoff, no error log.
 		log.FromContext(ctx).V(1).Info("status not written, the object changed meanwhile")
-		return ctrl.Result{RequeueAfter: ConflictRetry}, nil
+		return ctrl.Result{RequeueAfter: report.ConflictRetry}, nil
 	}
 	return res, err
 }
@@ -150,4 +180,20 @@ func ChangedByOthers() predicate.Predicate {
 func deletionStarted(e event.UpdateEvent) bool {
 	return e.ObjectOld != nil && e.ObjectNew != nil &&
 		(e.ObjectOld.GetDeletionTimestamp() == nil) != (e.ObjectNew.GetDeletionTimestamp() == nil)
+}
+
+// ReportRollout ends the reconcile of a kind that runs a Deployment: obj holds the status just derived from
+// what was observed, before is obj as it was read, and applyErr the error of writing the children. The status
+// is written when it changed, with an Event per condition transition worth telling. A child whose name is taken
+// by an object obj does not control (applyErr is apply.ErrNotOwned alone) is looked at again in NotOwnedRetry, since
+// no event tells when that object goes; any other applyErr is returned, so that the child is retried with
+// backoff (a node port may be freed).
+func (b Base) ReportRollout(ctx context.Context, before, obj client.Object, oldConds, newConds []metav1.Condition, applyErr error) (ctrl.Result, error) {
+	if err := b.Report(ctx, before, obj, rollout.Events(oldConds, newConds)...); err != nil {
+		return ctrl.Result{}, err
+	}
+	if apply.OnlyNotOwned(applyErr) {
+		return b.RetryNotOwned(), nil
+	}
+	return ctrl.Result{}, applyErr
 }

@@ -1,0 +1,420 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// The shape of the manager's cache, in one place beside the code that reads it. The cache holds only objects
+// labelled as operator101's (managed.ByLabel), which anyone who may write such an object can do. Of the children
+// MyWeb and AppService apply, it keeps their identity, their controller reference, their status
+// (rollout.Conditions reads a Deployment's) and a digest of the fields FieldManager manages, because IfChanged
+// needs to know whether those fields still equal what it would apply, not what they are; the fields themselves,
+// every other label and annotation and every managedFields entry are dropped, so that the copy of an object a
+// tenant labelled is as small as that of a child (docs/contributing/performance.md measures what that saves). No
+// library offers this: controller-runtime's metadata-only cache keeps no value to compare. The At controller
+// declares the shape of its pods itself (at.PodCache), and internal/controller puts the two together.
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/tools/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator101/operator101/internal/controller/cachetrim"
+	"github.com/operator101/operator101/internal/controller/digest"
+	"github.com/operator101/operator101/internal/controller/managed"
+)
+
+// AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only those
+// labelled as operator101's, as ChildForCache leaves them (a ConfigMap's data and a Service's or Deployment's
+// spec are read by nobody once their digest is taken).
+// m remembers their digests.
+func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
+	selector := managed.Selector()
+	return map[client.Object]ctrlcache.ByObject{
+		&corev1.ConfigMap{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) {
+			cm.Data, cm.BinaryData = nil, nil
+		})},
+		&corev1.Service{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractService, func(svc *corev1.Service) {
+			svc.Spec = corev1.ServiceSpec{}
+		})},
+		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
+			dep.Spec = appsv1.DeploymentSpec{}
+		})},
+	}
+}
+
+// digestAnnotation holds, in the cache's copy of a child only, the Digest of the fields FieldManager manages.
+// Nothing writes it: no object is written back from the cache whole.
+const digestAnnotation = "operator101.io/cache-owned-fields-digest"
+
+// managedDigest is the Digest of the fields FieldManager manages in observed: the one the cache recorded
+// (cachedDigest), or, for an object read past the cache, the Digest of what extract finds. A cache's copy whose
+// Digest is pending and unknown has no managedFields left: extract finds no field, and IfChanged applies.
+func managedDigest[O client.Object, A runtime.ApplyConfiguration](m *Memory, observed O, extract Extractor[O, A]) (string, error) {
+	if d, ok := m.cachedDigest(observed); ok {
+		return d, nil
+	}
+	current, err := extract(observed, managed.FieldManager)
+	if err != nil {
+		return "", fmt.Errorf("reading the fields %s manages: %w", managed.FieldManager, err)
+	}
+	return m.keys.Of(current)
+}
+
+// ChildForCache is the cache transform of a kind of child operator101 applies: it records the Digest of the
+// fields FieldManager manages (read by extract from managedFields), then drops them with strip, and keeps of the
+// metadata only what the reconcilers read (childMetadataForCache). strip must keep what the reconcilers read of
+// the rest (a Deployment's status). The Digest comes from Memory.digests when it holds one for the object's key
+// (apply remembers what it wrote), or is pending (pendingDigest) while operator101's apply of the object is on
+// its way, and is extracted otherwise. An object whose managed fields cannot be read keeps no Digest and no
+// managedFields: IfChanged finds no field operator101 manages in it, and applies (its answer is remembered, so
+// the event of that write needs no extraction). An object that arrives with an annotation of
+// digestAnnotation's name and no managedFields keeps that annotation's value: the transform may see its own
+// output again (client-go asks transforms to be idempotent), and a value someone else wrote matches no Digest
+// (the Memory's key). Every object is trimmed alike, whoever labelled it as operator101's: the cache's copy has a
+// bound size, whatever a tenant writes into the object.
+func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, extract Extractor[O, A], strip func(O)) cache.TransformFunc {
+	kind := kindName[O]()
+	rememberKind[O](m)
+	return func(obj any) (any, error) {
+		o, ok := obj.(O)
+		if !ok {
+			return cachetrim.Default(obj)
+		}
+		if d, done := o.GetAnnotations()[digestAnnotation]; done && len(o.GetManagedFields()) == 0 {
+			// Transformed already (client-go may hand an object to the transform twice), or written so by
+			// someone else: trimmed alike.
+			strip(o)
+			childMetadataForCache(o, &d)
+			return o, nil
+		}
+		key := m.childKey(o)
+		d, ok := m.digests.Get(o.GetUID(), key)
+		if !ok && m.applying.has(kind, o.GetNamespace(), o.GetName()) {
+			// Most likely the event of operator101's own apply, which came before its answer: the Digest apply
+			// remembers under this key is looked up when the copy is read (cachedDigest).
+			d, ok = pendingDigest+key, true
+		}
+		if !ok {
+			if current, err := extract(o, managed.FieldManager); err == nil {
+				var derr error
+				d, derr = m.keys.Of(current)
+				ok = derr == nil
+			}
+			if ok && o.GetGeneration() != 0 {
+				m.digests.Put(o.GetUID(), key, d)
+			}
+		}
+		strip(o)
+		if !ok {
+			childMetadataForCache(o, nil)
+		} else {
+			childMetadataForCache(o, &d)
+		}
+		return o, nil
+	}
+}
+
+// childMetadataForCache keeps of a child's metadata what the reconcilers read: its identity, resourceVersion,
+// generation and deletion timestamp, operator101's label (the cache's selector), its controller reference (whose
+// owner it is: Controlled, Child, and the owner's watch), and sum, when not nil, as digestAnnotation.
+// Every other label and annotation, the other owner references, the finalizers and managedFields go: nothing
+// reads them from the cache, and no object is written back from the cache whole (a child is applied from its
+// builder).
+func childMetadataForCache(o metav1.Object, sum *string) {
+	var kept map[string]string
+	if v, ok := o.GetLabels()[managed.ByLabel]; ok {
+		kept = map[string]string{managed.ByLabel: v}
+	}
+	o.SetLabels(kept)
+	var a map[string]string
+	if sum != nil {
+		a = map[string]string{digestAnnotation: *sum}
+	}
+	o.SetAnnotations(a)
+	o.SetOwnerReferences(cachetrim.ControllerOnly(o.GetOwnerReferences()))
+	o.SetFinalizers(nil)
+	o.SetManagedFields(nil)
+	o.SetGenerateName("")
+}
+
+// pendingDigest starts the value of digestAnnotation in a cache's copy made while operator101's own apply of the
+// object was on its way (applying): the rest is the object's specKey, under which rememberApplied puts the
+// Digest of what was applied once the answer is in. On two cores the watch event of a create is usually
+// transformed before the reconcile that sent it has read the answer; without this, it would cost an extraction
+// from managedFields as if someone else had written the object.
+const pendingDigest = "pending:"
+
+// cachedDigest is the Digest the cache recorded for a child (ChildForCache): its annotation's value or, for a
+// copy made while operator101's apply was on its way, the Digest that apply remembered under the copy's key.
+// There is none when the copy is of another version than the apply's answer (someone else wrote in between).
+func (m *Memory) cachedDigest(o metav1.Object) (string, bool) {
+	d, ok := o.GetAnnotations()[digestAnnotation]
+	if !ok {
+		return "", false
+	}
+	if key, pending := strings.CutPrefix(d, pendingDigest); pending {
+		return m.digests.Get(o.GetUID(), key)
+	}
+	return d, true
+}
+
+// inFlight counts, by kind, namespace and name, the applies on their way to the API server (apply).
+type inFlight struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+func inFlightKey(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
+
+func (f *inFlight) start(kind, namespace, name string) (done func()) {
+	k := inFlightKey(kind, namespace, name)
+	f.mu.Lock()
+	f.m[k]++
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.m[k]--; f.m[k] <= 0 {
+			delete(f.m, k)
+		}
+	}
+}
+
+func (f *inFlight) has(kind, namespace, name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.m[inFlightKey(kind, namespace, name)] > 0
+}
+
+// kindName is the kind of the API objects of Go type O (*corev1.Service: Service), as apply names it.
+func kindName[O client.Object]() string {
+	t := reflect.TypeFor[O]()
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
+}
+
+// specKey is the key under which Memory.digests remembers a value of o: a MAC of its UID, its generation (the API
+// server raises the generation with every change of the spec) and rest, what else the value depends on. An
+// object without a generation (a ConfigMap, a Service) may change its data or spec without one: its key names
+// its resourceVersion instead, which only that version of it has.
+func (m *Memory) specKey(o client.Object, rest []byte) string {
+	version, v := "generation", strconv.FormatInt(o.GetGeneration(), 10)
+	if o.GetGeneration() == 0 {
+		version, v = "resourceVersion", o.GetResourceVersion()
+	}
+	if o.GetUID() == "" || v == "" {
+		return ""
+	}
+	bp := m.keys.Buffer()
+	defer m.keys.PutBuffer(bp)
+	b := digest.AppendPart(digest.AppendPart(digest.AppendPart(digest.AppendPart((*bp)[:0], string(o.GetUID())), version), v), rest)
+	*bp = b
+	return m.keys.Sum(b)
+}
+
+// childKey is the specKey of a child's Digest under FieldManager: besides its spec, that depends on its labels,
+// annotations, owner references and finalizers, and FieldManager's managedFields entries but their time.
+func (m *Memory) childKey(o client.Object) string {
+	bp := m.keys.Buffer()
+	defer m.keys.PutBuffer(bp)
+	b := digest.AppendMetadata((*bp)[:0], o)
+	refs := o.GetOwnerReferences()
+	b = digest.AppendCount(b, len(refs))
+	for _, r := range refs {
+		b = digest.AppendPart(digest.AppendPart(digest.AppendPart(digest.AppendPart(b, r.APIVersion), r.Kind), r.Name), string(r.UID))
+		b = digest.AppendBool(digest.AppendBool(b, r.Controller), r.BlockOwnerDeletion)
+	}
+	finalizers := o.GetFinalizers()
+	b = digest.AppendCount(b, len(finalizers))
+	for _, f := range finalizers {
+		b = digest.AppendPart(b, f)
+	}
+	for _, f := range o.GetManagedFields() {
+		if f.Manager != managed.FieldManager {
+			continue
+		}
+		b = digest.AppendPart(digest.AppendPart(digest.AppendPart(digest.AppendPart(b, string(f.Operation)), f.APIVersion), f.FieldsType), f.Subresource)
+		b = digest.AppendPart(b, f.FieldsV1.GetRawBytes()) // nil-safe; not a copy
+	}
+	*bp = b
+	return m.specKey(o, b)
+}
+
+// The cache's copy of a custom resource whose reconciler applies children (MyWeb, AppService) is as small
+// whatever its owner writes into it: OwnerForCache keeps what the reconciler reads of it without building a
+// child, and records what it would build instead.
+const (
+	// desiredAnnotation holds the Digest of each child the reconciler would apply, by the child's kind, as
+	// JSON; absent stands for a child that must not exist.
+	desiredAnnotation = "operator101.io/cache-desired-children"
+	// metadataAnnotation (cachetrim.MetadataAnnotation) holds a digest of the labels and annotations the
+	// object has, so that a change of them still shows as a change of the cache's copy (ChangedByOthers lets it
+	// through); sealAnnotation (cachetrim.SealAnnotation) is a keyed digest of the two and of the object's
+	// identity.
+	metadataAnnotation = cachetrim.MetadataAnnotation
+	sealAnnotation     = cachetrim.SealAnnotation
+	absent             = "absent"
+)
+
+func (m *Memory) seal(o metav1.Object, desired, metadata string) string {
+	return m.keys.MAC(string(o.GetUID()), o.GetResourceVersion(), desired, metadata)
+}
+
+// OwnerForCache is the cache transform of a custom resource O whose reconciler applies children: desired
+// builds them (by kind; a nil configuration for a child that must not exist), as the reconciler would. It
+// records the Digest of each, so that CachedConverged can tell, without building anything, that the children
+// the cache holds are already what the reconciler would apply; then strip drops the fields only the builders
+// read (a MyWeb's page, an AppService's environment), and the labels, annotations, owner references,
+// finalizers and managedFields are dropped for a Digest of the first two. What is left is the object's identity,
+// its generation, its deletion timestamp, its status and the spec fields the status is derived from: the cache's
+// copy has a bound size, however large the object is. A reconcile that finds a child not converged reads the
+// whole object from the API server (its builders need the fields dropped here). When desired fails, no child
+// counts as converged and each reconcile reads the whole object, which reports the error.
+func OwnerForCache[O client.Object](m *Memory, desired func(O) (map[string]runtime.ApplyConfiguration, error), strip func(O)) cache.TransformFunc {
+	rememberKind[O](m)
+	return func(obj any) (any, error) {
+		o, ok := obj.(O)
+		if !ok {
+			return cachetrim.Default(obj)
+		}
+		a := o.GetAnnotations()
+		if s, done := a[sealAnnotation]; done && s == m.seal(o, a[desiredAnnotation], a[metadataAnnotation]) {
+			return o, nil // the transform's own output (client-go may hand an object to the transform twice)
+		}
+		bp := m.keys.Buffer()
+		meta := digest.AppendMetadata((*bp)[:0], o)
+		// The children depend on the spec (the generation) and the metadata: an event of neither (a status
+		// write) reuses the digests of the last event (Memory.digests).
+		key := m.specKey(o, meta)
+		metadata := m.keys.Sum(meta)
+		*bp = meta
+		m.keys.PutBuffer(bp)
+		want, known := m.digests.Get(o.GetUID(), key)
+		if !known {
+			var err error
+			if want, err = desiredDigests(m.keys, o, desired); err != nil {
+				return nil, err
+			}
+			if want != "" {
+				m.digests.Put(o.GetUID(), key, want)
+			}
+		}
+		strip(o)
+		o.SetLabels(nil)
+		o.SetOwnerReferences(nil)
+		o.SetFinalizers(nil)
+		o.SetManagedFields(nil)
+		o.SetGenerateName("")
+		kept := map[string]string{metadataAnnotation: metadata, sealAnnotation: m.seal(o, want, metadata)}
+		if want != "" {
+			kept[desiredAnnotation] = want
+		}
+		o.SetAnnotations(kept)
+		return o, nil
+	}
+}
+
+// desiredDigests is the JSON of the Digest of each child desired builds for o, by kind (absent for a child that
+// must not exist); "" when desired fails.
+func desiredDigests[O client.Object](keys *digest.Keyed, o O, desired func(O) (map[string]runtime.ApplyConfiguration, error)) (string, error) {
+	children, err := desired(o)
+	if err != nil {
+		return "", nil
+	}
+	digests := make(map[string]string, len(children))
+	for kind, c := range children {
+		if digest.IsNil(c) {
+			digests[kind] = absent
+			continue
+		}
+		if digests[kind], err = keys.Of(c); err != nil {
+			return "", nil
+		}
+	}
+	b, err := json.Marshal(digests)
+	if err != nil {
+		return "", fmt.Errorf("encoding the digests of the children of %s: %w", o.GetName(), err)
+	}
+	return string(b), nil
+}
+
+// CachedConverged tells whether the children the cache holds (children, by kind, as ReadChildren filled them)
+// are already what owner's reconciler would apply, by the digests the cache recorded (OwnerForCache for owner,
+// ChildForCache for each child): then no child needs to be built or written, and owner need not be read whole.
+// owner must come from the cache. A child that must not exist is converged when owner controls no child of
+// that name.
+func CachedConverged(m *Memory, owner client.Object, children map[string]client.Object) bool {
+	var want map[string]string
+	if err := json.Unmarshal([]byte(owner.GetAnnotations()[desiredAnnotation]), &want); err != nil || len(want) != len(children) {
+		return false
+	}
+	for kind, child := range children {
+		d, ok := want[kind]
+		if !ok {
+			return false
+		}
+		controlled := child.GetUID() != "" && metav1.IsControlledBy(child, owner)
+		if d == absent {
+			if controlled {
+				return false
+			}
+			continue
+		}
+		if got, ok := m.cachedDigest(child); !ok || !controlled || got != d {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadWhole reads owner's object whole from the API server into whole: the cache's copy lacks what the
+// builders read (OwnerForCache). It reports false, and no error, when the object is gone.
+//
+// The read asks for a version not older than the cache's (owner's resourceVersion), which the API server
+// answers from its watch cache instead of reading etcd: the builders need the spec the cache has seen or a
+// newer one, not the newest. An API server whose watch cache is behind that version (another member of an HA
+// control plane) holds the read up to 3 s and then says so; client-go retries it, and then it is made past
+// the watch cache.
+func ReadWhole(ctx context.Context, live client.Reader, owner client.Object, whole client.Object) (bool, error) {
+	key := client.ObjectKeyFromObject(owner)
+	err := live.Get(ctx, key, whole, &client.GetOptions{Raw: &metav1.GetOptions{ResourceVersion: owner.GetResourceVersion()}})
+	if apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
+		err = live.Get(ctx, key, whole)
+	}
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reading %s whole: %w", key, err)
+	}
+	return true, nil
+}
