@@ -17,6 +17,7 @@ limitations under the License.
 package mysqlaccount
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 )
@@ -87,13 +88,13 @@ func sha256Crypt(key, salt []byte, rounds int) string {
 	for range key {
 		dp.Write(key)
 	}
-	p := repeatTo(dp.Sum(nil), len(key))
+	p := bytes.Repeat(dp.Sum(nil), len(key)/32+1)[:len(key)] // the digest repeated to the key's length
 
 	ds := sha256.New()
 	for range 16 + int(sumA[0]) {
 		ds.Write(salt)
 	}
-	s := repeatTo(ds.Sum(nil), len(salt))
+	s := bytes.Repeat(ds.Sum(nil), len(salt)/32+1)[:len(salt)]
 
 	c := sumA
 	for i := range rounds {
@@ -133,13 +134,4 @@ func sha256Crypt(key, salt []byte, rounds int) string {
 	}
 	put(0, c[31], c[30], 3)
 	return string(out)
-}
-
-// repeatTo is digest repeated to n bytes.
-func repeatTo(digest []byte, n int) []byte {
-	out := make([]byte, 0, n)
-	for len(out) < n {
-		out = append(out, digest[:min(32, n-len(out))]...)
-	}
-	return out
 }
