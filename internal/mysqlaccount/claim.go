@@ -17,9 +17,6 @@ limitations under the License.
 package mysqlaccount
 
 import (
-	"crypto/pbkdf2"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -77,18 +74,6 @@ type claim struct {
 	PasswordDigest string
 	// AuthString is the authentication_string the server stored when operator101 last set the password.
 	AuthString string
-}
-
-// passwordDigest is what the claim keeps of a password: PBKDF2-SHA256, salted with the claimant and the account,
-// so that equal passwords give different digests and the digest is costly to guess from. It only tells whether
-// the Secret's password changed, where the server's hash is salted (caching_sha2_password).
-func passwordDigest(password string, o Claimant, user, host string) string {
-	salt := []byte("operator101\x00" + o.UID + "\x00" + user + "\x00" + host)
-	key, err := pbkdf2.Key(sha256.New, password, salt, 4096, 32)
-	if err != nil { // only for parameters FIPS mode refuses; these are fixed
-		panic(err)
-	}
-	return hex.EncodeToString(key)
 }
 
 // decision is what Ensure may do with an account.

@@ -18,6 +18,7 @@ package mysqlaccount
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
 )
@@ -39,10 +40,24 @@ func cachingSHA2AuthString(password, salt string) (string, error) {
 	if len(salt) != 20 {
 		return "", fmt.Errorf("caching_sha2_password salt is %d bytes, want 20", len(salt))
 	}
-	if n := len(password); n > MaxCachingSHA2PasswordLength {
-		return "", passwordTooLong(n, MaxCachingSHA2PasswordLength, "")
+	if len(password) > MaxCachingSHA2PasswordLength { // refused before (checkPassword): a bound on the cost
+		return "", fmt.Errorf("caching_sha2_password password is longer than %d bytes", MaxCachingSHA2PasswordLength)
 	}
 	return "$A$005$" + salt + sha256Crypt([]byte(password), []byte(salt), 5000), nil
+}
+
+// saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
+const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+func randomSalt() (string, error) {
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
+	}
+	return string(b), nil
 }
 
 // sha2Crypter computes the caching_sha2_password strings of one plan, with one salt, and counts them: the
