@@ -25,13 +25,15 @@ import (
 
 // What Ensure refuses before it reads anything from the server, or hashes anything: pure functions of the
 // desired account, the server's flavour and the admin account's name, table-tested without a server. And what
-// the steps after it take from there: the account's name quoted for the statements.
+// the steps after it take from there: the account's name quoted for the statements, and the words of a refusal
+// of an account that is not the claimant's (notOwned).
 
 // refuse returns the error for an account Ensure must not touch whatever the server holds: a name the server
 // cannot store, a reserved account, the target's admin account, a grant on a system schema, a password longer
 // than s accepts (KindInvalidAccount, KindReserved, KindNotClaimed, KindInvalidGrant, KindPasswordTooLong).
 // Otherwise it returns the account's name quoted for the statements (accountName): the steps after it use that.
-func refuse(a Account, s Server, admin string) (string, error) {
+// notClaimed is notOwned(a.User, a.Host).
+func refuse(a Account, s Server, admin string, notClaimed refusal) (string, error) {
 	acct, err := checkAccount(a.User, a.Host)
 	if err != nil {
 		return "", err
@@ -41,7 +43,7 @@ func refuse(a Account, s Server, admin string) (string, error) {
 			Err: errors.New("it is reserved (root, the server's own accounts): never managed by operator101")}
 	}
 	if a.User == admin {
-		return "", notOwned(a.User, a.Host, "it is the target's admin account: never managed")
+		return "", notClaimed("it is the target's admin account: never managed")
 	}
 	for db := range a.Grants {
 		if SystemSchema(db) {
@@ -52,6 +54,21 @@ func refuse(a Account, s Server, admin string) (string, error) {
 		return "", err
 	}
 	return acct, nil
+}
+
+// refusal is the error of KindNotClaimed for one account, given why (notOwned).
+type refusal func(why string) error
+
+// notOwned is the refusal of user@host: the tenant-facing text is the same whatever the server holds, so that
+// a DatabaseUser cannot learn from it whether an account it does not own exists, or with which hosts. why,
+// what the server holds, is for the operator's log only (Error.Why). Ensure builds it once, and refuse, decide
+// and record each give their why.
+func notOwned(user, host string) refusal {
+	return func(why string) error {
+		return &Error{Kind: KindNotClaimed, Op: "account " + user + "@" + host, Why: why,
+			Err: fmt.Errorf("user name %q is not this DatabaseUser's to manage: operator101 holds no claim on it for this "+
+				"DatabaseUser (the server's admin can tell why, and free the name)", user)}
+	}
 }
 
 // MaxUserLength is the longest user name MariaDB documents (80 characters).

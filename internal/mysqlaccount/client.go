@@ -477,7 +477,7 @@ func (c *Client) DropAccount(ctx context.Context, a Account) (DropResult, error)
 		return DropResult{}, err
 	}
 	if o.Claim == nil && o.Exists && a.Adopt {
-		if d, err := decide(a, o); err != nil || d != adopt {
+		if d, err := decide(a, o, notOwned(user, host)); err != nil || d != adopt {
 			return DropResult{NotClaimed: true}, nil
 		}
 		switch err := c.checkAdoptable(ctx, a, acct); {
@@ -486,7 +486,7 @@ func (c *Client) DropAccount(ctx context.Context, a Account) (DropResult, error)
 		case err != nil:
 			return DropResult{}, err
 		}
-		if err := c.record(ctx, a); err != nil {
+		if err := c.record(ctx, a, notOwned(user, host)); err != nil {
 			if KindOf(err) == KindNotClaimed {
 				return DropResult{NotClaimed: true}, nil
 			}

@@ -27,10 +27,12 @@ import "context"
 // Ensure is the I/O around pure decisions, one step after the other, each step in a file of its own: refuse
 // (check.go), Observe (client.go), decide (claim.go), checkAdoptable (adopt.go), plan (plan.go, with the
 // password's forms from password.go) and apply (apply.go). What a step derives from a (the quoted name, the
-// password's digest) is derived once and passed on.
+// refusal's words, the password's digest) is derived once and passed on.
 func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
-	// Refused before anything is read or hashed; what passes gets its name quoted, once.
-	acct, err := refuse(a, c.server, c.admin)
+	// Refused before anything is read or hashed; what passes gets its name quoted, once. Whatever the reason an
+	// account is not the claimant's, the tenant is told it in the same words (notOwned).
+	notClaimed := notOwned(a.User, a.Host)
+	acct, err := refuse(a, c.server, c.admin, notClaimed)
 	if err != nil {
 		return 0, err
 	}
@@ -40,7 +42,7 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	d, err := decide(a, o)
+	d, err := decide(a, o, notClaimed)
 	if err != nil {
 		return 0, err
 	}
@@ -69,5 +71,5 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	}
 
 	// Run them.
-	return c.apply(ctx, a, recordFirst, stmts, digest)
+	return c.apply(ctx, a, notClaimed, recordFirst, stmts, digest)
 }

@@ -348,7 +348,7 @@ func (c *countingConnector) Open(string) (driver.Conn, error) { return c.Connect
 // planChecked is what Ensure does with a before it reads (refuse), then plan with the name refuse quoted; sets
 // says whether the statements set the password.
 func planChecked(a Account, o *Observed, s Server, crypt *sha2Crypter) (stmts []string, sets bool, err error) {
-	acct, err := refuse(a, s, "operator101admin")
+	acct, err := refuse(a, s, "operator101admin", notOwned(a.User, a.Host))
 	if err != nil {
 		return nil, false, err
 	}
