@@ -25,9 +25,9 @@ import (
 	"strings"
 )
 
-// Everything done with a password once refuse has let it through (its length: checkPassword): the forms the server stores (mysql_native_password's
-// hash, caching_sha2_password's string, sha2crypt.go) and the digest the claim keeps of it. No password byte
-// ever reaches the SQL text, an error or a log line: only these forms of it.
+// What is done with a password once refuse has let it through (its length: checkPassword): the forms the
+// server stores (mysql_native_password's hash, caching_sha2_password's string from sha2crypt.go) and the digest
+// the claim keeps of it. No password byte ever reaches the SQL text, an error or a log line: only these forms.
 
 // password is the IDENTIFIED clause that sets a's password on s, whether the existing account's password
 // differs from it, and, when the clause is to run (a new account, or drift), the digest the claim then keeps

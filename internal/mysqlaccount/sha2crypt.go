@@ -49,6 +49,7 @@ func cachingSHA2AuthString(password, salt string) (string, error) {
 // saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
 const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
+// randomSalt is the salt of one plan's caching_sha2_password strings: 20 characters of saltAlphabet.
 func randomSalt() (string, error) {
 	b := make([]byte, 20)
 	if _, err := rand.Read(b); err != nil {
