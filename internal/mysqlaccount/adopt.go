@@ -79,13 +79,9 @@ func (o obstacles) String() string {
 	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
 }
 
-// checkAdoptable refuses, with an error of KindAdoptionRefused, to adopt the existing account of a when it holds a
-// privilege beyond a.AdoptDatabases. It only reads.
-func (c *Client) checkAdoptable(ctx context.Context, a Account) error {
-	acct, err := accountName(a.User, a.Host)
-	if err != nil {
-		return &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
-	}
+// checkAdoptable refuses, with an error of KindAdoptionRefused, to adopt the existing account of a, whose name
+// acct is quoted (refuse), when it holds a privilege beyond a.AdoptDatabases. It only reads.
+func (c *Client) checkAdoptable(ctx context.Context, a Account, acct string) error {
 	lines, err := c.showGrants(ctx, acct)
 	if err != nil {
 		return err

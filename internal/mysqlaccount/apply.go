@@ -29,11 +29,12 @@ import (
 // the statements, then what the claim keeps of the password. DropAccount claims the same way.
 
 // apply runs a plan of Ensure: the claim first when recordFirst, then the statements, then, when they set
-// the password, what the claim keeps of it. It returns how many statements that write ran.
-func (c *Client) apply(ctx context.Context, a Account, recordFirst bool, stmts []string, setsPassword bool) (int, error) {
+// the password (digest, what the claim keeps of it, is not ""), the digest and the string the server stored.
+// It returns how many statements that write ran.
+func (c *Client) apply(ctx context.Context, a Account, notClaimed refusal, recordFirst bool, stmts []string, digest string) (int, error) {
 	n := 0
 	if recordFirst {
-		if err := c.record(ctx, a); err != nil {
+		if err := c.record(ctx, a, notClaimed); err != nil {
 			return 0, err
 		}
 		n++
@@ -45,7 +46,7 @@ func (c *Client) apply(ctx context.Context, a Account, recordFirst bool, stmts [
 		}
 	}
 	n += len(stmts)
-	if setsPassword {
+	if digest != "" {
 		// What the server stored, and a digest of the password: how the next check knows, where the hash is
 		// salted, whether either changed.
 		var auth string
@@ -54,7 +55,7 @@ func (c *Client) apply(ctx context.Context, a Account, recordFirst bool, stmts [
 			return n, wrap("reading mysql.user", err)
 		}
 		if _, err := c.db.ExecContext(ctx, "UPDATE "+claimTable+" SET password_digest = ?, auth_string = ? WHERE user = ? AND host = ?",
-			passwordDigest(a.Password, a.Claimant, a.User, a.Host), auth, a.User, a.Host); err != nil {
+			digest, auth, a.User, a.Host); err != nil {
 			return n, wrap("updating the claims", err)
 		}
 		n++
@@ -107,7 +108,7 @@ func mysqlErrorNumber(err error) uint16 {
 // record writes the claim of a (creating the table on first use). The INSERT is the claim: it fails when the
 // user name is already recorded, with any host, for anyone (claimUserKey), and then a is refused (KindNotClaimed),
 // whatever Observe read before: another claimant recorded it in between.
-func (c *Client) record(ctx context.Context, a Account) error {
+func (c *Client) record(ctx context.Context, a Account, notClaimed refusal) error {
 	if err := c.ensureClaimTable(ctx); err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func (c *Client) record(ctx context.Context, a Account) error {
 		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
 		a.User, a.Host, a.Claimant.UID, a.Claimant.Namespace, a.Claimant.Name)
 	if mysqlErrorNumber(err) == 1062 { // duplicate entry
-		return notOwned(a.User, a.Host, "its user name was recorded meanwhile for another DatabaseUser, or with another host")
+		return notClaimed("its user name was recorded meanwhile for another DatabaseUser, or with another host")
 	}
 	return wrap("recording the account's claim", err)
 }

@@ -17,9 +17,6 @@ limitations under the License.
 package mysqlaccount
 
 import (
-	"crypto/pbkdf2"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -79,18 +76,6 @@ type claim struct {
 	AuthString string
 }
 
-// passwordDigest is what the claim keeps of a password: PBKDF2-SHA256, salted with the claimant and the account,
-// so that equal passwords give different digests and the digest is costly to guess from. It only tells whether
-// the Secret's password changed, where the server's hash is salted (caching_sha2_password).
-func passwordDigest(password string, o Claimant, user, host string) string {
-	salt := []byte("operator101\x00" + o.UID + "\x00" + user + "\x00" + host)
-	key, err := pbkdf2.Key(sha256.New, password, salt, 4096, 32)
-	if err != nil { // only for parameters FIPS mode refuses; these are fixed
-		panic(err)
-	}
-	return hex.EncodeToString(key)
-}
-
 // decision is what Ensure may do with an account.
 type decision int
 
@@ -106,14 +91,14 @@ const (
 // returns an error of KindNotClaimed when the account (or its user name) belongs to someone else. Its message,
 // which ends up in the DatabaseUser's status, is the same in every such case (notOwned): it names no other
 // DatabaseUser, no other host, and does not tell whether the account exists; what the server holds is in the
-// error's Why, for the operator's log.
-func decide(a Account, o *Observed) (decision, error) {
-	notClaimed := func(format string, args ...any) (decision, error) {
-		return 0, notOwned(a.User, a.Host, fmt.Sprintf(format, args...))
+// error's Why, for the operator's log. notClaimed is notOwned(a.User, a.Host).
+func decide(a Account, o *Observed, notClaimed refusal) (decision, error) {
+	refused := func(format string, args ...any) (decision, error) {
+		return 0, notClaimed(fmt.Sprintf(format, args...))
 	}
 	for _, h := range o.OtherHosts {
 		if r := o.OtherClaims[h]; r == nil || r.UID != a.Claimant.UID {
-			return notClaimed("user %q also exists with host %q, which operator101 did not create for this DatabaseUser: "+
+			return refused("user %q also exists with host %q, which operator101 did not create for this DatabaseUser: "+
 				"a second host would share that user name", a.User, h)
 		}
 	}
@@ -121,7 +106,7 @@ func decide(a Account, o *Observed) (decision, error) {
 	// (or was dropped by hand) holds the name too.
 	for _, h := range slices.Sorted(maps.Keys(o.OtherClaims)) {
 		if r := o.OtherClaims[h]; r.UID != a.Claimant.UID {
-			return notClaimed("user %q is recorded with host %q as %s's", a.User, h, r.Claimant)
+			return refused("user %q is recorded with host %q as %s's", a.User, h, r.Claimant)
 		}
 	}
 	switch r := o.Claim; {
@@ -129,25 +114,16 @@ func decide(a Account, o *Observed) (decision, error) {
 		return manage, nil
 	case r != nil:
 		if o.Exists {
-			return notClaimed("it is recorded as %s's (UID %s)", r.Claimant, r.UID)
+			return refused("it is recorded as %s's (UID %s)", r.Claimant, r.UID)
 		}
-		return notClaimed("it does not exist, but is recorded as %s's (UID %s); if that DatabaseUser is gone, the "+
+		return refused("it does not exist, but is recorded as %s's (UID %s); if that DatabaseUser is gone, the "+
 			"server's admin can delete its row from %s.accounts", r.Claimant, r.UID, ClaimSchema)
 	case o.Exists && a.Adopt:
 		return adopt, nil
 	case o.Exists:
-		return notClaimed("it exists and was not created by operator101 for this DatabaseUser " +
+		return refused("it exists and was not created by operator101 for this DatabaseUser " +
 			"(the DatabaseTarget's existingAccounts: Adopt, with the user listed for this namespace in adoptableAccounts, " +
 			"would take it over, if all its privileges fit the target's policy)")
 	}
 	return manage, nil
-}
-
-// notOwned is the error of KindNotClaimed for user@host: the tenant-facing text is the same whatever the
-// server holds, so that a DatabaseUser cannot learn from it whether an account it does not own exists, or
-// with which hosts. why, what the server holds, is for the operator's log only (Error.Why).
-func notOwned(user, host, why string) error {
-	return &Error{Kind: KindNotClaimed, Op: "account " + user + "@" + host, Why: why,
-		Err: fmt.Errorf("user name %q is not this DatabaseUser's to manage: operator101 holds no claim on it for this "+
-			"DatabaseUser (the server's admin can tell why, and free the name)", user)}
 }

@@ -70,7 +70,7 @@ func TestDecide(t *testing.T) {
 		{name: "same user, other host, ours", o: Observed{OtherHosts: []string{"h"}, OtherClaims: map[string]*claim{"h": mine}}, want: manage},
 	} {
 		a := Account{User: "u", Host: "%", Claimant: me, Adopt: tc.adopt}
-		got, err := decide(a, &tc.o)
+		got, err := decide(a, &tc.o, notOwned(a.User, a.Host))
 		switch {
 		case tc.detail == "" && (err != nil || got != tc.want):
 			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)

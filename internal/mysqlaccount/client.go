@@ -461,7 +461,8 @@ func (c *Client) Drop(ctx context.Context, user, host string, claimant Claimant)
 // DatabaseUser claiming the name meanwhile keeps it. Any other account is left as it is.
 func (c *Client) DropAccount(ctx context.Context, a Account) (DropResult, error) {
 	user, host := a.User, a.Host
-	if err := checkAccount(user, host); err != nil {
+	acct, err := checkAccount(user, host)
+	if err != nil {
 		return DropResult{}, err
 	}
 	if Reserved(user) {
@@ -476,16 +477,16 @@ func (c *Client) DropAccount(ctx context.Context, a Account) (DropResult, error)
 		return DropResult{}, err
 	}
 	if o.Claim == nil && o.Exists && a.Adopt {
-		if d, err := decide(a, o); err != nil || d != adopt {
+		if d, err := decide(a, o, notOwned(user, host)); err != nil || d != adopt {
 			return DropResult{NotClaimed: true}, nil
 		}
-		switch err := c.checkAdoptable(ctx, a); {
+		switch err := c.checkAdoptable(ctx, a, acct); {
 		case KindOf(err) == KindAdoptionRefused:
 			return DropResult{NotClaimed: true}, nil
 		case err != nil:
 			return DropResult{}, err
 		}
-		if err := c.record(ctx, a); err != nil {
+		if err := c.record(ctx, a, notOwned(user, host)); err != nil {
 			if KindOf(err) == KindNotClaimed {
 				return DropResult{NotClaimed: true}, nil
 			}
@@ -495,10 +496,6 @@ func (c *Client) DropAccount(ctx context.Context, a Account) (DropResult, error)
 	}
 	if o.Claim == nil || o.Claim.UID != a.Claimant.UID {
 		return DropResult{NotClaimed: true}, nil
-	}
-	acct, err := accountName(user, host)
-	if err != nil {
-		return DropResult{}, &Error{Kind: KindInvalidAccount, Op: "account name", Err: err}
 	}
 	if o.Exists || len(o.Grants) > 0 {
 		if _, err := c.db.ExecContext(ctx, "DROP USER IF EXISTS "+acct); err != nil {

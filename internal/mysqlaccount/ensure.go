@@ -16,10 +16,7 @@ limitations under the License.
 
 package mysqlaccount
 
-import (
-	"context"
-	"crypto/rand"
-)
+import "context"
 
 // Ensure makes the account match a and returns how many statements that write it ran (0 when it already
 // matched). Nothing is executed for a reserved account, a grant on a system schema, a password longer than
@@ -27,11 +24,16 @@ import (
 // among them), or an account to adopt that holds privileges beyond the policy (KindReserved, KindInvalidGrant,
 // KindPasswordTooLong, KindNotClaimed, KindAdoptionRefused).
 //
-// Ensure is the I/O around pure decisions: refuse (check.go), decide (claim.go), adoptionObstacles (adopt.go)
-// and plan (plan.go) say what to do; Ensure reads what they need and runs what they planned.
+// Ensure is the I/O around pure decisions, one step after the other, each step in a file of its own: refuse
+// (check.go), Observe (client.go), decide (claim.go), checkAdoptable (adopt.go), plan (plan.go, with the
+// password's forms from password.go) and apply (apply.go). What a step derives from a (the quoted name, the
+// refusal's words, the password's digest) is derived once and passed on.
 func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
-	// Refused before anything is read or hashed.
-	if err := refuse(a, c.server, c.admin); err != nil {
+	// Refused before anything is read or hashed; what passes gets its name quoted, once. Whatever the reason an
+	// account is not the claimant's, the tenant is told it in the same words (notOwned).
+	notClaimed := notOwned(a.User, a.Host)
+	acct, err := refuse(a, c.server, c.admin, notClaimed)
+	if err != nil {
 		return 0, err
 	}
 
@@ -40,13 +42,13 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	d, err := decide(a, o)
+	d, err := decide(a, o, notClaimed)
 	if err != nil {
 		return 0, err
 	}
 	if d == adopt {
 		// Before anything is recorded or set: an account holding more than the policy allows stays as it is.
-		if err := c.checkAdoptable(ctx, a); err != nil {
+		if err := c.checkAdoptable(ctx, a, acct); err != nil {
 			return 0, err
 		}
 	}
@@ -62,26 +64,12 @@ func (c *Client) Ensure(ctx context.Context, a Account) (int, error) {
 		return 0, err
 	}
 	crypt := &sha2Crypter{salt: salt}
-	stmts, setsPassword, err := plan(a, o, c.server, crypt)
+	stmts, digest, err := plan(a, acct, o, c.server, crypt)
 	c.sha2CryptRuns += crypt.runs
 	if err != nil {
 		return 0, err
 	}
 
 	// Run them.
-	return c.apply(ctx, a, recordFirst, stmts, setsPassword)
-}
-
-// saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
-const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-func randomSalt() (string, error) {
-	b := make([]byte, 20)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	for i := range b {
-		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
-	}
-	return string(b), nil
+	return c.apply(ctx, a, notClaimed, recordFirst, stmts, digest)
 }

@@ -23,8 +23,9 @@ import (
 	"strings"
 )
 
-// plan returns the statements that make the observed account match a on server s, and whether they set the
-// password. It is a pure function, table-tested per flavour without a server (plan_test.go); crypt holds the
+// plan returns the statements that make the observed account, whose name acct is quoted (refuse), match a on
+// server s, and, when they set the password, the digest the claim keeps of it ("" when they do not). It is a
+// pure function, table-tested per flavour without a server (plan_test.go); crypt holds the
 // caching_sha2_password salt a new MySQL password gets, and counts the SHA-crypts. The statements carry no password, only its hash.
 //
 // Passwords: MariaDB stores mysql_native_password hashes, unsalted, so the account's hash is compared with
@@ -32,14 +33,23 @@ import (
 // (8.4 disables mysql_native_password, 9.x removes it), whose stored string is salted: the claims
 // keeps a digest of the password last set and the string the server stored then, and the password is set
 // again when either differs (the Secret changed, or someone changed the password by hand).
-func plan(a Account, o *Observed, s Server, crypt *sha2Crypter) ([]string, bool, error) {
-	acct, err := accountName(a.User, a.Host)
-	if err != nil {
-		return nil, false, err
+func plan(a Account, acct string, o *Observed, s Server, crypt *sha2Crypter) ([]string, string, error) {
+	// The grants a asks for, by database pattern (refuse has refused the system schemas).
+	desired := map[string][]string{}
+	for db, privs := range a.Grants {
+		if err := checkName(db); err != nil {
+			return nil, "", &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
+		}
+		set, err := expand(privs, o.serverPrivileges, s)
+		if err != nil {
+			return nil, "", err
+		}
+		desired[escapeDatabasePattern(db)] = set
 	}
-	identified, drift, err := password(a, o, s, crypt)
+
+	identified, drift, digest, err := password(a, o, s, crypt)
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	var stmts []string
 	switch {
@@ -53,22 +63,7 @@ func plan(a Account, o *Observed, s Server, crypt *sha2Crypter) ([]string, bool,
 			stmts = append(stmts, fmt.Sprintf("ALTER USER %s WITH MAX_USER_CONNECTIONS %d", acct, a.MaxUserConnections))
 		}
 	}
-	setsPassword := !o.Exists || drift
 
-	desired := map[string][]string{}
-	for db, privs := range a.Grants {
-		if err := checkName(db); err != nil {
-			return nil, false, &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
-		}
-		if SystemSchema(db) {
-			return nil, false, &Error{Kind: KindInvalidGrant, Op: "grants", Err: fmt.Errorf("database %q is a system schema", db)}
-		}
-		set, err := expand(privs, o.serverPrivileges, s)
-		if err != nil {
-			return nil, false, err
-		}
-		desired[escapeDatabasePattern(db)] = set
-	}
 	patterns := map[string]bool{}
 	for p := range desired {
 		patterns[p] = true
@@ -92,7 +87,7 @@ func plan(a Account, o *Observed, s Server, crypt *sha2Crypter) ([]string, bool,
 		revoke, grant := diff(have, want), diff(want, have)
 		q, err := quoteIdent(p)
 		if err != nil {
-			return nil, false, &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
+			return nil, "", &Error{Kind: KindInvalidGrant, Op: "database name", Err: err}
 		}
 		if len(revoke) > 0 {
 			stmts = append(stmts, fmt.Sprintf("REVOKE %s ON %s.* FROM %s", strings.Join(revoke, ", "), q, acct))
@@ -101,55 +96,7 @@ func plan(a Account, o *Observed, s Server, crypt *sha2Crypter) ([]string, bool,
 			stmts = append(stmts, fmt.Sprintf("GRANT %s ON %s.* TO %s", strings.Join(grant, ", "), q, acct))
 		}
 	}
-	return stmts, setsPassword, nil
-}
-
-// password is the IDENTIFIED clause that sets a's password on s, and whether the existing account's
-// password differs from it. A password longer than s takes is refused before anything is hashed. On MySQL the
-// clause (a SHA-crypt) is computed only when the password is to be set: a new account, or drift. A converged
-// account costs the claim's digest only (passwordDigest: PBKDF2, whose 4096 iterations do not depend on the
-// password's length).
-func password(a Account, o *Observed, s Server, crypt *sha2Crypter) (string, bool, error) {
-	if err := checkPassword(a.Password, s); err != nil {
-		return "", false, err
-	}
-	if s.nativePasswords() {
-		hash := NativePasswordHash(a.Password)
-		return fmt.Sprintf("IDENTIFIED BY PASSWORD '%s'", hash),
-			o.AuthString != hash || o.Plugin != "mysql_native_password", nil
-	}
-	r := o.Claim
-	drift := o.Plugin != "caching_sha2_password" || r == nil || r.AuthString != o.AuthString ||
-		r.PasswordDigest != passwordDigest(a.Password, a.Claimant, a.User, a.Host)
-	if o.Exists && !drift {
-		return "", false, nil // nothing to set: no SHA-crypt
-	}
-	auth, err := crypt.authString(a.Password)
-	if err != nil {
-		return "", false, err
-	}
-	return fmt.Sprintf("IDENTIFIED WITH caching_sha2_password AS '%s'", auth), drift, nil
-}
-
-// checkPassword refuses a password longer than s accepts, whatever its content, before it is hashed: MySQL's
-// caching_sha2_password takes at most MaxCachingSHA2PasswordLength bytes. MariaDB's mysql_native_password
-// has no limit of its own (its hash, SHA-1 of SHA-1, costs time in proportion to the length), so none is
-// set there; the API server's limit on a Secret (1 MiB) bounds it.
-func checkPassword(password string, s Server) error {
-	if limit := s.MaxPasswordLength(); limit > 0 && len(password) > limit {
-		return passwordTooLong(len(password), limit, s.String())
-	}
-	return nil
-}
-
-// passwordTooLong is the error for a password of n bytes where at most limit are accepted. It carries the
-// lengths only, never the password.
-func passwordTooLong(n, limit int, server string) error {
-	if server == "" {
-		server = "MySQL"
-	}
-	return &Error{Kind: KindPasswordTooLong, Op: "password", Err: fmt.Errorf(
-		"%d bytes long, more than the %d bytes %s accepts (caching_sha2_password)", n, limit, server)}
+	return stmts, digest, nil
 }
 
 // expand validates privilege names and replaces ALL PRIVILEGES with the server's database-level privileges.
@@ -191,6 +138,13 @@ func serverPrivileges(s Server) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// escapeDatabasePattern makes a database name literal in GRANT ... ON `db`.*, where `_` and `%` are
+// wildcards and backslash escapes them.
+func escapeDatabasePattern(db string) string {
+	r := strings.NewReplacer(`\`, `\\`, `_`, `\_`, `%`, `\%`)
+	return r.Replace(db)
 }
 
 // diff is a minus b, sorted.

@@ -17,6 +17,8 @@ limitations under the License.
 package mysqlaccount
 
 import (
+	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
 )
@@ -38,10 +40,25 @@ func cachingSHA2AuthString(password, salt string) (string, error) {
 	if len(salt) != 20 {
 		return "", fmt.Errorf("caching_sha2_password salt is %d bytes, want 20", len(salt))
 	}
-	if n := len(password); n > MaxCachingSHA2PasswordLength {
-		return "", passwordTooLong(n, MaxCachingSHA2PasswordLength, "")
+	if len(password) > MaxCachingSHA2PasswordLength { // refused before (checkPassword): a bound on the cost
+		return "", fmt.Errorf("caching_sha2_password password is longer than %d bytes", MaxCachingSHA2PasswordLength)
 	}
 	return "$A$005$" + salt + sha256Crypt([]byte(password), []byte(salt), 5000), nil
+}
+
+// saltAlphabet is what caching_sha2_password salts are drawn from: no quote, backslash or `$`.
+const saltAlphabet = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// randomSalt is the salt of one plan's caching_sha2_password strings: 20 characters of saltAlphabet.
+func randomSalt() (string, error) {
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = saltAlphabet[int(b[i])%len(saltAlphabet)]
+	}
+	return string(b), nil
 }
 
 // sha2Crypter computes the caching_sha2_password strings of one plan, with one salt, and counts them: the
@@ -87,13 +104,13 @@ func sha256Crypt(key, salt []byte, rounds int) string {
 	for range key {
 		dp.Write(key)
 	}
-	p := repeatTo(dp.Sum(nil), len(key))
+	p := bytes.Repeat(dp.Sum(nil), len(key)/32+1)[:len(key)] // the digest repeated to the key's length
 
 	ds := sha256.New()
 	for range 16 + int(sumA[0]) {
 		ds.Write(salt)
 	}
-	s := repeatTo(ds.Sum(nil), len(salt))
+	s := bytes.Repeat(ds.Sum(nil), len(salt)/32+1)[:len(salt)]
 
 	c := sumA
 	for i := range rounds {
@@ -133,13 +150,4 @@ func sha256Crypt(key, salt []byte, rounds int) string {
 	}
 	put(0, c[31], c[30], 3)
 	return string(out)
-}
-
-// repeatTo is digest repeated to n bytes.
-func repeatTo(digest []byte, n int) []byte {
-	out := make([]byte, 0, n)
-	for len(out) < n {
-		out = append(out, digest[:min(32, n-len(out))]...)
-	}
-	return out
 }

@@ -131,7 +131,7 @@ func BenchmarkSHA2Resync(b *testing.B) {
 		a := Account{User: "app", Host: "%", Password: tc.pw, Claimant: owner}
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := plan(a, tc.o, tc.s, &sha2Crypter{salt: salt}); err != nil {
+				if _, _, err := planChecked(a, tc.o, tc.s, &sha2Crypter{salt: salt}); err != nil {
 					b.Fatal(err)
 				}
 			}
