@@ -112,14 +112,26 @@ func (c *Client) record(ctx context.Context, a Account, notClaimed refusal) erro
 	if err := c.ensureClaimTable(ctx); err != nil {
 		return err
 	}
-	_, err := c.db.ExecContext(ctx, "INSERT INTO "+claimTable+
-		" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
-		a.User, a.Host, a.Claimant.UID, a.Claimant.Namespace, a.Claimant.Name)
+	// Racing INSERTs of one user name with different hosts can deadlock on the table's two unique keys; InnoDB
+	// then rolls one back (1213), and MySQL's manual says to run it again: that run succeeds or finds the name
+	// taken (1062). The bound only guards against a server that keeps choosing this statement as the victim.
+	var err error
+	for range claimInsertAttempts {
+		_, err = c.db.ExecContext(ctx, "INSERT INTO "+claimTable+
+			" (user, host, owner_uid, owner_namespace, owner_name, password_digest, auth_string) VALUES (?, ?, ?, ?, ?, '', '')",
+			a.User, a.Host, a.Claimant.UID, a.Claimant.Namespace, a.Claimant.Name)
+		if mysqlErrorNumber(err) != 1213 { // deadlock found when trying to get lock
+			break
+		}
+	}
 	if mysqlErrorNumber(err) == 1062 { // duplicate entry
 		return notClaimed("its user name was recorded meanwhile for another DatabaseUser, or with another host")
 	}
 	return wrap("recording the account's claim", err)
 }
+
+// claimInsertAttempts is how many times record runs its INSERT when InnoDB picks it as a deadlock's victim.
+const claimInsertAttempts = 5
 
 // verb names a statement without its arguments, for errors.
 func verb(stmt string) string {
