@@ -17,7 +17,6 @@ limitations under the License.
 package appservice_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -214,23 +213,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 		t.Errorf("writes when the Deployment became available: %s, want 1 status patch", counter)
 	}
 
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key, timeout, func() {
-		patchApp(t, key, func(a *appv1.AppService) { a.Labels = map[string]string{"unrelated": "label"} })
-	})
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a label on a converged AppService caused %d writes: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a label on a converged AppService")
-
-	mgr.Stop(t)
-	counter.Reset()
-	_, rec2 := startOperator(t, cfg)
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a restarted operator wrote %d times to a converged AppService: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a restarted operator, converged AppService")
+	app().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
 	t.Logf("writes at rest (a label, a restart): %d", counter.Total())
 }
 
@@ -456,17 +439,6 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	}
 }
 
-// expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the
-// AppService whole: it does so only for a child the cache lacks or that differs from what it would apply, never
-// for a converged AppService.
-func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
-	t.Helper()
-	gets := counter.Gets()
-	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET appservices"]; n != 0 {
-		t.Errorf("%s: %d uncached lookups: %v", what, n, gets)
-	}
-}
-
 // TestAppServiceCacheHoldsNoEnvironment: the manager's cache holds an AppService without its environment (up
 // to 100 values of 32 KiB) and without the labels and annotations a tenant gave it; a changed value still
 // reaches the Deployment, and a converged AppService costs no write and no read past the cache.
@@ -483,18 +455,11 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
 	waitQuiet(t, rec, key, counter)
 
-	cached := &appv1.AppService{}
-	if err := mgr.GetClient().Get(ctx, key, cached); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(cached)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the cache's copy of an AppService with 640 KiB of environment and 200 KiB of annotations: %d bytes", len(b))
-	if len(cached.Spec.Envs) != 0 || len(b) > 4096 {
+	cached, size := app().Cached(t, mgr, key)
+	t.Logf("the cache's copy of an AppService with 640 KiB of environment and 200 KiB of annotations: %d bytes", size)
+	if len(cached.Spec.Envs) != 0 || size > 4096 {
 		t.Errorf("the cache holds %d bytes of the AppService (%d environment variables), want none and at most 4 KiB",
-			len(b), len(cached.Spec.Envs))
+			size, len(cached.Spec.Envs))
 	}
 
 	counter.Reset()
@@ -508,13 +473,7 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 		t.Errorf("the change reached the Deployment without a read of the whole AppService: %v", counter.Gets())
 	}
 
-	waitQuiet(t, rec, key, counter)
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key, timeout, func() { testenv.Poke(t, env.Client, key, &appv1.AppService{}) })
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a converged AppService with a large environment caused %d writes: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a converged AppService with a large environment")
+	app().ExpectConvergedCostsNothing(t, rec, key, counter, timeout, "a converged AppService with a large environment")
 }
 
 // TestAppServicePodsRefusedByPodSecurity: in a namespace enforcing the restricted Pod Security Standard, the

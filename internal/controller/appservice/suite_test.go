@@ -29,10 +29,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
-	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
+	"github.com/operator101/operator101/test/webkindtest"
 )
 
 var env *testenv.Env
@@ -53,17 +53,16 @@ func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.R
 // startOperatorWith is startOperator with options o (its workers are set here).
 func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
-	o.Workers = 2
-	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
-	// digests.
-	o.Memory = reconciler.NewMemory()
-	proxyEnv, memory := o.ProxyEnv, o.Memory
-	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+	return app().Start(t, cfg, o)
+}
+
+// app is the AppService (app.example.com) for the checks the MyWeb suite runs too.
+func app() webkindtest.Kind[*appv1.AppService] {
+	setup := func(mgr ctrl.Manager, o reconciler.Options) error {
 		return appservice.Setup(mgr, o, appservice.Config{})
-	}, func(o *ctrl.Options) {
-		o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
-	})
-	return mgr, mgr.Reconciles
+	}
+	return webkindtest.Kind[*appv1.AppService]{Env: env, Name: "AppService", Resource: "appservices", Setup: setup,
+		Conditions: conditionsOf}
 }
 
 // conditionsOf reads the conditions of the AppService key.
@@ -84,12 +83,12 @@ func patchApp(t *testing.T, key types.NamespacedName, f func(*appv1.AppService))
 
 // events lists "type reason" of the Events about an AppService.
 func events(g gomega.Gomega, ns, name string) []string {
-	return testenv.EventsAbout(g, env.Client, ns, "AppService", name)
+	return app().Events(g, ns, name)
 }
 
 // waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
 // through an annotation).
 func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
 	t.Helper()
-	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, env.Client, key, &appv1.AppService{}) }, timeout)
+	app().WaitQuiet(t, rec, key, counter, timeout)
 }

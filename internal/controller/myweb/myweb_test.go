@@ -17,7 +17,6 @@ limitations under the License.
 package myweb_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,30 +207,14 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 		t.Errorf("%d writes to create one MyWeb (3 children and a status), want at most 6: %s", n, counter)
 	}
 
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key, timeout, func() {
-		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Labels = map[string]string{"unrelated": "label"} })
-	})
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a label on a converged MyWeb caused %d writes: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a label on a converged MyWeb")
-
-	mgr.Stop(t)
-	counter.Reset()
-	_, rec2 := startOperator(t, cfg)
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a restarted operator wrote %d times to a converged MyWeb: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a restarted operator, converged MyWeb")
+	web().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
 }
 
 // waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
 // through an annotation).
 func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
 	t.Helper()
-	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, env.Client, key, &operatorv1.MyWeb{}) }, timeout)
+	web().WaitQuiet(t, rec, key, counter, timeout)
 }
 
 // TestMyWebInvalidRejected: the schema refuses what cannot work, with a message that names the field.
@@ -329,7 +312,7 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 
 // events lists "type reason" of the Events about a MyWeb.
 func events(g gomega.Gomega, ns, name string) []string {
-	return testenv.EventsAbout(g, env.Client, ns, "MyWeb", name)
+	return web().Events(g, ns, name)
 }
 
 // TestMyWebNodePortTaken: a node port another Service holds makes the MyWeb Degraded, with the API server's
@@ -338,12 +321,7 @@ func events(g gomega.Gomega, ns, name string) []string {
 func TestMyWebNodePortTaken(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	ns := env.NewNamespace(t, "web")
-	// Once the operator has stopped (cleanups run last first), the MyWeb and its Service go, so that the next
-	// run (-count=N) finds the port free and no MyWeb of this one: envtest runs no garbage collector.
-	t.Cleanup(func() {
-		_ = env.Client.Delete(ctx, &operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "late"}})
-		_ = env.Client.Delete(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "late"}})
-	})
+	web().FreePortWhenDone(t, ns, "late")
 	startOperator(t, cfg)
 	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30160)
 	w := newWeb(ns, "late", 30160)
@@ -460,17 +438,6 @@ func TestMyWebStatusOnlyFromItsOwnDeployment(t *testing.T) {
 	})
 }
 
-// expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the MyWeb
-// whole: it does so only for a child the cache lacks or that differs from what it would apply, never for a
-// converged MyWeb.
-func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
-	t.Helper()
-	gets := counter.Gets()
-	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET mywebs"]; n != 0 {
-		t.Errorf("%s: %d uncached lookups: %v", what, n, gets)
-	}
-}
-
 // TestMyWebCacheHoldsNoPage: the manager's cache holds a MyWeb without its page and without the labels and
 // annotations a tenant gave it, so its memory does not grow with the size of what tenants write; a new page
 // still reaches the ConfigMap and the pods' template, and a converged MyWeb costs no write and no read past the
@@ -492,18 +459,11 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	testenv.Eventually(t, timeout, converged)
 	waitQuiet(t, rec, key, counter)
 
-	cached := &operatorv1.MyWeb{}
-	if err := mgr.GetClient().Get(ctx, key, cached); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(cached)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the cache's copy of a MyWeb with a page of 512 KiB and 200 KiB of annotations: %d bytes", len(b))
-	if cached.Spec.PageContentHtml != "" || len(b) > 4096 {
+	cached, size := web().Cached(t, mgr, key)
+	t.Logf("the cache's copy of a MyWeb with a page of 512 KiB and 200 KiB of annotations: %d bytes", size)
+	if cached.Spec.PageContentHtml != "" || size > 4096 {
 		t.Errorf("the cache holds %d bytes of the MyWeb (page of %d bytes), want no page and at most 4 KiB",
-			len(b), len(cached.Spec.PageContentHtml))
+			size, len(cached.Spec.PageContentHtml))
 	}
 	if cached.Spec.NodePortNumber != w.Spec.NodePortNumber || cached.Generation == 0 {
 		t.Errorf("the cache's copy lost what the status is derived from: %+v", cached.Spec)
@@ -521,13 +481,7 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	}
 
 	// Converged: whatever triggers a reconcile, no write and no read past the cache.
-	waitQuiet(t, rec, key, counter)
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key, timeout, func() { testenv.Poke(t, env.Client, key, &operatorv1.MyWeb{}) })
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a converged MyWeb with a large page caused %d writes: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a converged MyWeb with a large page")
+	web().ExpectConvergedCostsNothing(t, rec, key, counter, timeout, "a converged MyWeb with a large page")
 }
 
 // TestMyWebPodsRefusedByPodSecurity: in a namespace enforcing the restricted Pod Security Standard, the pods of

@@ -25,10 +25,11 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/operator101/operator101/internal/controller"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/myweb"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
+	"github.com/operator101/operator101/test/webkindtest"
 )
 
 var env *testenv.Env
@@ -49,15 +50,11 @@ func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.R
 // startOperatorWith is startOperator with options o (its workers are set here).
 func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
-	o.Workers = 2
-	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
-	// digests.
-	o.Memory = reconciler.NewMemory()
-	proxyEnv, memory := o.ProxyEnv, o.Memory
-	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return myweb.Setup(mgr, o, myweb.Config{})
-	}, func(o *ctrl.Options) {
-		o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
-	})
-	return mgr, mgr.Reconciles
+	return web().Start(t, cfg, o)
+}
+
+// web is the MyWeb for the checks the AppService suite runs too.
+func web() webkindtest.Kind[*operatorv1.MyWeb] {
+	return webkindtest.Kind[*operatorv1.MyWeb]{Env: env, Name: "MyWeb", Resource: "mywebs", Conditions: conditionsOf,
+		Setup: func(mgr ctrl.Manager, o reconciler.Options) error { return myweb.Setup(mgr, o, myweb.Config{}) }}
 }

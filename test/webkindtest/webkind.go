@@ -1,0 +1,173 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package webkindtest holds what the envtest suites of MyWeb and AppService share: the two kinds run a
+// Deployment behind a NodePort Service, so they are started, counted and refused alike. It imports
+// internal/controller (the real manager's cache), so only the black-box tests (package myweb_test,
+// appservice_test) use it; test/testenv cannot, since tests inside internal/controller import it.
+package webkindtest
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// Kind is one kind the shared checks run over (T: *operatorv1.MyWeb, *appv1.AppService), as its suite
+// describes it.
+type Kind[T client.Object] struct {
+	// Env is the suite's environment: build Kind once testenv.Run has set it.
+	Env *testenv.Env
+	// Name is the kind (MyWeb), as Events name it; Resource is its resource (mywebs), as the API paths do.
+	Name, Resource string
+	// Setup registers the kind's controller with a manager.
+	Setup func(ctrl.Manager, reconciler.Options) error
+	// Conditions reads the conditions of the custom resource at key.
+	Conditions func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition
+}
+
+// Start runs the kind's controller in a manager on cfg (Env.Config when nil), with the real manager's cache:
+// only operator101's own children (labelled managed-by), trimmed. o's workers are set here.
+func (k Kind[T]) Start(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
+	o.Workers = 2
+	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
+	// digests.
+	o.Memory = reconciler.NewMemory()
+	proxyEnv, memory := o.ProxyEnv, o.Memory
+	mgr := k.Env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+		return k.Setup(mgr, o)
+	}, func(co *ctrl.Options) {
+		co.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
+	})
+	return mgr, mgr.Reconciles
+}
+
+// empty returns a new, empty custom resource of the kind.
+func (k Kind[T]) empty() T {
+	var zero T
+	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+}
+
+// named returns the custom resource ns/name, with nothing else set.
+func (k Kind[T]) named(ns, name string) T {
+	o := k.empty()
+	o.SetNamespace(ns)
+	o.SetName(name)
+	return o
+}
+
+// Events lists "type reason" of the Events about the custom resource ns/name.
+func (k Kind[T]) Events(g gomega.Gomega, ns, name string) []string {
+	return testenv.EventsAbout(g, k.Env.Client, ns, k.Name, name)
+}
+
+// WaitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
+// through an annotation).
+func (k Kind[T]) WaitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter, within time.Duration) {
+	t.Helper()
+	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, k.Env.Client, key, k.empty()) }, within)
+}
+
+// FreePortWhenDone deletes the custom resource ns/name and its Service once the operator has stopped (cleanups
+// run last first), so that the next run (-count=N) finds its node port free: envtest runs no garbage collector.
+func (k Kind[T]) FreePortWhenDone(t *testing.T, ns, name string) {
+	t.Cleanup(func() {
+		_ = k.Env.Client.Delete(ctx, k.named(ns, name))
+		_ = k.Env.Client.Delete(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+	})
+}
+
+var ctx = context.Background()
+
+// ExpectNoChildLookups fails the test when the operator looked a child up past the cache, or read the custom
+// resource whole: it does so only for a child the cache lacks or that differs from what it would apply, never
+// for a converged one.
+func (k Kind[T]) ExpectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
+	t.Helper()
+	gets := counter.Gets()
+	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET "+k.Resource]; n != 0 {
+		t.Errorf("%s: %d uncached lookups: %v", what, n, gets)
+	}
+}
+
+// ExpectNoWritesAtRest checks that the converged custom resource at key costs no write and no read past the
+// cache whatever triggers a reconcile: a label on it, then a restart of the operator (mgr, started on cfg,
+// whose requests counter counts; rec counts its reconciles).
+func (k Kind[T]) ExpectNoWritesAtRest(t *testing.T, mgr *testenv.Manager, rec *testenv.Reconciles, cfg *rest.Config,
+	counter *testenv.Counter, key types.NamespacedName, within time.Duration) {
+	t.Helper()
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, within, func() {
+		testenv.Patch(t, k.Env.Client, key, k.empty(), func(o T) { o.SetLabels(map[string]string{"unrelated": "label"}) })
+	})
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a label on a converged %s caused %d writes: %s", k.Name, n, counter)
+	}
+	k.ExpectNoChildLookups(t, counter, "a label on a converged "+k.Name)
+
+	mgr.Stop(t)
+	counter.Reset()
+	_, rec2 := k.Start(t, cfg, reconciler.Options{})
+	testenv.Eventually(t, within, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a restarted operator wrote %d times to a converged %s: %s", n, k.Name, counter)
+	}
+	k.ExpectNoChildLookups(t, counter, "a restarted operator, converged "+k.Name)
+}
+
+// Cached reads the custom resource at key from mgr's cache, and says how many bytes of JSON it is there.
+func (k Kind[T]) Cached(t *testing.T, mgr *testenv.Manager, key types.NamespacedName) (T, int) {
+	t.Helper()
+	cached := k.empty()
+	if err := mgr.GetClient().Get(ctx, key, cached); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cached, len(b)
+}
+
+// ExpectConvergedCostsNothing waits until the writes about key have stopped, then checks that a reconcile of
+// it (poked through an annotation) costs no write and no read past the cache; what names the custom resource
+// in the messages.
+func (k Kind[T]) ExpectConvergedCostsNothing(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName,
+	counter *testenv.Counter, within time.Duration, what string) {
+	t.Helper()
+	k.WaitQuiet(t, rec, key, counter, within)
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, within, func() { testenv.Poke(t, k.Env.Client, key, k.empty()) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("%s caused %d writes: %s", what, n, counter)
+	}
+	k.ExpectNoChildLookups(t, counter, what)
+}
