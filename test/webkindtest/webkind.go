@@ -24,17 +24,22 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
@@ -170,4 +175,60 @@ func (k Kind[T]) ExpectConvergedCostsNothing(t *testing.T, rec *testenv.Reconcil
 		t.Errorf("%s caused %d writes: %s", what, n, counter)
 	}
 	k.ExpectNoChildLookups(t, counter, what)
+}
+
+// ExpectNodePortQuotaRefusal checks that in a namespace (named after prefix) whose ResourceQuota allows no
+// node port, the Service of owner (made by newOwner in it, asking nodePorts node ports) is refused by the API
+// server's quota admission; the custom resource reports it, Degraded with the quota's message and one Warning
+// Event, while its other children are applied; it retries with backoff (no hot loop); and it heals once the
+// quota allows the ports (follows: its children carry its spec).
+func (k Kind[T]) ExpectNodePortQuotaRefusal(t *testing.T, prefix string, newOwner func(ns string) T, nodePorts int64,
+	follows func(g gomega.Gomega, key types.NamespacedName), within time.Duration) {
+	t.Helper()
+	cfg, counter := testenv.Counting(k.Env.Config)
+	ns := k.Env.NewNamespace(t, prefix)
+	owner := newOwner(ns)
+	k.FreePortWhenDone(t, ns, owner.GetName())
+	_, rec := k.Start(t, cfg, reconciler.Options{})
+	testenv.NodePortQuota(t, k.Env.Client, ns, 0)
+	key := testenv.Create(t, k.Env.Client, owner)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Degraded, metav1.ConditionTrue,
+			conditions.ReasonApplyFailed, "exceeded quota: nodeports, requested: services.nodeports="+strconv.FormatInt(nodePorts, 10))
+		g.Expect(k.Events(g, ns, key.Name)).To(gomega.ContainElement("Warning " + conditions.ReasonApplyFailed))
+		g.Expect(k.Env.Client.Get(ctx, key, &appsv1.Deployment{})).To(gomega.Succeed(), "the other children are applied")
+	})
+	if err := k.Env.Client.Get(ctx, key, &corev1.Service{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the Service: %v, want NotFound", err)
+	}
+
+	testenv.ExpectBackoffWhileServiceRefused(t, k.Env.Client, rec, counter, key, conditions.ReasonApplyFailed)
+
+	testenv.SetNodePortQuota(t, k.Env.Client, ns, nodePorts)
+	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
+		g.Expect(meta.IsStatusConditionFalse(k.Conditions(g, key), conditions.Degraded)).To(gomega.BeTrue())
+		follows(g, key)
+	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+}
+
+// ExpectNodePortOfAnotherTenant checks that a node port a Service of another namespace holds (node ports are
+// one range for the whole cluster) makes the custom resource newOwner makes in a namespace named after prefix,
+// asking for nodePort, Degraded, NodePortInUse, with the allocator's message and a Warning Event.
+func (k Kind[T]) ExpectNodePortOfAnotherTenant(t *testing.T, prefix string, newOwner func(ns string) T, nodePort int32,
+	within time.Duration) {
+	t.Helper()
+	other, ns := k.Env.NewNamespace(t, "other"), k.Env.NewNamespace(t, prefix)
+	owner := newOwner(ns)
+	k.FreePortWhenDone(t, ns, owner.GetName())
+	squatter := testenv.NodePortSquatter(t, k.Env.Client, other, nodePort)
+	// Deleted once the operator has stopped, so that the port is never the operator's: deleted before, the
+	// next run (-count=3) found it allocated with no Service holding it.
+	t.Cleanup(func() { _ = k.Env.Client.Delete(ctx, squatter) })
+	k.Start(t, nil, reconciler.Options{})
+	key := testenv.Create(t, k.Env.Client, owner)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Degraded, metav1.ConditionTrue,
+			conditions.ReasonNodePortInUse, "provided port is already allocated")
+		g.Expect(k.Events(g, ns, key.Name)).To(gomega.ContainElement("Warning " + conditions.ReasonNodePortInUse))
+	})
 }
