@@ -23,6 +23,8 @@ package webkindtest
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
@@ -38,6 +40,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller"
@@ -185,26 +188,46 @@ func (k Kind[T]) ExpectConvergedCostsNothing(t *testing.T, rec *testenv.Reconcil
 func (k Kind[T]) ExpectNodePortQuotaRefusal(t *testing.T, prefix string, newOwner func(ns string) T, nodePorts int64,
 	follows func(g gomega.Gomega, key types.NamespacedName), within time.Duration) {
 	t.Helper()
-	cfg, counter := testenv.Counting(k.Env.Config)
-	ns := k.Env.NewNamespace(t, prefix)
-	owner := newOwner(ns)
-	k.FreePortWhenDone(t, ns, owner.GetName())
-	_, rec := k.Start(t, cfg, reconciler.Options{})
-	testenv.NodePortQuota(t, k.Env.Client, ns, 0)
+	owner, rec, counter := k.startCounted(t, prefix, newOwner)
+	testenv.NodePortQuota(t, k.Env.Client, owner.GetNamespace(), 0)
 	key := testenv.Create(t, k.Env.Client, owner)
-	testenv.Eventually(t, within, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Degraded, metav1.ConditionTrue,
-			conditions.ReasonApplyFailed, "exceeded quota: nodeports, requested: services.nodeports="+strconv.FormatInt(nodePorts, 10))
-		g.Expect(k.Events(g, ns, key.Name)).To(gomega.ContainElement("Warning " + conditions.ReasonApplyFailed))
-		g.Expect(k.Env.Client.Get(ctx, key, &appsv1.Deployment{})).To(gomega.Succeed(), "the other children are applied")
-	})
+	k.expectServiceRefused(t, key, conditions.ReasonApplyFailed,
+		"exceeded quota: nodeports, requested: services.nodeports="+strconv.FormatInt(nodePorts, 10), within)
 	if err := k.Env.Client.Get(ctx, key, &corev1.Service{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the Service: %v, want NotFound", err)
 	}
 
 	testenv.ExpectBackoffWhileServiceRefused(t, k.Env.Client, rec, counter, key, conditions.ReasonApplyFailed)
 
-	testenv.SetNodePortQuota(t, k.Env.Client, ns, nodePorts)
+	testenv.SetNodePortQuota(t, k.Env.Client, owner.GetNamespace(), nodePorts)
+	k.expectHeals(t, key, follows)
+}
+
+// startCounted starts the operator on a counted config, and makes (without creating it) the custom resource
+// newOwner makes in a new namespace named after prefix; its Service is deleted once the operator has stopped.
+func (k Kind[T]) startCounted(t *testing.T, prefix string, newOwner func(ns string) T) (T, *testenv.Reconciles, *testenv.Counter) {
+	t.Helper()
+	cfg, counter := testenv.Counting(k.Env.Config)
+	owner := newOwner(k.Env.NewNamespace(t, prefix))
+	k.FreePortWhenDone(t, owner.GetNamespace(), owner.GetName())
+	_, rec := k.Start(t, cfg, reconciler.Options{})
+	return owner, rec, counter
+}
+
+// expectServiceRefused waits until the custom resource at key is Degraded for reason, with message, and has a
+// Warning Event of it, while its other children are applied.
+func (k Kind[T]) expectServiceRefused(t *testing.T, key types.NamespacedName, reason, message string, within time.Duration) {
+	t.Helper()
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Degraded, metav1.ConditionTrue, reason, message)
+		g.Expect(k.Events(g, key.Namespace, key.Name)).To(gomega.ContainElement("Warning " + reason))
+		g.Expect(k.Env.Client.Get(ctx, key, &appsv1.Deployment{})).To(gomega.Succeed(), "the other children are applied")
+	})
+}
+
+// expectHeals waits, up to 90 seconds, until the custom resource at key is no longer Degraded and follows.
+func (k Kind[T]) expectHeals(t *testing.T, key types.NamespacedName, follows func(g gomega.Gomega, key types.NamespacedName)) {
+	t.Helper()
 	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
 		g.Expect(meta.IsStatusConditionFalse(k.Conditions(g, key), conditions.Degraded)).To(gomega.BeTrue())
 		follows(g, key)
@@ -231,4 +254,60 @@ func (k Kind[T]) ExpectNodePortOfAnotherTenant(t *testing.T, prefix string, newO
 			conditions.ReasonNodePortInUse, "provided port is already allocated")
 		g.Expect(k.Events(g, ns, key.Name)).To(gomega.ContainElement("Warning " + conditions.ReasonNodePortInUse))
 	})
+}
+
+// CreateSample creates the sample config/samples/file unchanged, in a new namespace named after prefix (as
+// `kubectl apply -n` does), deletes it when the test ends, and returns its key.
+func (k Kind[T]) CreateSample(t *testing.T, file, prefix string) types.NamespacedName {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(k.Env.Root, "config/samples", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := k.empty()
+	if err := yaml.UnmarshalStrict(data, sample); err != nil {
+		t.Fatal(err)
+	}
+	sample.SetNamespace(k.Env.NewNamespace(t, prefix))
+	if err := k.Env.Client.Create(ctx, sample); err != nil {
+		t.Fatalf("the sample does not apply: %v", err)
+	}
+	t.Cleanup(func() { _ = k.Env.Client.Delete(ctx, sample) })
+	return client.ObjectKeyFromObject(sample)
+}
+
+// ExpectNodePortTaken checks that a node port another Service holds makes the custom resource newOwner makes
+// (in a namespace named after prefix, asking for nodePort, its other children applied) Degraded with the API
+// server's message and one Warning Event; that the controller retries with backoff (no hot loop); and that it
+// recovers once the port is free (follows: its children carry its spec).
+func (k Kind[T]) ExpectNodePortTaken(t *testing.T, prefix string, newOwner func(ns string) T, nodePort int32,
+	follows func(g gomega.Gomega, key types.NamespacedName), within time.Duration) {
+	t.Helper()
+	owner, _, counter := k.startCounted(t, prefix, newOwner)
+	ns := owner.GetNamespace()
+	squatter := testenv.NodePortSquatter(t, k.Env.Client, ns, nodePort)
+	key := testenv.Create(t, k.Env.Client, owner)
+	k.expectServiceRefused(t, key, conditions.ReasonNodePortInUse, "provided port is already allocated", within)
+	// Backoff, not a hot loop: a handful of attempts to apply the Service over 3 seconds.
+	counter.Reset()
+	gomega.NewWithT(t).Consistently(func() int { return counter.Writes(false)["PATCH services"] }).
+		WithTimeout(3*time.Second).WithPolling(100*time.Millisecond).Should(gomega.BeNumerically("<=", 12), "a hot loop: %s", counter)
+	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
+	if n := len(testenv.EventsOfReason(t, k.Env.Client, ns, key.Name, conditions.ReasonNodePortInUse)); n != 1 {
+		t.Errorf("%d %s Events, want 1 (Events on transitions only)", n, conditions.ReasonNodePortInUse)
+	}
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		var n int
+		for _, e := range k.Events(g, ns, key.Name) {
+			if e == "Warning "+conditions.ReasonNodePortInUse {
+				n++
+			}
+		}
+		g.Expect(n).To(gomega.Equal(1), "Events on transitions only")
+	})
+
+	if err := k.Env.Client.Delete(ctx, squatter); err != nil {
+		t.Fatal(err)
+	}
+	k.expectHeals(t, key, follows)
 }

@@ -18,8 +18,6 @@ package appservice_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +34,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
@@ -299,16 +296,7 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 // converges.
 func TestAppServiceSample(t *testing.T) {
 	startOperator(t, nil)
-	data, err := os.ReadFile(filepath.Join(env.Root, "config/samples/app_v1_appservice.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &appv1.AppService{}
-	if err := yaml.UnmarshalStrict(data, a); err != nil {
-		t.Fatal(err)
-	}
-	a.Namespace = env.NewNamespace(t, "appservice")
-	key := testenv.Create(t, env.Client, a)
+	key := app().CreateSample(t, "app_v1_appservice.yaml", "appservice")
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
 		expectFollows(g, a)
@@ -321,7 +309,7 @@ func TestAppServiceSample(t *testing.T) {
 		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
 		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
 		g.Expect(a.Status.Ready).To(gomega.Equal("2/2"))
-		g.Expect(events(g, a.Namespace, a.Name)).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
+		g.Expect(events(g, key.Namespace, key.Name)).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
 	})
 }
 
@@ -351,40 +339,8 @@ func TestAppServiceRolloutStuck(t *testing.T) {
 // server's message and one Warning Event; the controller retries with backoff (no hot loop) and recovers once
 // the port is free.
 func TestAppServiceNodePortTaken(t *testing.T) {
-	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg)
-	ns := env.NewNamespace(t, "appservice")
-	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30270)
-	key := testenv.Create(t, env.Client, newApp(ns, "late", 30270))
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
-			"NodePortInUse", "provided port is already allocated")
-		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
-		getDeployment(g, key) // the rest of the AppService is applied
-	})
-	// Backoff, not a hot loop: a handful of attempts to apply the Service over 3 seconds.
-	counter.Reset()
-	gomega.NewWithT(t).Consistently(func() int { return counter.Writes(false)["PATCH services"] }).
-		WithTimeout(3 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.BeNumerically("<=", 12))
-	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		var n int
-		for _, e := range events(g, ns, "late") {
-			if e == "Warning NodePortInUse" {
-				n++
-			}
-		}
-		g.Expect(n).To(gomega.Equal(1), "Events on transitions only")
-	})
-
-	if err := env.Client.Delete(ctx, squatter); err != nil {
-		t.Fatal(err)
-	}
-	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
-		a := getApp(g, key)
-		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
-		expectFollows(g, a)
-	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+	app().ExpectNodePortTaken(t, "appservice", func(ns string) *appv1.AppService { return newApp(ns, "late", 30270) }, 30270,
+		func(g gomega.Gomega, key types.NamespacedName) { expectFollows(g, getApp(g, key)) }, timeout)
 }
 
 // TestAppServiceNeverAdoptsAnObjectItDidNotCreate: a tenant's own Deployment or Service (no operator101 label,

@@ -17,8 +17,6 @@ limitations under the License.
 package myweb_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
@@ -244,24 +241,7 @@ func TestMyWebInvalidRejected(t *testing.T) {
 // TestMyWebSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and converges.
 func TestMyWebSample(t *testing.T) {
 	startOperator(t, nil)
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "config/samples/operator_v1_myweb.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &operatorv1.MyWeb{}
-	if err := yaml.UnmarshalStrict(data, w); err != nil {
-		t.Fatal(err)
-	}
-	w.Namespace = env.NewNamespace(t, "sample")
-	if err := env.Client.Create(ctx, w); err != nil {
-		t.Fatalf("the sample does not apply: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, w) })
-	key := client.ObjectKeyFromObject(w)
+	key := web().CreateSample(t, "operator_v1_myweb.yaml", "sample")
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
 		expectFollows(g, w, getChildren(g, key))
@@ -319,40 +299,8 @@ func events(g gomega.Gomega, ns, name string) []string {
 // message and a Warning Event; the controller retries with backoff (no hot loop) and recovers once the port
 // is free.
 func TestMyWebNodePortTaken(t *testing.T) {
-	cfg, counter := testenv.Counting(env.Config)
-	ns := env.NewNamespace(t, "web")
-	web().FreePortWhenDone(t, ns, "late")
-	startOperator(t, cfg)
-	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30160)
-	w := newWeb(ns, "late", 30160)
-	key := testenv.Create(t, env.Client, w)
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getWeb(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
-			"NodePortInUse", "provided port is already allocated")
-		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
-	})
-	// Backoff, not a hot loop: over 3 seconds, a handful of attempts to create the Service.
-	counter.Reset()
-	start := time.Now()
-	for time.Since(start) < 3*time.Second {
-		time.Sleep(100 * time.Millisecond) // measuring a rate over a fixed window
-	}
-	if n := counter.Writes(false)["PATCH services"]; n > 12 {
-		t.Errorf("%d attempts to apply the Service in 3s: a hot loop (%s)", n, counter)
-	}
-	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
-	if n := len(testenv.EventsOfReason(t, env.Client, ns, "late", "NodePortInUse")); n != 1 {
-		t.Errorf("%d NodePortInUse Events, want 1 (Events on transitions only)", n)
-	}
-
-	if err := env.Client.Delete(ctx, squatter); err != nil {
-		t.Fatal(err)
-	}
-	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
-		expectFollows(g, w, getChildren(g, key))
-	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+	web().ExpectNodePortTaken(t, "web", func(ns string) *operatorv1.MyWeb { return newWeb(ns, "late", 30160) }, 30160,
+		func(g gomega.Gomega, key types.NamespacedName) { expectFollows(g, getWeb(g, key), getChildren(g, key)) }, timeout)
 }
 
 // TestMyWebNodePortOutOfRange: the schema accepts any port, because only the API server knows the cluster's
