@@ -62,8 +62,14 @@ type Kind[T client.Object] struct {
 }
 
 // Start runs the kind's controller in a manager on cfg (Env.Config when nil), with the real manager's cache:
-// only operator101's own children (labelled managed-by), trimmed. o's workers are set here.
-func (k Kind[T]) Start(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
+// only operator101's own children (labelled managed-by), trimmed.
+func (k Kind[T]) Start(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
+	return k.StartWith(t, cfg, reconciler.Options{})
+}
+
+// StartWith is Start with options o (its workers are set here).
+func (k Kind[T]) StartWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
 	t.Helper()
 	o.Workers = 2
 	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
@@ -143,7 +149,7 @@ func (k Kind[T]) ExpectNoWritesAtRest(t *testing.T, mgr *testenv.Manager, rec *t
 
 	mgr.Stop(t)
 	counter.Reset()
-	_, rec2 := k.Start(t, cfg, reconciler.Options{})
+	_, rec2 := k.Start(t, cfg)
 	testenv.Eventually(t, within, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a restarted operator wrote %d times to a converged %s: %s", n, k.Name, counter)
@@ -210,7 +216,7 @@ func (k Kind[T]) startCounted(t *testing.T, prefix string, newOwner func(ns stri
 	cfg, counter := testenv.Counting(k.Env.Config)
 	owner := newOwner(k.Env.NewNamespace(t, prefix))
 	k.FreePortWhenDone(t, owner.GetNamespace(), owner.GetName())
-	_, rec := k.Start(t, cfg, reconciler.Options{})
+	_, rec := k.Start(t, cfg)
 	return owner, rec, counter
 }
 
@@ -247,7 +253,7 @@ func (k Kind[T]) ExpectNodePortOfAnotherTenant(t *testing.T, prefix string, newO
 	// Deleted once the operator has stopped, so that the port is never the operator's: deleted before, the
 	// next run (-count=3) found it allocated with no Service holding it.
 	t.Cleanup(func() { _ = k.Env.Client.Delete(ctx, squatter) })
-	k.Start(t, nil, reconciler.Options{})
+	k.Start(t, nil)
 	key := testenv.Create(t, k.Env.Client, owner)
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
 		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Degraded, metav1.ConditionTrue,

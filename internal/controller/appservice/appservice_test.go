@@ -107,7 +107,7 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 // garbage collection deletes them with it), pass on the operator's proxy settings and follow every spec field.
 func TestAppServiceCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
-	startOperatorWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}})})
+	app().StartWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}})})
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "shop", 30210)
 	a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}}
@@ -160,7 +160,7 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 
 // TestAppServiceDriftReverted: a Deployment scaled by hand and a deleted Service come back.
 func TestAppServiceDriftReverted(t *testing.T) {
-	startOperator(t, nil)
+	app().Start(t, nil)
 	ns := env.NewNamespace(t, "appservice")
 	key := testenv.Create(t, env.Client, newApp(ns, "drift", 30220))
 	var dep *appsv1.Deployment
@@ -186,7 +186,7 @@ func TestAppServiceDriftReverted(t *testing.T) {
 // converged, whatever triggers a reconcile (a label on the AppService, a restart of the operator).
 func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	mgr, rec := startOperator(t, cfg)
+	mgr, rec := app().Start(t, cfg)
 	ns := env.NewNamespace(t, "appservice")
 	key := testenv.Create(t, env.Client, newApp(ns, "quiet", 30230))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
@@ -217,7 +217,7 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 // TestAppServiceScaleSubresource: the scale subresource reads and writes spec.size, reports the Deployment's
 // replicas and the pods' selector, as `kubectl scale appservice NAME --replicas=N` and an autoscaler need.
 func TestAppServiceScaleSubresource(t *testing.T) {
-	startOperator(t, nil)
+	app().Start(t, nil)
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "scaled", 30240)
 	a.Spec.Size = ptr.To[int32](1)
@@ -295,7 +295,7 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 // TestAppServiceSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and
 // converges.
 func TestAppServiceSample(t *testing.T) {
-	startOperator(t, nil)
+	app().Start(t, nil)
 	key := app().CreateSample(t, "app_v1_appservice.yaml", "appservice")
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
@@ -316,7 +316,7 @@ func TestAppServiceSample(t *testing.T) {
 // TestAppServiceRolloutStuck: an image that never pulls shows, through the Deployment's conditions, as
 // Degraded with the Deployment's message and a Warning Event.
 func TestAppServiceRolloutStuck(t *testing.T) {
-	startOperator(t, nil)
+	app().Start(t, nil)
 	ns := env.NewNamespace(t, "appservice")
 	key := testenv.Create(t, env.Client, newApp(ns, "stuck", 30260))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { getDeployment(g, key) })
@@ -350,7 +350,7 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 // deleted (testenv.TakenName).
 func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	_, rec := startOperatorWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
+	_, rec := app().StartWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
 	port := int32(30280)
 	children := []func() client.ObjectList{
 		func() client.ObjectList { return &appsv1.DeploymentList{} },
@@ -400,7 +400,7 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 // reaches the Deployment, and a converged AppService costs no write and no read past the cache.
 func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	mgr, rec := startOperator(t, cfg)
+	mgr, rec := app().Start(t, cfg)
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "large", 30235)
 	for i := range 20 {
@@ -438,6 +438,6 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 // AppService reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however
 // often it is reconciled (testenv.ExpectPodsRefusedByPodSecurity).
 func TestAppServicePodsRefusedByPodSecurity(t *testing.T) {
-	_, rec := startOperator(t, nil)
+	_, rec := app().Start(t, nil)
 	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "appservice-restricted", newApp("", "root", 30277), getDeployment, conditionsOf)
 }

@@ -25,7 +25,6 @@ import (
 	"github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
@@ -43,20 +42,8 @@ const timeout = 30 * time.Second
 
 var ctx = context.Background()
 
-// startOperator runs the AppService controller in a manager on cfg (env.Config when nil), with the real
-// manager's cache: only operator101's own children (labelled managed-by), trimmed.
-func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
-	t.Helper()
-	return startOperatorWith(t, cfg, reconciler.Options{})
-}
-
-// startOperatorWith is startOperator with options o (its workers are set here).
-func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
-	t.Helper()
-	return app().Start(t, cfg, o)
-}
-
-// app is the AppService (app.example.com) for the checks the MyWeb suite runs too.
+// app is the AppService (app.example.com) for test/webkindtest: app().Start runs the controllers of both
+// AppService APIs, and the checks the MyWeb suite shares take it.
 func app() webkindtest.Kind[*appv1.AppService] {
 	setup := func(mgr ctrl.Manager, o reconciler.Options) error {
 		return appservice.Setup(mgr, o, appservice.Config{})

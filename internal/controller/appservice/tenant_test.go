@@ -37,7 +37,7 @@ import (
 func TestAppServiceEditorGetsWhatCreatingPodsGives(t *testing.T) {
 	ns := env.NewNamespace(t, "appservice")
 	app().FreePortWhenDone(t, ns, "mine")
-	startOperator(t, nil)
+	app().Start(t, nil)
 	testenv.Create(t, env.Client, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"},
 		StringData: map[string]string{"password": "not the editor's"}})
 	editor, err := client.New(env.EditorOnly(t, ns, "appservice_editor_role.yaml"), client.Options{Scheme: env.Scheme})

@@ -95,7 +95,7 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 // TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
 func TestMyWebCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
-	startOperatorWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}})})
+	web().StartWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}})})
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "site", 30110)
 	key := testenv.Create(t, env.Client, w)
@@ -155,7 +155,7 @@ func patchWeb(t *testing.T, key types.NamespacedName, f func(*operatorv1.MyWeb))
 
 // TestMyWebDriftReverted: a Deployment scaled by hand, a page edited by hand and a deleted Service come back.
 func TestMyWebDriftReverted(t *testing.T) {
-	startOperator(t, nil)
+	web().Start(t, nil)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "drift", 30120)
 	key := testenv.Create(t, env.Client, w)
@@ -186,7 +186,7 @@ func TestMyWebDriftReverted(t *testing.T) {
 // whatever triggers a reconcile (a label on the MyWeb, a restart of the operator).
 func TestMyWebZeroWritesAtRest(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	mgr, rec := startOperator(t, cfg)
+	mgr, rec := web().Start(t, cfg)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "quiet", 30130)
 	key := testenv.Create(t, env.Client, w)
@@ -240,7 +240,7 @@ func TestMyWebInvalidRejected(t *testing.T) {
 
 // TestMyWebSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and converges.
 func TestMyWebSample(t *testing.T) {
-	startOperator(t, nil)
+	web().Start(t, nil)
 	key := web().CreateSample(t, "operator_v1_myweb.yaml", "sample")
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := getWeb(g, key)
@@ -253,7 +253,7 @@ func TestMyWebSample(t *testing.T) {
 // TestMyWebAvailableFollowsDeployment: the conditions, completed and the Events follow the Deployment's status
 // (written here: envtest runs no Deployment controller).
 func TestMyWebAvailableFollowsDeployment(t *testing.T) {
-	startOperator(t, nil)
+	web().Start(t, nil)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "avail", 30150)
 	w.Spec.Replicas = ptr.To[int32](2)
@@ -307,7 +307,7 @@ func TestMyWebNodePortTaken(t *testing.T) {
 // node-port range. A port outside it makes the MyWeb Degraded with the API server's message (which names the
 // range) and one Warning Event, with backoff; moving the port into the range heals it.
 func TestMyWebNodePortOutOfRange(t *testing.T) {
-	startOperator(t, env.Config)
+	web().Start(t, env.Config)
 	ns := env.NewNamespace(t, "web")
 	key := testenv.Create(t, env.Client, newWeb(ns, "outside", 80))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
@@ -335,7 +335,7 @@ func TestMyWebNodePortOutOfRange(t *testing.T) {
 // MyWeb's deletion; and the MyWeb heals by itself once the object is deleted (testenv.TakenName).
 func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	_, rec := startOperatorWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
+	_, rec := web().StartWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
 	port := int32(30170)
 	check := testenv.TakenName{
 		Client: env.Client, Counter: counter, Reconciles: rec,
@@ -368,7 +368,7 @@ func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 // operator101's label (so the cache holds it) does not make the MyWeb Available: the MyWeb is Degraded
 // (ChildNotOwned) and counts no pods.
 func TestMyWebStatusOnlyFromItsOwnDeployment(t *testing.T) {
-	startOperator(t, nil)
+	web().Start(t, nil)
 	ns := env.NewNamespace(t, "web")
 	dep := testenv.TenantDeployment(ns, "shop")
 	dep.Labels["app.kubernetes.io/managed-by"] = "operator101"
@@ -392,7 +392,7 @@ func TestMyWebStatusOnlyFromItsOwnDeployment(t *testing.T) {
 // cache.
 func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	mgr, rec := startOperator(t, cfg)
+	mgr, rec := web().Start(t, cfg)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "large", 30135)
 	w.Spec.PageContentHtml = strings.Repeat("a", 524288) // the schema's maxLength
@@ -438,6 +438,6 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 // reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however often it is
 // reconciled (testenv.ExpectPodsRefusedByPodSecurity).
 func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
-	_, rec := startOperator(t, nil)
+	_, rec := web().Start(t, nil)
 	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "web-restricted", newWeb("", "root", 30177), getChildren, conditionsOf)
 }

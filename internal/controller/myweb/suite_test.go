@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
@@ -40,20 +39,8 @@ const timeout = 30 * time.Second
 
 var ctx = context.Background()
 
-// startOperator runs the MyWeb controller in a manager on cfg (env.Config when nil), with the real manager's
-// cache: only operator101's own children (labelled managed-by), trimmed.
-func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
-	t.Helper()
-	return startOperatorWith(t, cfg, reconciler.Options{})
-}
-
-// startOperatorWith is startOperator with options o (its workers are set here).
-func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
-	t.Helper()
-	return web().Start(t, cfg, o)
-}
-
-// web is the MyWeb for the checks the AppService suite runs too.
+// web is the MyWeb for test/webkindtest: web().Start runs its controller, and the checks the AppService suite
+// shares take it.
 func web() webkindtest.Kind[*operatorv1.MyWeb] {
 	return webkindtest.Kind[*operatorv1.MyWeb]{Env: env, Name: "MyWeb", Resource: "mywebs", Conditions: conditionsOf,
 		Setup: func(mgr ctrl.Manager, o reconciler.Options) error { return myweb.Setup(mgr, o, myweb.Config{}) }}

@@ -35,7 +35,7 @@ import (
 func TestMyWebEditorGetsWhatCreatingPodsGives(t *testing.T) {
 	ns := env.NewNamespace(t, "web")
 	web().FreePortWhenDone(t, ns, "mine")
-	startOperator(t, nil)
+	web().Start(t, nil)
 	editor, err := client.New(env.EditorOnly(t, ns, "myweb_editor_role.yaml"), client.Options{Scheme: env.Scheme})
 	if err != nil {
 		t.Fatal(err)
