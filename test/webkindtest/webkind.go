@@ -317,3 +317,37 @@ func (k Kind[T]) ExpectNodePortTaken(t *testing.T, prefix string, newOwner func(
 	}
 	k.expectHeals(t, key, follows)
 }
+
+// AnyImage is an image a tenant names: no policy of the operator's knows it.
+const AnyImage = "registry.example/anything:1"
+
+// ExpectEditorGetsWhatCreatingPodsGives checks that a user bound to the editor role of config/rbac/role alone,
+// who may not create a pod in owner's namespace (nor read the Secret named secret there, unless it is empty),
+// makes the operator run pods there: owner, which they create, names AnyImage and asks for the ServiceAccount
+// token, and its pods run AnyImage with the token of the namespace's default ServiceAccount; expectPod, when
+// not nil, checks what else owner asks of them.
+func (k Kind[T]) ExpectEditorGetsWhatCreatingPodsGives(t *testing.T, role, secret string, owner T,
+	expectPod func(g gomega.Gomega, pod corev1.PodSpec), within time.Duration) {
+	t.Helper()
+	ns := owner.GetNamespace()
+	k.FreePortWhenDone(t, ns, owner.GetName())
+	k.Start(t, nil)
+	editor, err := client.New(k.Env.EditorOnly(t, ns, role), client.Options{Scheme: k.Env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectForbidden(t, editor, ns, secret)
+
+	key := testenv.Create(t, editor, owner)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		var dep appsv1.Deployment
+		g.Expect(k.Env.Client.Get(ctx, key, &dep)).To(gomega.Succeed())
+		pod := dep.Spec.Template.Spec
+		g.Expect(pod.Containers[0].Image).To(gomega.Equal(AnyImage))
+		g.Expect(pod.AutomountServiceAccountToken).To(gomega.HaveValue(gomega.BeTrue()))
+		g.Expect(pod.ServiceAccountName).To(gomega.BeEmpty(), "the namespace's default ServiceAccount")
+		if expectPod != nil {
+			expectPod(g, pod)
+		}
+	})
+}

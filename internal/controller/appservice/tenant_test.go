@@ -24,10 +24,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/test/testenv"
+	"github.com/operator101/operator101/test/webkindtest"
 )
 
 // TestAppServiceEditorGetsWhatCreatingPodsGives: a user bound to appservice-editor-role alone, who may neither
@@ -36,30 +36,17 @@ import (
 // default ServiceAccount when they ask for it (docs/admin/security.md, editor roles).
 func TestAppServiceEditorGetsWhatCreatingPodsGives(t *testing.T) {
 	ns := env.NewNamespace(t, "appservice")
-	app().FreePortWhenDone(t, ns, "mine")
-	app().Start(t, nil)
 	testenv.Create(t, env.Client, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"},
 		StringData: map[string]string{"password": "not the editor's"}})
-	editor, err := client.New(env.EditorOnly(t, ns, "appservice_editor_role.yaml"), client.Options{Scheme: env.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.ExpectForbidden(t, editor, ns, "db")
-
 	fromSecret := &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 		LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "password"}}
 	a := newApp(ns, "mine", 30310)
-	a.Spec.Image = "registry.example/anything:1"
+	a.Spec.Image = webkindtest.AnyImage
 	a.Spec.Envs = []appv1.EnvVar{{Name: "STOLEN", ValueFrom: fromSecret}}
 	a.Spec.AutomountServiceAccountToken = ptr.To(true)
-	key := testenv.Create(t, editor, a)
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		pod := getDeployment(g, key).Spec.Template.Spec
-		g.Expect(pod.Containers[0].Image).To(gomega.Equal("registry.example/anything:1"))
+	app().ExpectEditorGetsWhatCreatingPodsGives(t, "appservice_editor_role.yaml", "db", a, func(g gomega.Gomega, pod corev1.PodSpec) {
 		g.Expect(pod.Containers[0].Env).To(gomega.ContainElement(corev1.EnvVar{Name: "STOLEN", ValueFrom: fromSecret}))
-		g.Expect(pod.AutomountServiceAccountToken).To(gomega.HaveValue(gomega.BeTrue()))
-		g.Expect(pod.ServiceAccountName).To(gomega.BeEmpty(), "the namespace's default ServiceAccount")
-	})
+	}, timeout)
 }
 
 // TestAppServiceNodePortQuotaRefusal: in a namespace whose ResourceQuota allows no node port

@@ -20,40 +20,21 @@ import (
 	"testing"
 
 	"github.com/onsi/gomega"
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/test/testenv"
+	"github.com/operator101/operator101/test/webkindtest"
 )
 
 // TestMyWebEditorGetsWhatCreatingPodsGives: a user bound to myweb-editor-role alone, who may not create a pod
 // in the namespace, makes the operator run pods there of the image they name, with the token of the
 // namespace's default ServiceAccount when they ask for it (docs/admin/security.md, editor roles).
 func TestMyWebEditorGetsWhatCreatingPodsGives(t *testing.T) {
-	ns := env.NewNamespace(t, "web")
-	web().FreePortWhenDone(t, ns, "mine")
-	web().Start(t, nil)
-	editor, err := client.New(env.EditorOnly(t, ns, "myweb_editor_role.yaml"), client.Options{Scheme: env.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.ExpectForbidden(t, editor, ns, "")
-
-	w := newWeb(ns, "mine", 30190)
-	w.Spec.Image = "registry.example/anything:1"
+	w := newWeb(env.NewNamespace(t, "web"), "mine", 30190)
+	w.Spec.Image = webkindtest.AnyImage
 	w.Spec.AutomountServiceAccountToken = ptr.To(true)
-	key := testenv.Create(t, editor, w)
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		var dep appsv1.Deployment
-		g.Expect(env.Client.Get(ctx, key, &dep)).To(gomega.Succeed())
-		pod := dep.Spec.Template.Spec
-		g.Expect(pod.Containers[0].Image).To(gomega.Equal("registry.example/anything:1"))
-		g.Expect(pod.AutomountServiceAccountToken).To(gomega.HaveValue(gomega.BeTrue()))
-		g.Expect(pod.ServiceAccountName).To(gomega.BeEmpty(), "the namespace's default ServiceAccount")
-	})
+	web().ExpectEditorGetsWhatCreatingPodsGives(t, "myweb_editor_role.yaml", "", w, nil, timeout)
 }
 
 // TestMyWebNodePortQuotaRefusal: in a namespace whose ResourceQuota allows no node port (services.nodeports:
