@@ -92,6 +92,15 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 	g.Expect(c.svc.Spec.Ports[0].TargetPort).To(gomega.Equal(intstr.FromString("http")))
 }
 
+// expectConverged checks that the children of the MyWeb key carry its spec and that its status describes this
+// generation, and returns it.
+func expectConverged(g gomega.Gomega, key types.NamespacedName) *operatorv1.MyWeb {
+	w := getWeb(g, key)
+	expectFollows(g, w, getChildren(g, key))
+	g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+	return w
+}
+
 // TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
 func TestMyWebCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
@@ -130,11 +139,7 @@ func TestMyWebCreateAndUpdate(t *testing.T) {
 	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas", "automountServiceAccountToken"} {
 		t.Run(field, func(t *testing.T) {
 			patchWeb(t, key, updates[field])
-			testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-				w := getWeb(g, key)
-				expectFollows(g, w, getChildren(g, key))
-				g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-			})
+			testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectConverged(g, key) })
 		})
 	}
 }
@@ -190,12 +195,7 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "quiet", 30130)
 	key := testenv.Create(t, env.Client, w)
-	converged := func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		expectFollows(g, w, getChildren(g, key))
-		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-	}
-	testenv.Eventually(t, timeout, converged)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectConverged(g, key) })
 	// The children's watch events reconcile the MyWeb a few more times: wait until one reconcile wrote nothing.
 	waitQuiet(t, rec, key, counter)
 	t.Logf("writes at creation of one MyWeb: %d (%s)", counter.Total(), counter)
@@ -243,10 +243,7 @@ func TestMyWebSample(t *testing.T) {
 	web().Start(t, nil)
 	key := web().CreateSample(t, "operator_v1_myweb.yaml", "sample")
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		expectFollows(g, w, getChildren(g, key))
-		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30080/"))
+		g.Expect(expectConverged(g, key).Status.URL).To(gomega.Equal("http://NODE:30080/"))
 	})
 }
 
@@ -399,12 +396,7 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	w.Annotations = map[string]string{"tenant.example/blob": strings.Repeat("b", 200<<10)}
 	w.Labels = map[string]string{"tenant": "x"}
 	key := testenv.Create(t, env.Client, w)
-	converged := func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		expectFollows(g, w, getChildren(g, key))
-		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-	}
-	testenv.Eventually(t, timeout, converged)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectConverged(g, key) })
 	waitQuiet(t, rec, key, counter)
 
 	cached, size := web().Cached(t, mgr, key)
@@ -421,7 +413,7 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	counter.Reset()
 	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = strings.Repeat("c", 524288) })
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		converged(g)
+		expectConverged(g, key)
 		g.Expect(getChildren(g, key).cm.Data["index.html"]).To(gomega.HavePrefix("ccc"))
 	})
 	if counter.Gets()["GET mywebs"] == 0 {
