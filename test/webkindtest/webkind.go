@@ -110,9 +110,9 @@ func (k Kind[T]) WaitQuiet(t *testing.T, rec *testenv.Reconciles, key types.Name
 	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, k.Env.Client, key, k.empty()) }, within)
 }
 
-// FreePortWhenDone deletes the custom resource ns/name and its Service once the operator has stopped (cleanups
+// freePortWhenDone deletes the custom resource ns/name and its Service once the operator has stopped (cleanups
 // run last first), so that the next run (-count=N) finds its node port free: envtest runs no garbage collector.
-func (k Kind[T]) FreePortWhenDone(t *testing.T, ns, name string) {
+func (k Kind[T]) freePortWhenDone(t *testing.T, ns, name string) {
 	t.Cleanup(func() {
 		_ = k.Env.Client.Delete(ctx, k.named(ns, name))
 		_ = k.Env.Client.Delete(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
@@ -121,10 +121,10 @@ func (k Kind[T]) FreePortWhenDone(t *testing.T, ns, name string) {
 
 var ctx = context.Background()
 
-// ExpectNoChildLookups fails the test when the operator looked a child up past the cache, or read the custom
+// expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the custom
 // resource whole: it does so only for a child the cache lacks or that differs from what it would apply, never
 // for a converged one.
-func (k Kind[T]) ExpectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
+func (k Kind[T]) expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
 	t.Helper()
 	gets := counter.Gets()
 	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET "+k.Resource]; n != 0 {
@@ -145,7 +145,7 @@ func (k Kind[T]) ExpectNoWritesAtRest(t *testing.T, mgr *testenv.Manager, rec *t
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a label on a converged %s caused %d writes: %s", k.Name, n, counter)
 	}
-	k.ExpectNoChildLookups(t, counter, "a label on a converged "+k.Name)
+	k.expectNoChildLookups(t, counter, "a label on a converged "+k.Name)
 
 	mgr.Stop(t)
 	counter.Reset()
@@ -154,7 +154,7 @@ func (k Kind[T]) ExpectNoWritesAtRest(t *testing.T, mgr *testenv.Manager, rec *t
 	if n := counter.Total(); n != 0 {
 		t.Errorf("a restarted operator wrote %d times to a converged %s: %s", n, k.Name, counter)
 	}
-	k.ExpectNoChildLookups(t, counter, "a restarted operator, converged "+k.Name)
+	k.expectNoChildLookups(t, counter, "a restarted operator, converged "+k.Name)
 }
 
 // Cached reads the custom resource at key from mgr's cache, and says how many bytes of JSON it is there.
@@ -183,7 +183,7 @@ func (k Kind[T]) ExpectConvergedCostsNothing(t *testing.T, rec *testenv.Reconcil
 	if n := counter.Total(); n != 0 {
 		t.Errorf("%s caused %d writes: %s", what, n, counter)
 	}
-	k.ExpectNoChildLookups(t, counter, what)
+	k.expectNoChildLookups(t, counter, what)
 }
 
 // ExpectNodePortQuotaRefusal checks that in a namespace (named after prefix) whose ResourceQuota allows no
@@ -215,7 +215,7 @@ func (k Kind[T]) startCounted(t *testing.T, prefix string, newOwner func(ns stri
 	t.Helper()
 	cfg, counter := testenv.Counting(k.Env.Config)
 	owner := newOwner(k.Env.NewNamespace(t, prefix))
-	k.FreePortWhenDone(t, owner.GetNamespace(), owner.GetName())
+	k.freePortWhenDone(t, owner.GetNamespace(), owner.GetName())
 	_, rec := k.Start(t, cfg)
 	return owner, rec, counter
 }
@@ -248,7 +248,7 @@ func (k Kind[T]) ExpectNodePortOfAnotherTenant(t *testing.T, prefix string, newO
 	t.Helper()
 	other, ns := k.Env.NewNamespace(t, "other"), k.Env.NewNamespace(t, prefix)
 	owner := newOwner(ns)
-	k.FreePortWhenDone(t, ns, owner.GetName())
+	k.freePortWhenDone(t, ns, owner.GetName())
 	squatter := testenv.NodePortSquatter(t, k.Env.Client, other, nodePort)
 	// Deleted once the operator has stopped, so that the port is never the operator's: deleted before, the
 	// next run (-count=3) found it allocated with no Service holding it.
@@ -330,7 +330,7 @@ func (k Kind[T]) ExpectEditorGetsWhatCreatingPodsGives(t *testing.T, role, secre
 	expectPod func(g gomega.Gomega, pod corev1.PodSpec), within time.Duration) {
 	t.Helper()
 	ns := owner.GetNamespace()
-	k.FreePortWhenDone(t, ns, owner.GetName())
+	k.freePortWhenDone(t, ns, owner.GetName())
 	k.Start(t, nil)
 	editor, err := client.New(k.Env.EditorOnly(t, ns, role), client.Options{Scheme: k.Env.Scheme})
 	if err != nil {
