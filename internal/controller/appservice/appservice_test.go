@@ -17,10 +17,7 @@ limitations under the License.
 package appservice_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +34,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
@@ -111,7 +107,7 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 // garbage collection deletes them with it), pass on the operator's proxy settings and follow every spec field.
 func TestAppServiceCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
-	startOperatorWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}})})
+	app().StartWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTPS_PROXY", Value: "http://proxy.example:3128"}, {Name: "https_proxy", Value: "http://proxy.example:3128"}})})
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "shop", 30210)
 	a.Spec.Envs = []appv1.EnvVar{{Name: "MODE", Value: "prod"}}
@@ -164,7 +160,7 @@ func TestAppServiceCreateAndUpdate(t *testing.T) {
 
 // TestAppServiceDriftReverted: a Deployment scaled by hand and a deleted Service come back.
 func TestAppServiceDriftReverted(t *testing.T) {
-	startOperator(t, nil)
+	app().Start(t, nil)
 	ns := env.NewNamespace(t, "appservice")
 	key := testenv.Create(t, env.Client, newApp(ns, "drift", 30220))
 	var dep *appsv1.Deployment
@@ -190,7 +186,7 @@ func TestAppServiceDriftReverted(t *testing.T) {
 // converged, whatever triggers a reconcile (a label on the AppService, a restart of the operator).
 func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	mgr, rec := startOperator(t, cfg)
+	mgr, rec := app().Start(t, cfg)
 	ns := env.NewNamespace(t, "appservice")
 	key := testenv.Create(t, env.Client, newApp(ns, "quiet", 30230))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
@@ -214,30 +210,14 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 		t.Errorf("writes when the Deployment became available: %s, want 1 status patch", counter)
 	}
 
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key, timeout, func() {
-		patchApp(t, key, func(a *appv1.AppService) { a.Labels = map[string]string{"unrelated": "label"} })
-	})
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a label on a converged AppService caused %d writes: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a label on a converged AppService")
-
-	mgr.Stop(t)
-	counter.Reset()
-	_, rec2 := startOperator(t, cfg)
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a restarted operator wrote %d times to a converged AppService: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a restarted operator, converged AppService")
+	app().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
 	t.Logf("writes at rest (a label, a restart): %d", counter.Total())
 }
 
 // TestAppServiceScaleSubresource: the scale subresource reads and writes spec.size, reports the Deployment's
 // replicas and the pods' selector, as `kubectl scale appservice NAME --replicas=N` and an autoscaler need.
 func TestAppServiceScaleSubresource(t *testing.T) {
-	startOperator(t, nil)
+	app().Start(t, nil)
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "scaled", 30240)
 	a.Spec.Size = ptr.To[int32](1)
@@ -315,17 +295,8 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 // TestAppServiceSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and
 // converges.
 func TestAppServiceSample(t *testing.T) {
-	startOperator(t, nil)
-	data, err := os.ReadFile(filepath.Join(env.Root, "config/samples/app_v1_appservice.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &appv1.AppService{}
-	if err := yaml.UnmarshalStrict(data, a); err != nil {
-		t.Fatal(err)
-	}
-	a.Namespace = env.NewNamespace(t, "appservice")
-	key := testenv.Create(t, env.Client, a)
+	app().Start(t, nil)
+	key := app().CreateSample(t, "app_v1_appservice.yaml", "appservice")
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		a := getApp(g, key)
 		expectFollows(g, a)
@@ -338,14 +309,14 @@ func TestAppServiceSample(t *testing.T) {
 		g.Expect(meta.IsStatusConditionTrue(a.Status.Conditions, conditions.Available)).To(gomega.BeTrue())
 		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Progressing)).To(gomega.BeTrue())
 		g.Expect(a.Status.Ready).To(gomega.Equal("2/2"))
-		g.Expect(events(g, a.Namespace, a.Name)).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
+		g.Expect(events(g, key.Namespace, key.Name)).To(gomega.ContainElement("Normal MinimumReplicasAvailable"))
 	})
 }
 
 // TestAppServiceRolloutStuck: an image that never pulls shows, through the Deployment's conditions, as
 // Degraded with the Deployment's message and a Warning Event.
 func TestAppServiceRolloutStuck(t *testing.T) {
-	startOperator(t, nil)
+	app().Start(t, nil)
 	ns := env.NewNamespace(t, "appservice")
 	key := testenv.Create(t, env.Client, newApp(ns, "stuck", 30260))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { getDeployment(g, key) })
@@ -368,40 +339,8 @@ func TestAppServiceRolloutStuck(t *testing.T) {
 // server's message and one Warning Event; the controller retries with backoff (no hot loop) and recovers once
 // the port is free.
 func TestAppServiceNodePortTaken(t *testing.T) {
-	cfg, counter := testenv.Counting(env.Config)
-	startOperator(t, cfg)
-	ns := env.NewNamespace(t, "appservice")
-	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30270)
-	key := testenv.Create(t, env.Client, newApp(ns, "late", 30270))
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getApp(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
-			"NodePortInUse", "provided port is already allocated")
-		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
-		getDeployment(g, key) // the rest of the AppService is applied
-	})
-	// Backoff, not a hot loop: a handful of attempts to apply the Service over 3 seconds.
-	counter.Reset()
-	gomega.NewWithT(t).Consistently(func() int { return counter.Writes(false)["PATCH services"] }).
-		WithTimeout(3 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.BeNumerically("<=", 12))
-	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		var n int
-		for _, e := range events(g, ns, "late") {
-			if e == "Warning NodePortInUse" {
-				n++
-			}
-		}
-		g.Expect(n).To(gomega.Equal(1), "Events on transitions only")
-	})
-
-	if err := env.Client.Delete(ctx, squatter); err != nil {
-		t.Fatal(err)
-	}
-	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
-		a := getApp(g, key)
-		g.Expect(meta.IsStatusConditionFalse(a.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
-		expectFollows(g, a)
-	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+	app().ExpectNodePortTaken(t, "appservice", func(ns string) *appv1.AppService { return newApp(ns, "late", 30270) }, 30270,
+		func(g gomega.Gomega, key types.NamespacedName) { expectFollows(g, getApp(g, key)) }, timeout)
 }
 
 // TestAppServiceNeverAdoptsAnObjectItDidNotCreate: a tenant's own Deployment or Service (no operator101 label,
@@ -411,7 +350,7 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 // deleted (testenv.TakenName).
 func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	_, rec := startOperatorWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
+	_, rec := app().StartWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
 	port := int32(30280)
 	children := []func() client.ObjectList{
 		func() client.ObjectList { return &appsv1.DeploymentList{} },
@@ -456,23 +395,12 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	}
 }
 
-// expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the
-// AppService whole: it does so only for a child the cache lacks or that differs from what it would apply, never
-// for a converged AppService.
-func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
-	t.Helper()
-	gets := counter.Gets()
-	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET appservices"]; n != 0 {
-		t.Errorf("%s: %d uncached lookups: %v", what, n, gets)
-	}
-}
-
 // TestAppServiceCacheHoldsNoEnvironment: the manager's cache holds an AppService without its environment (up
 // to 100 values of 32 KiB) and without the labels and annotations a tenant gave it; a changed value still
 // reaches the Deployment, and a converged AppService costs no write and no read past the cache.
 func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	mgr, rec := startOperator(t, cfg)
+	mgr, rec := app().Start(t, cfg)
 	ns := env.NewNamespace(t, "appservice")
 	a := newApp(ns, "large", 30235)
 	for i := range 20 {
@@ -483,18 +411,11 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectFollows(g, getApp(g, key)) })
 	waitQuiet(t, rec, key, counter)
 
-	cached := &appv1.AppService{}
-	if err := mgr.GetClient().Get(ctx, key, cached); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(cached)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the cache's copy of an AppService with 640 KiB of environment and 200 KiB of annotations: %d bytes", len(b))
-	if len(cached.Spec.Envs) != 0 || len(b) > 4096 {
+	cached, size := app().Cached(t, mgr, key)
+	t.Logf("the cache's copy of an AppService with 640 KiB of environment and 200 KiB of annotations: %d bytes", size)
+	if len(cached.Spec.Envs) != 0 || size > 4096 {
 		t.Errorf("the cache holds %d bytes of the AppService (%d environment variables), want none and at most 4 KiB",
-			len(b), len(cached.Spec.Envs))
+			size, len(cached.Spec.Envs))
 	}
 
 	counter.Reset()
@@ -508,13 +429,7 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 		t.Errorf("the change reached the Deployment without a read of the whole AppService: %v", counter.Gets())
 	}
 
-	waitQuiet(t, rec, key, counter)
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key, timeout, func() { testenv.Poke(t, env.Client, key, &appv1.AppService{}) })
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a converged AppService with a large environment caused %d writes: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a converged AppService with a large environment")
+	app().ExpectConvergedCostsNothing(t, rec, key, counter, timeout, "a converged AppService with a large environment")
 }
 
 // TestAppServicePodsRefusedByPodSecurity: in a namespace enforcing the restricted Pod Security Standard, the
@@ -523,6 +438,6 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 // AppService reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however
 // often it is reconciled (testenv.ExpectPodsRefusedByPodSecurity).
 func TestAppServicePodsRefusedByPodSecurity(t *testing.T) {
-	_, rec := startOperator(t, nil)
+	_, rec := app().Start(t, nil)
 	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "appservice-restricted", newApp("", "root", 30277), getDeployment, conditionsOf)
 }

@@ -56,7 +56,7 @@ func TestKubebuilderAppService(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, counter := testenv.Counting(env.Config)
-	_, rec := startOperator(t, cfg)
+	_, rec := app().Start(t, cfg)
 	a.Namespace = env.NewNamespace(t, "kubebuilder")
 	key := testenv.Create(t, env.Client, a)
 	get := func(g gomega.Gomega) *batchv1alpha1.AppService {
@@ -159,7 +159,7 @@ func TestKubebuilderAppServiceInvalidRejected(t *testing.T) {
 // (ChildNotOwned) and, since the Deployment is not its own, not Available and counting no pods, though the
 // cache holds that Deployment (it carries operator101's labels).
 func TestAppServiceStatusOnlyFromItsOwnDeployment(t *testing.T) {
-	startOperator(t, nil)
+	app().Start(t, nil)
 	ns := env.NewNamespace(t, "samename")
 	first := newApp(ns, "shop", 30290)
 	key := testenv.Create(t, env.Client, first)

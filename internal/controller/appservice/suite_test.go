@@ -25,14 +25,13 @@ import (
 	"github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
-	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
+	"github.com/operator101/operator101/test/webkindtest"
 )
 
 var env *testenv.Env
@@ -43,27 +42,14 @@ const timeout = 30 * time.Second
 
 var ctx = context.Background()
 
-// startOperator runs the AppService controller in a manager on cfg (env.Config when nil), with the real
-// manager's cache: only operator101's own children (labelled managed-by), trimmed.
-func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
-	t.Helper()
-	return startOperatorWith(t, cfg, reconciler.Options{})
-}
-
-// startOperatorWith is startOperator with options o (its workers are set here).
-func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
-	t.Helper()
-	o.Workers = 2
-	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
-	// digests.
-	o.Memory = reconciler.NewMemory()
-	proxyEnv, memory := o.ProxyEnv, o.Memory
-	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+// app is the AppService (app.example.com) for test/webkindtest: app().Start runs the controllers of both
+// AppService APIs, and the checks the MyWeb suite shares take it.
+func app() webkindtest.Kind[*appv1.AppService] {
+	setup := func(mgr ctrl.Manager, o reconciler.Options) error {
 		return appservice.Setup(mgr, o, appservice.Config{})
-	}, func(o *ctrl.Options) {
-		o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
-	})
-	return mgr, mgr.Reconciles
+	}
+	return webkindtest.Kind[*appv1.AppService]{Env: env, Name: "AppService", Resource: "appservices", Setup: setup,
+		Conditions: conditionsOf}
 }
 
 // conditionsOf reads the conditions of the AppService key.
@@ -84,12 +70,12 @@ func patchApp(t *testing.T, key types.NamespacedName, f func(*appv1.AppService))
 
 // events lists "type reason" of the Events about an AppService.
 func events(g gomega.Gomega, ns, name string) []string {
-	return testenv.EventsAbout(g, env.Client, ns, "AppService", name)
+	return app().Events(g, ns, name)
 }
 
 // waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
 // through an annotation).
 func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
 	t.Helper()
-	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, env.Client, key, &appv1.AppService{}) }, timeout)
+	app().WaitQuiet(t, rec, key, counter, timeout)
 }

@@ -17,9 +17,6 @@ limitations under the License.
 package myweb_test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
@@ -96,10 +92,19 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 	g.Expect(c.svc.Spec.Ports[0].TargetPort).To(gomega.Equal(intstr.FromString("http")))
 }
 
+// expectConverged checks that the children of the MyWeb key carry its spec and that its status describes this
+// generation, and returns it.
+func expectConverged(g gomega.Gomega, key types.NamespacedName) *operatorv1.MyWeb {
+	w := getWeb(g, key)
+	expectFollows(g, w, getChildren(g, key))
+	g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
+	return w
+}
+
 // TestMyWebCreateAndUpdate: the children appear, owned by the MyWeb, and follow every spec field.
 func TestMyWebCreateAndUpdate(t *testing.T) {
 	// The cluster's proxy, as cmd/main.go reads it from OLM's environment (operator-lib's two spellings).
-	startOperatorWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}})})
+	web().StartWith(t, nil, reconciler.Options{ProxyEnv: proxyenv.New([]corev1.EnvVar{{Name: "HTTP_PROXY", Value: "http://proxy.example:3128"}, {Name: "http_proxy", Value: "http://proxy.example:3128"}})})
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "site", 30110)
 	key := testenv.Create(t, env.Client, w)
@@ -134,11 +139,7 @@ func TestMyWebCreateAndUpdate(t *testing.T) {
 	for _, field := range []string{"image", "nodePortNumber", "pageContentHtml", "replicas", "automountServiceAccountToken"} {
 		t.Run(field, func(t *testing.T) {
 			patchWeb(t, key, updates[field])
-			testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-				w := getWeb(g, key)
-				expectFollows(g, w, getChildren(g, key))
-				g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-			})
+			testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectConverged(g, key) })
 		})
 	}
 }
@@ -159,7 +160,7 @@ func patchWeb(t *testing.T, key types.NamespacedName, f func(*operatorv1.MyWeb))
 
 // TestMyWebDriftReverted: a Deployment scaled by hand, a page edited by hand and a deleted Service come back.
 func TestMyWebDriftReverted(t *testing.T) {
-	startOperator(t, nil)
+	web().Start(t, nil)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "drift", 30120)
 	key := testenv.Create(t, env.Client, w)
@@ -190,16 +191,11 @@ func TestMyWebDriftReverted(t *testing.T) {
 // whatever triggers a reconcile (a label on the MyWeb, a restart of the operator).
 func TestMyWebZeroWritesAtRest(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	mgr, rec := startOperator(t, cfg)
+	mgr, rec := web().Start(t, cfg)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "quiet", 30130)
 	key := testenv.Create(t, env.Client, w)
-	converged := func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		expectFollows(g, w, getChildren(g, key))
-		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-	}
-	testenv.Eventually(t, timeout, converged)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectConverged(g, key) })
 	// The children's watch events reconcile the MyWeb a few more times: wait until one reconcile wrote nothing.
 	waitQuiet(t, rec, key, counter)
 	t.Logf("writes at creation of one MyWeb: %d (%s)", counter.Total(), counter)
@@ -208,30 +204,14 @@ func TestMyWebZeroWritesAtRest(t *testing.T) {
 		t.Errorf("%d writes to create one MyWeb (3 children and a status), want at most 6: %s", n, counter)
 	}
 
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key, timeout, func() {
-		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Labels = map[string]string{"unrelated": "label"} })
-	})
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a label on a converged MyWeb caused %d writes: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a label on a converged MyWeb")
-
-	mgr.Stop(t)
-	counter.Reset()
-	_, rec2 := startOperator(t, cfg)
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a restarted operator wrote %d times to a converged MyWeb: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a restarted operator, converged MyWeb")
+	web().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
 }
 
 // waitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
 // through an annotation).
 func waitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter) {
 	t.Helper()
-	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, env.Client, key, &operatorv1.MyWeb{}) }, timeout)
+	web().WaitQuiet(t, rec, key, counter, timeout)
 }
 
 // TestMyWebInvalidRejected: the schema refuses what cannot work, with a message that names the field.
@@ -260,37 +240,17 @@ func TestMyWebInvalidRejected(t *testing.T) {
 
 // TestMyWebSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and converges.
 func TestMyWebSample(t *testing.T) {
-	startOperator(t, nil)
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "config/samples/operator_v1_myweb.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &operatorv1.MyWeb{}
-	if err := yaml.UnmarshalStrict(data, w); err != nil {
-		t.Fatal(err)
-	}
-	w.Namespace = env.NewNamespace(t, "sample")
-	if err := env.Client.Create(ctx, w); err != nil {
-		t.Fatalf("the sample does not apply: %v", err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, w) })
-	key := client.ObjectKeyFromObject(w)
+	web().Start(t, nil)
+	key := web().CreateSample(t, "operator_v1_myweb.yaml", "sample")
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		expectFollows(g, w, getChildren(g, key))
-		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30080/"))
+		g.Expect(expectConverged(g, key).Status.URL).To(gomega.Equal("http://NODE:30080/"))
 	})
 }
 
 // TestMyWebAvailableFollowsDeployment: the conditions, completed and the Events follow the Deployment's status
 // (written here: envtest runs no Deployment controller).
 func TestMyWebAvailableFollowsDeployment(t *testing.T) {
-	startOperator(t, nil)
+	web().Start(t, nil)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "avail", 30150)
 	w.Spec.Replicas = ptr.To[int32](2)
@@ -329,59 +289,22 @@ func TestMyWebAvailableFollowsDeployment(t *testing.T) {
 
 // events lists "type reason" of the Events about a MyWeb.
 func events(g gomega.Gomega, ns, name string) []string {
-	return testenv.EventsAbout(g, env.Client, ns, "MyWeb", name)
+	return web().Events(g, ns, name)
 }
 
 // TestMyWebNodePortTaken: a node port another Service holds makes the MyWeb Degraded, with the API server's
 // message and a Warning Event; the controller retries with backoff (no hot loop) and recovers once the port
 // is free.
 func TestMyWebNodePortTaken(t *testing.T) {
-	cfg, counter := testenv.Counting(env.Config)
-	ns := env.NewNamespace(t, "web")
-	// Once the operator has stopped (cleanups run last first), the MyWeb and its Service go, so that the next
-	// run (-count=N) finds the port free and no MyWeb of this one: envtest runs no garbage collector.
-	t.Cleanup(func() {
-		_ = env.Client.Delete(ctx, &operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "late"}})
-		_ = env.Client.Delete(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "late"}})
-	})
-	startOperator(t, cfg)
-	squatter := testenv.NodePortSquatter(t, env.Client, ns, 30160)
-	w := newWeb(ns, "late", 30160)
-	key := testenv.Create(t, env.Client, w)
-	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		testenv.ExpectCondition(g, getWeb(g, key).Status.Conditions, conditions.Degraded, metav1.ConditionTrue,
-			"NodePortInUse", "provided port is already allocated")
-		g.Expect(events(g, ns, "late")).To(gomega.ContainElement("Warning NodePortInUse"))
-	})
-	// Backoff, not a hot loop: over 3 seconds, a handful of attempts to create the Service.
-	counter.Reset()
-	start := time.Now()
-	for time.Since(start) < 3*time.Second {
-		time.Sleep(100 * time.Millisecond) // measuring a rate over a fixed window
-	}
-	if n := counter.Writes(false)["PATCH services"]; n > 12 {
-		t.Errorf("%d attempts to apply the Service in 3s: a hot loop (%s)", n, counter)
-	}
-	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
-	if n := len(testenv.EventsOfReason(t, env.Client, ns, "late", "NodePortInUse")); n != 1 {
-		t.Errorf("%d NodePortInUse Events, want 1 (Events on transitions only)", n)
-	}
-
-	if err := env.Client.Delete(ctx, squatter); err != nil {
-		t.Fatal(err)
-	}
-	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		g.Expect(meta.IsStatusConditionFalse(w.Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
-		expectFollows(g, w, getChildren(g, key))
-	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+	web().ExpectNodePortTaken(t, "web", func(ns string) *operatorv1.MyWeb { return newWeb(ns, "late", 30160) }, 30160,
+		func(g gomega.Gomega, key types.NamespacedName) { expectFollows(g, getWeb(g, key), getChildren(g, key)) }, timeout)
 }
 
 // TestMyWebNodePortOutOfRange: the schema accepts any port, because only the API server knows the cluster's
 // node-port range. A port outside it makes the MyWeb Degraded with the API server's message (which names the
 // range) and one Warning Event, with backoff; moving the port into the range heals it.
 func TestMyWebNodePortOutOfRange(t *testing.T) {
-	startOperator(t, env.Config)
+	web().Start(t, env.Config)
 	ns := env.NewNamespace(t, "web")
 	key := testenv.Create(t, env.Client, newWeb(ns, "outside", 80))
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
@@ -409,7 +332,7 @@ func TestMyWebNodePortOutOfRange(t *testing.T) {
 // MyWeb's deletion; and the MyWeb heals by itself once the object is deleted (testenv.TakenName).
 func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	_, rec := startOperatorWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
+	_, rec := web().StartWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
 	port := int32(30170)
 	check := testenv.TakenName{
 		Client: env.Client, Counter: counter, Reconciles: rec,
@@ -442,7 +365,7 @@ func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 // operator101's label (so the cache holds it) does not make the MyWeb Available: the MyWeb is Degraded
 // (ChildNotOwned) and counts no pods.
 func TestMyWebStatusOnlyFromItsOwnDeployment(t *testing.T) {
-	startOperator(t, nil)
+	web().Start(t, nil)
 	ns := env.NewNamespace(t, "web")
 	dep := testenv.TenantDeployment(ns, "shop")
 	dep.Labels["app.kubernetes.io/managed-by"] = "operator101"
@@ -460,50 +383,27 @@ func TestMyWebStatusOnlyFromItsOwnDeployment(t *testing.T) {
 	})
 }
 
-// expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the MyWeb
-// whole: it does so only for a child the cache lacks or that differs from what it would apply, never for a
-// converged MyWeb.
-func expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
-	t.Helper()
-	gets := counter.Gets()
-	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET mywebs"]; n != 0 {
-		t.Errorf("%s: %d uncached lookups: %v", what, n, gets)
-	}
-}
-
 // TestMyWebCacheHoldsNoPage: the manager's cache holds a MyWeb without its page and without the labels and
 // annotations a tenant gave it, so its memory does not grow with the size of what tenants write; a new page
 // still reaches the ConfigMap and the pods' template, and a converged MyWeb costs no write and no read past the
 // cache.
 func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
-	mgr, rec := startOperator(t, cfg)
+	mgr, rec := web().Start(t, cfg)
 	ns := env.NewNamespace(t, "web")
 	w := newWeb(ns, "large", 30135)
 	w.Spec.PageContentHtml = strings.Repeat("a", 524288) // the schema's maxLength
 	w.Annotations = map[string]string{"tenant.example/blob": strings.Repeat("b", 200<<10)}
 	w.Labels = map[string]string{"tenant": "x"}
 	key := testenv.Create(t, env.Client, w)
-	converged := func(g gomega.Gomega) {
-		w := getWeb(g, key)
-		expectFollows(g, w, getChildren(g, key))
-		g.Expect(w.Status.ObservedGeneration).To(gomega.Equal(w.Generation))
-	}
-	testenv.Eventually(t, timeout, converged)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectConverged(g, key) })
 	waitQuiet(t, rec, key, counter)
 
-	cached := &operatorv1.MyWeb{}
-	if err := mgr.GetClient().Get(ctx, key, cached); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(cached)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("the cache's copy of a MyWeb with a page of 512 KiB and 200 KiB of annotations: %d bytes", len(b))
-	if cached.Spec.PageContentHtml != "" || len(b) > 4096 {
+	cached, size := web().Cached(t, mgr, key)
+	t.Logf("the cache's copy of a MyWeb with a page of 512 KiB and 200 KiB of annotations: %d bytes", size)
+	if cached.Spec.PageContentHtml != "" || size > 4096 {
 		t.Errorf("the cache holds %d bytes of the MyWeb (page of %d bytes), want no page and at most 4 KiB",
-			len(b), len(cached.Spec.PageContentHtml))
+			size, len(cached.Spec.PageContentHtml))
 	}
 	if cached.Spec.NodePortNumber != w.Spec.NodePortNumber || cached.Generation == 0 {
 		t.Errorf("the cache's copy lost what the status is derived from: %+v", cached.Spec)
@@ -513,7 +413,7 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	counter.Reset()
 	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = strings.Repeat("c", 524288) })
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		converged(g)
+		expectConverged(g, key)
 		g.Expect(getChildren(g, key).cm.Data["index.html"]).To(gomega.HavePrefix("ccc"))
 	})
 	if counter.Gets()["GET mywebs"] == 0 {
@@ -521,13 +421,7 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 	}
 
 	// Converged: whatever triggers a reconcile, no write and no read past the cache.
-	waitQuiet(t, rec, key, counter)
-	counter.Reset()
-	testenv.WaitReconciled(t, rec, key, timeout, func() { testenv.Poke(t, env.Client, key, &operatorv1.MyWeb{}) })
-	if n := counter.Total(); n != 0 {
-		t.Errorf("a converged MyWeb with a large page caused %d writes: %s", n, counter)
-	}
-	expectNoChildLookups(t, counter, "a converged MyWeb with a large page")
+	web().ExpectConvergedCostsNothing(t, rec, key, counter, timeout, "a converged MyWeb with a large page")
 }
 
 // TestMyWebPodsRefusedByPodSecurity: in a namespace enforcing the restricted Pod Security Standard, the pods of
@@ -536,6 +430,6 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 // reports it as Degraded=True, ReplicaFailure, with that message, and one Warning Event, however often it is
 // reconciled (testenv.ExpectPodsRefusedByPodSecurity).
 func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
-	_, rec := startOperator(t, nil)
+	_, rec := web().Start(t, nil)
 	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "web-restricted", newWeb("", "root", 30177), getChildren, conditionsOf)
 }

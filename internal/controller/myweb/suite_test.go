@@ -22,13 +22,13 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/operator101/operator101/internal/controller"
+	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/myweb"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/test/testenv"
+	"github.com/operator101/operator101/test/webkindtest"
 )
 
 var env *testenv.Env
@@ -39,25 +39,9 @@ const timeout = 30 * time.Second
 
 var ctx = context.Background()
 
-// startOperator runs the MyWeb controller in a manager on cfg (env.Config when nil), with the real manager's
-// cache: only operator101's own children (labelled managed-by), trimmed.
-func startOperator(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
-	t.Helper()
-	return startOperatorWith(t, cfg, reconciler.Options{})
-}
-
-// startOperatorWith is startOperator with options o (its workers are set here).
-func startOperatorWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
-	t.Helper()
-	o.Workers = 2
-	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
-	// digests.
-	o.Memory = reconciler.NewMemory()
-	proxyEnv, memory := o.ProxyEnv, o.Memory
-	mgr := env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return myweb.Setup(mgr, o, myweb.Config{})
-	}, func(o *ctrl.Options) {
-		o.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
-	})
-	return mgr, mgr.Reconciles
+// web is the MyWeb for test/webkindtest: web().Start runs its controller, and the checks the AppService suite
+// shares take it.
+func web() webkindtest.Kind[*operatorv1.MyWeb] {
+	return webkindtest.Kind[*operatorv1.MyWeb]{Env: env, Name: "MyWeb", Resource: "mywebs", Conditions: conditionsOf,
+		Setup: func(mgr ctrl.Manager, o reconciler.Options) error { return myweb.Setup(mgr, o, myweb.Config{}) }}
 }

@@ -1,0 +1,353 @@
+/*
+Copyright 2026 The operator101 Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package webkindtest holds what the envtest suites of MyWeb and AppService share: the two kinds run a
+// Deployment behind a NodePort Service, so they are started, counted and refused alike. It imports
+// internal/controller (the real manager's cache), so only the black-box tests (package myweb_test,
+// appservice_test) use it; test/testenv cannot, since tests inside internal/controller import it.
+package webkindtest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator101/operator101/api/conditions"
+	"github.com/operator101/operator101/internal/controller"
+	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// Kind is one kind the shared checks run over (T: *operatorv1.MyWeb, *appv1.AppService), as its suite
+// describes it.
+type Kind[T client.Object] struct {
+	// Env is the suite's environment: build Kind once testenv.Run has set it.
+	Env *testenv.Env
+	// Name is the kind (MyWeb), as Events name it; Resource is its resource (mywebs), as the API paths do.
+	Name, Resource string
+	// Setup registers the kind's controller with a manager.
+	Setup func(ctrl.Manager, reconciler.Options) error
+	// Conditions reads the conditions of the custom resource at key.
+	Conditions func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition
+}
+
+// Start runs the kind's controller in a manager on cfg (Env.Config when nil), with the real manager's cache:
+// only operator101's own children (labelled managed-by), trimmed.
+func (k Kind[T]) Start(t *testing.T, cfg *rest.Config) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
+	return k.StartWith(t, cfg, reconciler.Options{})
+}
+
+// StartWith is Start with options o (its workers are set here).
+func (k Kind[T]) StartWith(t *testing.T, cfg *rest.Config, o reconciler.Options) (*testenv.Manager, *testenv.Reconciles) {
+	t.Helper()
+	o.Workers = 2
+	// One Memory, as cmd/main.go makes it: the cache's transforms and the controller compare each other's
+	// digests.
+	o.Memory = reconciler.NewMemory()
+	proxyEnv, memory := o.ProxyEnv, o.Memory
+	mgr := k.Env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
+		return k.Setup(mgr, o)
+	}, func(co *ctrl.Options) {
+		co.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
+	})
+	return mgr, mgr.Reconciles
+}
+
+// empty returns a new, empty custom resource of the kind.
+func (k Kind[T]) empty() T {
+	var zero T
+	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+}
+
+// named returns the custom resource ns/name, with nothing else set.
+func (k Kind[T]) named(ns, name string) T {
+	o := k.empty()
+	o.SetNamespace(ns)
+	o.SetName(name)
+	return o
+}
+
+// Events lists "type reason" of the Events about the custom resource ns/name.
+func (k Kind[T]) Events(g gomega.Gomega, ns, name string) []string {
+	return testenv.EventsAbout(g, k.Env.Client, ns, k.Name, name)
+}
+
+// WaitQuiet waits until the writes have stopped: the counter does not move across a reconcile of key (poked
+// through an annotation).
+func (k Kind[T]) WaitQuiet(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName, counter *testenv.Counter, within time.Duration) {
+	t.Helper()
+	testenv.WaitQuiet(t, rec, key, counter, func() { testenv.Poke(t, k.Env.Client, key, k.empty()) }, within)
+}
+
+// freePortWhenDone deletes the custom resource ns/name and its Service once the operator has stopped (cleanups
+// run last first), so that the next run (-count=N) finds its node port free: envtest runs no garbage collector.
+func (k Kind[T]) freePortWhenDone(t *testing.T, ns, name string) {
+	t.Cleanup(func() {
+		_ = k.Env.Client.Delete(ctx, k.named(ns, name))
+		_ = k.Env.Client.Delete(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+	})
+}
+
+var ctx = context.Background()
+
+// expectNoChildLookups fails the test when the operator looked a child up past the cache, or read the custom
+// resource whole: it does so only for a child the cache lacks or that differs from what it would apply, never
+// for a converged one.
+func (k Kind[T]) expectNoChildLookups(t *testing.T, counter *testenv.Counter, what string) {
+	t.Helper()
+	gets := counter.Gets()
+	if n := gets["GET configmaps"] + gets["GET deployments"] + gets["GET services"] + gets["GET "+k.Resource]; n != 0 {
+		t.Errorf("%s: %d uncached lookups: %v", what, n, gets)
+	}
+}
+
+// ExpectNoWritesAtRest checks that the converged custom resource at key costs no write and no read past the
+// cache whatever triggers a reconcile: a label on it, then a restart of the operator (mgr, started on cfg,
+// whose requests counter counts; rec counts its reconciles).
+func (k Kind[T]) ExpectNoWritesAtRest(t *testing.T, mgr *testenv.Manager, rec *testenv.Reconciles, cfg *rest.Config,
+	counter *testenv.Counter, key types.NamespacedName, within time.Duration) {
+	t.Helper()
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, within, func() {
+		testenv.Patch(t, k.Env.Client, key, k.empty(), func(o T) { o.SetLabels(map[string]string{"unrelated": "label"}) })
+	})
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a label on a converged %s caused %d writes: %s", k.Name, n, counter)
+	}
+	k.expectNoChildLookups(t, counter, "a label on a converged "+k.Name)
+
+	mgr.Stop(t)
+	counter.Reset()
+	_, rec2 := k.Start(t, cfg)
+	testenv.Eventually(t, within, func(g gomega.Gomega) { g.Expect(rec2.Get(key)).To(gomega.BeNumerically(">=", 1)) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("a restarted operator wrote %d times to a converged %s: %s", n, k.Name, counter)
+	}
+	k.expectNoChildLookups(t, counter, "a restarted operator, converged "+k.Name)
+}
+
+// Cached reads the custom resource at key from mgr's cache, and says how many bytes of JSON it is there.
+func (k Kind[T]) Cached(t *testing.T, mgr *testenv.Manager, key types.NamespacedName) (T, int) {
+	t.Helper()
+	cached := k.empty()
+	if err := mgr.GetClient().Get(ctx, key, cached); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cached, len(b)
+}
+
+// ExpectConvergedCostsNothing waits until the writes about key have stopped, then checks that a reconcile of
+// it (poked through an annotation) costs no write and no read past the cache; what names the custom resource
+// in the messages.
+func (k Kind[T]) ExpectConvergedCostsNothing(t *testing.T, rec *testenv.Reconciles, key types.NamespacedName,
+	counter *testenv.Counter, within time.Duration, what string) {
+	t.Helper()
+	k.WaitQuiet(t, rec, key, counter, within)
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key, within, func() { testenv.Poke(t, k.Env.Client, key, k.empty()) })
+	if n := counter.Total(); n != 0 {
+		t.Errorf("%s caused %d writes: %s", what, n, counter)
+	}
+	k.expectNoChildLookups(t, counter, what)
+}
+
+// ExpectNodePortQuotaRefusal checks that in a namespace (named after prefix) whose ResourceQuota allows no
+// node port, the Service of owner (made by newOwner in it, asking nodePorts node ports) is refused by the API
+// server's quota admission; the custom resource reports it, Degraded with the quota's message and one Warning
+// Event, while its other children are applied; it retries with backoff (no hot loop); and it heals once the
+// quota allows the ports (follows: its children carry its spec).
+func (k Kind[T]) ExpectNodePortQuotaRefusal(t *testing.T, prefix string, newOwner func(ns string) T, nodePorts int64,
+	follows func(g gomega.Gomega, key types.NamespacedName), within time.Duration) {
+	t.Helper()
+	owner, rec, counter := k.startCounted(t, prefix, newOwner)
+	testenv.NodePortQuota(t, k.Env.Client, owner.GetNamespace(), 0)
+	key := testenv.Create(t, k.Env.Client, owner)
+	k.expectServiceRefused(t, key, conditions.ReasonApplyFailed,
+		"exceeded quota: nodeports, requested: services.nodeports="+strconv.FormatInt(nodePorts, 10), within)
+	if err := k.Env.Client.Get(ctx, key, &corev1.Service{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the Service: %v, want NotFound", err)
+	}
+
+	testenv.ExpectBackoffWhileServiceRefused(t, k.Env.Client, rec, counter, key, conditions.ReasonApplyFailed)
+
+	testenv.SetNodePortQuota(t, k.Env.Client, owner.GetNamespace(), nodePorts)
+	k.expectHeals(t, key, follows)
+}
+
+// startCounted starts the operator on a counted config, and makes (without creating it) the custom resource
+// newOwner makes in a new namespace named after prefix; its Service is deleted once the operator has stopped.
+func (k Kind[T]) startCounted(t *testing.T, prefix string, newOwner func(ns string) T) (T, *testenv.Reconciles, *testenv.Counter) {
+	t.Helper()
+	cfg, counter := testenv.Counting(k.Env.Config)
+	owner := newOwner(k.Env.NewNamespace(t, prefix))
+	k.freePortWhenDone(t, owner.GetNamespace(), owner.GetName())
+	_, rec := k.Start(t, cfg)
+	return owner, rec, counter
+}
+
+// expectServiceRefused waits until the custom resource at key is Degraded for reason, with message, and has a
+// Warning Event of it, while its other children are applied.
+func (k Kind[T]) expectServiceRefused(t *testing.T, key types.NamespacedName, reason, message string, within time.Duration) {
+	t.Helper()
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Degraded, metav1.ConditionTrue, reason, message)
+		g.Expect(k.Events(g, key.Namespace, key.Name)).To(gomega.ContainElement("Warning " + reason))
+		g.Expect(k.Env.Client.Get(ctx, key, &appsv1.Deployment{})).To(gomega.Succeed(), "the other children are applied")
+	})
+}
+
+// expectHeals waits, up to 90 seconds, until the custom resource at key is no longer Degraded and follows.
+func (k Kind[T]) expectHeals(t *testing.T, key types.NamespacedName, follows func(g gomega.Gomega, key types.NamespacedName)) {
+	t.Helper()
+	gomega.NewWithT(t).Eventually(func(g gomega.Gomega) {
+		g.Expect(meta.IsStatusConditionFalse(k.Conditions(g, key), conditions.Degraded)).To(gomega.BeTrue())
+		follows(g, key)
+	}).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(gomega.Succeed())
+}
+
+// ExpectNodePortOfAnotherTenant checks that a node port a Service of another namespace holds (node ports are
+// one range for the whole cluster) makes the custom resource newOwner makes in a namespace named after prefix,
+// asking for nodePort, Degraded, NodePortInUse, with the allocator's message and a Warning Event.
+func (k Kind[T]) ExpectNodePortOfAnotherTenant(t *testing.T, prefix string, newOwner func(ns string) T, nodePort int32,
+	within time.Duration) {
+	t.Helper()
+	other, ns := k.Env.NewNamespace(t, "other"), k.Env.NewNamespace(t, prefix)
+	owner := newOwner(ns)
+	k.freePortWhenDone(t, ns, owner.GetName())
+	squatter := testenv.NodePortSquatter(t, k.Env.Client, other, nodePort)
+	// Deleted once the operator has stopped, so that the port is never the operator's: deleted before, the
+	// next run (-count=3) found it allocated with no Service holding it.
+	t.Cleanup(func() { _ = k.Env.Client.Delete(ctx, squatter) })
+	k.Start(t, nil)
+	key := testenv.Create(t, k.Env.Client, owner)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Degraded, metav1.ConditionTrue,
+			conditions.ReasonNodePortInUse, "provided port is already allocated")
+		g.Expect(k.Events(g, ns, key.Name)).To(gomega.ContainElement("Warning " + conditions.ReasonNodePortInUse))
+	})
+}
+
+// CreateSample creates the sample config/samples/file unchanged, in a new namespace named after prefix (as
+// `kubectl apply -n` does), deletes it when the test ends, and returns its key.
+func (k Kind[T]) CreateSample(t *testing.T, file, prefix string) types.NamespacedName {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(k.Env.Root, "config/samples", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := k.empty()
+	if err := yaml.UnmarshalStrict(data, sample); err != nil {
+		t.Fatal(err)
+	}
+	sample.SetNamespace(k.Env.NewNamespace(t, prefix))
+	if err := k.Env.Client.Create(ctx, sample); err != nil {
+		t.Fatalf("the sample does not apply: %v", err)
+	}
+	t.Cleanup(func() { _ = k.Env.Client.Delete(ctx, sample) })
+	return client.ObjectKeyFromObject(sample)
+}
+
+// ExpectNodePortTaken checks that a node port another Service holds makes the custom resource newOwner makes
+// (in a namespace named after prefix, asking for nodePort, its other children applied) Degraded with the API
+// server's message and one Warning Event; that the controller retries with backoff (no hot loop); and that it
+// recovers once the port is free (follows: its children carry its spec).
+func (k Kind[T]) ExpectNodePortTaken(t *testing.T, prefix string, newOwner func(ns string) T, nodePort int32,
+	follows func(g gomega.Gomega, key types.NamespacedName), within time.Duration) {
+	t.Helper()
+	owner, _, counter := k.startCounted(t, prefix, newOwner)
+	ns := owner.GetNamespace()
+	squatter := testenv.NodePortSquatter(t, k.Env.Client, ns, nodePort)
+	key := testenv.Create(t, k.Env.Client, owner)
+	k.expectServiceRefused(t, key, conditions.ReasonNodePortInUse, "provided port is already allocated", within)
+	// Backoff, not a hot loop: a handful of attempts to apply the Service over 3 seconds.
+	counter.Reset()
+	gomega.NewWithT(t).Consistently(func() int { return counter.Writes(false)["PATCH services"] }).
+		WithTimeout(3*time.Second).WithPolling(100*time.Millisecond).Should(gomega.BeNumerically("<=", 12), "a hot loop: %s", counter)
+	t.Logf("attempts to apply the Service while its node port is taken, over 3s: %d", counter.Writes(false)["PATCH services"])
+	if n := len(testenv.EventsOfReason(t, k.Env.Client, ns, key.Name, conditions.ReasonNodePortInUse)); n != 1 {
+		t.Errorf("%d %s Events, want 1 (Events on transitions only)", n, conditions.ReasonNodePortInUse)
+	}
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		var n int
+		for _, e := range k.Events(g, ns, key.Name) {
+			if e == "Warning "+conditions.ReasonNodePortInUse {
+				n++
+			}
+		}
+		g.Expect(n).To(gomega.Equal(1), "Events on transitions only")
+	})
+
+	if err := k.Env.Client.Delete(ctx, squatter); err != nil {
+		t.Fatal(err)
+	}
+	k.expectHeals(t, key, follows)
+}
+
+// AnyImage is an image a tenant names: no policy of the operator's knows it.
+const AnyImage = "registry.example/anything:1"
+
+// ExpectEditorGetsWhatCreatingPodsGives checks that a user bound to the editor role of config/rbac/role alone,
+// who may not create a pod in owner's namespace (nor read the Secret named secret there, unless it is empty),
+// makes the operator run pods there: owner, which they create, names AnyImage and asks for the ServiceAccount
+// token, and its pods run AnyImage with the token of the namespace's default ServiceAccount; expectPod, when
+// not nil, checks what else owner asks of them.
+func (k Kind[T]) ExpectEditorGetsWhatCreatingPodsGives(t *testing.T, role, secret string, owner T,
+	expectPod func(g gomega.Gomega, pod corev1.PodSpec), within time.Duration) {
+	t.Helper()
+	ns := owner.GetNamespace()
+	k.freePortWhenDone(t, ns, owner.GetName())
+	k.Start(t, nil)
+	editor, err := client.New(k.Env.EditorOnly(t, ns, role), client.Options{Scheme: k.Env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.ExpectForbidden(t, editor, ns, secret)
+
+	key := testenv.Create(t, editor, owner)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		var dep appsv1.Deployment
+		g.Expect(k.Env.Client.Get(ctx, key, &dep)).To(gomega.Succeed())
+		pod := dep.Spec.Template.Spec
+		g.Expect(pod.Containers[0].Image).To(gomega.Equal(AnyImage))
+		g.Expect(pod.AutomountServiceAccountToken).To(gomega.HaveValue(gomega.BeTrue()))
+		g.Expect(pod.ServiceAccountName).To(gomega.BeEmpty(), "the namespace's default ServiceAccount")
+		if expectPod != nil {
+			expectPod(g, pod)
+		}
+	})
+}
