@@ -17,20 +17,19 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
+
+	"github.com/operator101/operator101/hack/crdfiles"
 )
 
 // Generate returns the reference: one section per kind (from the CRDs in crdDir), then the condition types and
 // reasons of each API package under apiDir.
 func Generate(crdDir, apiDir string) (string, error) {
-	crds, err := readCRDs(crdDir)
+	crds, err := crdfiles.Read(crdDir)
 	if err != nil {
 		return "", err
 	}
@@ -57,39 +56,6 @@ func Generate(crdDir, apiDir string) (string, error) {
 	}
 	writeConditions(&b, groups)
 	return strings.TrimRight(b.String(), "\n") + "\n", nil
-}
-
-func readCRDs(dir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no CRD in %s", dir)
-	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(data, crd); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		if crd.Kind != "CustomResourceDefinition" {
-			return nil, fmt.Errorf("%s: kind %q, not a CustomResourceDefinition", p, crd.Kind)
-		}
-		crds = append(crds, crd)
-	}
-	sort.Slice(crds, func(i, j int) bool {
-		a, b := crds[i].Spec, crds[j].Spec
-		if a.Names.Kind != b.Names.Kind {
-			return a.Names.Kind < b.Names.Kind
-		}
-		return a.Group < b.Group
-	})
-	return crds, nil
 }
 
 // anchor is the GitHub anchor of a kind's heading, "Kind (group/version)".

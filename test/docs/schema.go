@@ -17,8 +17,6 @@ package docs
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -31,7 +29,8 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
-	"sigs.k8s.io/yaml"
+
+	"github.com/operator101/operator101/hack/crdfiles"
 )
 
 // Schemas checks objects of the kinds whose CRDs are in a directory (config/crd/bases) as the API server would
@@ -49,23 +48,13 @@ type crdSchema struct {
 
 // LoadSchemas reads every CRD in dir.
 func LoadSchemas(dir string) (*Schemas, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	crds, err := crdfiles.Read(dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no CRD in %s", dir)
-	}
 	s := &Schemas{byGVK: map[string]*crdSchema{}}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(data, crd); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
+	for _, crd := range crds {
+		p := crd.Name
 		for _, v := range crd.Spec.Versions {
 			internal := &apiextensions.JSONSchemaProps{}
 			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, internal, nil); err != nil {
