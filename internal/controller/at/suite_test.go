@@ -159,12 +159,22 @@ func podPosts(c *testenv.Counter) int { return c.Writes(false)["POST pods"] }
 
 // eventReasons lists the reasons of the Events regarding the At, in no particular order.
 func eventReasons(g gomega.Gomega, at *cnatv1alpha1.At) []string {
+	return eventField(g, at, func(e eventsv1.Event) string { return e.Reason })
+}
+
+// eventNotes lists the notes of the Events regarding the At.
+func eventNotes(g gomega.Gomega, at *cnatv1alpha1.At) []string {
+	return eventField(g, at, func(e eventsv1.Event) string { return e.Note })
+}
+
+// eventField lists one field of each Event regarding the At.
+func eventField(g gomega.Gomega, at *cnatv1alpha1.At, field func(eventsv1.Event) string) []string {
 	list := &eventsv1.EventList{}
 	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(at.Namespace))).To(gomega.Succeed())
 	var out []string
 	for _, e := range list.Items {
 		if e.Regarding.UID == at.UID {
-			out = append(out, e.Reason)
+			out = append(out, field(e))
 		}
 	}
 	return out
@@ -179,17 +189,4 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// eventNotes lists the notes of the Events regarding the At.
-func eventNotes(g gomega.Gomega, at *cnatv1alpha1.At) []string {
-	list := &eventsv1.EventList{}
-	g.Expect(env.Client.List(context.Background(), list, client.InNamespace(at.Namespace))).To(gomega.Succeed())
-	var out []string
-	for _, e := range list.Items {
-		if e.Regarding.UID == at.UID {
-			out = append(out, e.Note)
-		}
-	}
-	return out
 }
