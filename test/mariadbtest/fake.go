@@ -90,25 +90,8 @@ func StartFake(t testing.TB, o FakeOptions) *Fake {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &Fake{ln: ln, opt: o, key: key}
-	var conns sync.WaitGroup
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return // closed
-			}
-			conns.Go(func() { f.serve(c) })
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		conns.Wait()
-	})
+	f := &Fake{opt: o, key: key}
+	f.ln = Serve(t, f.serve)
 	return f
 }
 
@@ -332,22 +315,10 @@ func (f *Fake) serve(c net.Conn) {
 // what mysqlaccount.Open gets back is the driver's own *mysql.MySQLError. It returns the port.
 func ErrorServer(t testing.TB, number uint16, message string) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p := binary.LittleEndian.AppendUint16([]byte{0xff}, number)
-			p = append(append(p, "#28000"...), message...)
-			_, _ = c.Write(append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...))
-			_ = c.Close()
-		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
+	return Port(Serve(t, func(c net.Conn) {
+		p := binary.LittleEndian.AppendUint16([]byte{0xff}, number)
+		p = append(append(p, "#28000"...), message...)
+		_, _ = c.Write(append([]byte{byte(len(p)), byte(len(p) >> 8), byte(len(p) >> 16), 0}, p...))
+		_ = c.Close()
+	}))
 }

@@ -38,6 +38,7 @@ import (
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
+	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -51,31 +52,15 @@ type tcpRecorder struct {
 
 func recordConnections(t *testing.T) *tcpRecorder {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &tcpRecorder{ln: ln}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return // closed
-			}
-			r.conns.Add(1)
-			_ = c.Close()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		<-done
+	r := &tcpRecorder{}
+	r.ln = mariadbtest.Serve(t, func(c net.Conn) {
+		r.conns.Add(1)
+		_ = c.Close()
 	})
 	return r
 }
 
-func (r *tcpRecorder) port() string { return strconv.Itoa(r.ln.Addr().(*net.TCPAddr).Port) }
+func (r *tcpRecorder) port() string { return strconv.Itoa(mariadbtest.Port(r.ln)) }
 
 // selfSignedCA is the PEM of a CA certificate that no one trusts.
 func selfSignedCA(t *testing.T) string {
