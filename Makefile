@@ -131,7 +131,8 @@ test-e2e: ## End to end on the local cluster (or yours: KUBECONFIG, IMAGE_TAG_BA
 
 .PHONY: ci
 ci: export CHAOS ?= 1
-ci: check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end and the chaos upgrade (needs root).
+ci: ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end and the chaos upgrade (needs root); prints each step's time and the total.
+	hack/ci.sh check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager.
