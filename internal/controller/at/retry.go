@@ -77,10 +77,7 @@ func runStart(at *cnatv1alpha1.At, now time.Time) time.Time {
 	if at.Status.StartTime != nil {
 		from = at.Status.StartTime.Time
 	}
-	if when, err := Schedule(at); err == nil && when.After(from) {
-		from = when
-	}
-	return from
+	return notBeforeSchedule(at, from)
 }
 
 // attemptDeadlineSeconds is the activeDeadlineSeconds of attempt k's pod: the At's for the first, what is left

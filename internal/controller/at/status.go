@@ -97,11 +97,15 @@ func notStarted(pod *corev1.Pod) bool {
 // no earlier than the At's schedule (the pod is created once the schedule is due, so in a cluster the two
 // agree; the schedule keeps the count in the clock's own time when the API server's differs).
 func startDeadline(at *cnatv1alpha1.At, pod *corev1.Pod, limit time.Duration) time.Time {
-	from := pod.CreationTimestamp.Time
-	if when, err := Schedule(at); err == nil && when.After(from) {
-		from = when
+	return notBeforeSchedule(at, pod.CreationTimestamp.Time).Add(limit)
+}
+
+// notBeforeSchedule is t, or the At's schedule when that is later (t when the schedule cannot be read).
+func notBeforeSchedule(at *cnatv1alpha1.At, t time.Time) time.Time {
+	if when, err := Schedule(at); err == nil && when.After(t) {
+		return when
 	}
-	return from.Add(limit)
+	return t
 }
 
 // MaxTerminationMessage bounds what of the command's termination message (what it wrote to
