@@ -149,10 +149,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		st := waiting(at.Status, metav1.ConditionFalse, cnatv1alpha1.ReasonUnknownTimeZone,
 			fmt.Sprintf("timeZone %q is not a time zone the operator knows (IANA names such as Europe/Berlin); the command runs once it is fixed",
 				ptr.Deref(at.Spec.TimeZone, "")), now)
-		var events []report.Event
-		if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonUnknownTimeZone {
-			events = append(events, report.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonUnknownTimeZone, Action: "Schedule", Note: st.Message})
-		}
+		events := reasonEvent(at.Status, corev1.EventTypeWarning, cnatv1alpha1.ReasonUnknownTimeZone, "Schedule", st.Message)
 		return ctrl.Result{}, r.writeStatus(ctx, at, st, events...)
 	}
 	if err != nil {
@@ -183,10 +180,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// Resuming is a spec change, which brings the next reconcile; the deadline, if any, is the only time
 		// that changes anything meanwhile.
 		st := suspended(at.Status, when, now)
-		var events []report.Event
-		if c := succeededCondition(at.Status); c == nil || c.Reason != cnatv1alpha1.ReasonSuspended {
-			events = append(events, report.Event{Type: corev1.EventTypeNormal, Reason: cnatv1alpha1.ReasonSuspended, Action: "Schedule", Note: st.Message})
-		}
+		events := reasonEvent(at.Status, corev1.EventTypeNormal, cnatv1alpha1.ReasonSuspended, "Schedule", st.Message)
 		if err := r.writeStatus(ctx, at, st, events...); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -394,10 +388,7 @@ func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod 
 		// and the attempt before stays recorded as failed.
 		st.Phase = cnatv1alpha1.PhaseRunning
 	}
-	var events []report.Event
-	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonPodNameTaken {
-		events = append(events, report.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
-	}
+	events := reasonEvent(at.Status, corev1.EventTypeWarning, cnatv1alpha1.ReasonPodNameTaken, "Run", st.Message)
 	if err := r.writeStatus(ctx, at, st, events...); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -477,6 +468,15 @@ func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cn
 	before := at.DeepCopy()
 	at.Status = st
 	return r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
+}
+
+// reasonEvent is the one Event an At gets when its Succeeded condition takes reason: none when old, the status
+// it had, already had that reason.
+func reasonEvent(old cnatv1alpha1.AtStatus, eventType, reason, action, note string) []report.Event {
+	if c := succeededCondition(old); c != nil && c.Reason == reason {
+		return nil
+	}
+	return []report.Event{{Type: eventType, Reason: reason, Action: action, Note: note}}
 }
 
 // phaseEvents is the Event an At's move from phase old to st deserves: one when it leaves PENDING, its first
