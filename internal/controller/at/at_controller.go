@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/priority"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/report"
@@ -467,16 +468,24 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 // writeStatus writes st when it differs from the At's status, with an Event when the phase changes, and the
 // events given.
 func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...report.Event) error {
-	st.ObservedGeneration = at.Generation
+	st = observed(st, at.Generation, r.Clock.Now())
+	before := at.DeepCopy()
+	at.Status = st
+	return r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
+}
+
+// observed is st as written for generation, observed at now: with the generation observed, and the Ready,
+// Reconciling and Stalled conditions that generic tools read (verdict).
+func observed(st cnatv1alpha1.AtStatus, generation int64, now time.Time) cnatv1alpha1.AtStatus {
+	st.ObservedGeneration = generation
 	if st.Phase != cnatv1alpha1.PhasePending {
 		st.NextRunTime = nil // kubectl get at shows the next run of a PENDING At only
 	}
 	for i := range st.Conditions {
-		st.Conditions[i].ObservedGeneration = at.Generation
+		st.Conditions[i].ObservedGeneration = generation
 	}
-	before := at.DeepCopy()
-	at.Status = st
-	return r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
+	st.Conditions = health.Set(st.Conditions, generation, verdict(st), metav1.NewTime(now))
+	return st
 }
 
 // phaseEvents is the Event an At's move from phase old to st deserves: one when it leaves PENDING, its first
