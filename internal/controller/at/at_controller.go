@@ -395,6 +395,7 @@ func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod 
 		// and the attempt before stays recorded as failed.
 		st.Phase = cnatv1alpha1.PhaseRunning
 	}
+	r.Metrics.ChildNotOwned("Pod")
 	var events []report.Event
 	if c := meta.FindStatusCondition(at.Status.Conditions, cnatv1alpha1.ConditionSucceeded); c == nil || c.Reason != cnatv1alpha1.ReasonPodNameTaken {
 		events = append(events, report.Event{Type: corev1.EventTypeWarning, Reason: cnatv1alpha1.ReasonPodNameTaken, Action: "Run", Note: st.Message})
@@ -471,7 +472,32 @@ func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cn
 	st = observed(st, at.Generation, r.Clock.Now())
 	before := at.DeepCopy()
 	at.Status = st
-	return r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
+	if err := r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...); err != nil {
+		return err
+	}
+	r.count(at, before.Status.Phase)
+	return nil
+}
+
+// count tells the metrics of an At whose status, just written, moved from phase old: a run that started (its
+// delay from the schedule) or ended (its result). A status written again in the same phase counts nothing.
+func (r *Reconciler) count(at *cnatv1alpha1.At, old string) {
+	st := at.Status
+	if old == st.Phase {
+		return
+	}
+	switch st.Phase {
+	case cnatv1alpha1.PhaseRunning:
+		if when, err := Schedule(at); err == nil && old == cnatv1alpha1.PhasePending && st.StartTime != nil {
+			r.Metrics.AtStarted(st.StartTime.Sub(when))
+		}
+	case cnatv1alpha1.PhaseDone:
+		r.Metrics.AtRunEnded("Succeeded")
+	case cnatv1alpha1.PhaseFailed:
+		r.Metrics.AtRunEnded("Failed")
+	case cnatv1alpha1.PhaseMissed:
+		r.Metrics.AtRunEnded("Missed")
+	}
 }
 
 // observed is st as written for generation, observed at now: with the generation observed, and the Ready,

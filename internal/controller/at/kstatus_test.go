@@ -23,8 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
-	"github.com/operator101/operator101/api/conditions"
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/test/kstatustest"
 )
 
@@ -57,6 +57,11 @@ func TestKstatus(t *testing.T) {
 			false, status.FailedStatus, false},
 		{"pod name taken", waiting(empty, metav1.ConditionUnknown, cnatv1alpha1.ReasonPodNameTaken, "taken", now),
 			false, status.FailedStatus, false},
+		{"pod name taken between two attempts", func() cnatv1alpha1.AtStatus {
+			s := waiting(empty, metav1.ConditionUnknown, cnatv1alpha1.ReasonPodNameTaken, "taken", now)
+			s.Phase = cnatv1alpha1.PhaseRunning
+			return s
+		}(), false, status.FailedStatus, false},
 		{"deleted", pending(empty, now.Add(time.Hour), now), true, status.TerminatingStatus, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -251,6 +251,10 @@ func verdict(s cnatv1alpha1.AtStatus) health.Verdict {
 	if c != nil {
 		v.Reason, v.Message = c.Reason, c.Message
 	}
+	if v.Reason == cnatv1alpha1.ReasonPodNameTaken {
+		v.State = health.Failed // PENDING, or RUNNING between two attempts
+		return v
+	}
 	switch s.Phase {
 	case cnatv1alpha1.PhaseFailed, cnatv1alpha1.PhaseMissed:
 		v.State = health.Failed
@@ -260,7 +264,7 @@ func verdict(s cnatv1alpha1.AtStatus) health.Verdict {
 		switch v.Reason {
 		case cnatv1alpha1.ReasonScheduled, cnatv1alpha1.ReasonSuspended:
 			v.State = health.Current
-		case cnatv1alpha1.ReasonInvalidSchedule, cnatv1alpha1.ReasonUnknownTimeZone, cnatv1alpha1.ReasonPodNameTaken:
+		case cnatv1alpha1.ReasonInvalidSchedule, cnatv1alpha1.ReasonUnknownTimeZone:
 			v.State = health.Failed
 		}
 	}
