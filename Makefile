@@ -102,8 +102,8 @@ generate: controller-gen ## Generate DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: docs
-docs: manifests ## Generate the API reference (docs/reference/api.md) from the CRDs and api/'s condition reasons.
-	go run ./hack/apidocs -crds config/crd/bases -api api -out docs/reference/api.md
+docs: manifests ## Generate the API reference (docs/reference/api.md) from the CRDs and api/'s condition reasons, and the metrics reference.
+	go run ./hack/apidocs -crds config/crd/bases -api api -out docs/reference/api.md -metrics-out docs/reference/metrics.md
 
 .PHONY: verify-generated
 verify-generated: controller-gen kustomize operator-sdk opm ## Fail if generate/manifests/docs/bundle/catalog would change anything.
