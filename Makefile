@@ -240,6 +240,9 @@ SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
 # What an At without an image runs (the manager's RELATED_IMAGE_BUSYBOX); a release gives it by digest.
 BUSYBOX_IMG ?= docker.io/library/busybox:1.36
 BUNDLE_DIR ?= bundle
+# The OpenShift versions whose catalogs list the bundle (com.redhat.openshift.versions): 4.17 and later, the
+# first on Kubernetes 1.30, the CSV's minKubeVersion.
+OPENSHIFT_VERSIONS ?= v4.17
 # What operator-sdk and kustomize cannot do to the bundle (hack/bundletool/main.go says why, command by command).
 BUNDLETOOL := go run ./hack/bundletool
 
@@ -258,6 +261,7 @@ bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) fo
 	$(BUNDLETOOL) created-at -bundle $(BUNDLE_DIR)
 	$(BUNDLETOOL) related-images -bundle $(BUNDLE_DIR) -extra '$(RELATED_IMAGES)'
 	$(BUNDLETOOL) upgrade-edge -bundle $(BUNDLE_DIR) -catalog config/catalog/operator101.yaml
+	$(BUNDLETOOL) metadata -bundle $(BUNDLE_DIR) -dockerfile bundle.Dockerfile -set com.redhat.openshift.versions=$(OPENSHIFT_VERSIONS)
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: bundle-build
