@@ -62,6 +62,7 @@ KUBECTL ?= $(LOCALBIN)/kubectl
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+PROMTOOL ?= $(LOCALBIN)/promtool
 TOOLS := hack/tools/install.sh
 
 # Tests run against the locally built etcd + kube-apiserver.
@@ -125,13 +126,19 @@ lint: golangci-lint ## Run golangci-lint (.golangci.yml; the e2e and faults suit
 test: envtest operator-sdk opm kustomize ## Unit and envtest controller tests (go test -short): the edit-test loop; no root, no cluster, no package installs.
 	go test -short ./... -count=1 -timeout 15m $(TEST_ARGS)
 
+.PHONY: test-rules
+test-rules: promtool ## Test the alert rules (config/prometheus/base/rules.yaml) with promtool test rules.
+	go run ./hack/promrules -in config/prometheus/base/rules.yaml -out $(LOCALBIN)/operator101.rules.yaml
+	$(PROMTOOL) check rules $(LOCALBIN)/operator101.rules.yaml
+	$(PROMTOOL) test rules config/prometheus/tests/rules_test.yaml
+
 .PHONY: test-e2e
 test-e2e: ## End to end on the local cluster (or yours: KUBECONFIG, IMAGE_TAG_BASE) with real OLM: Subscription install, samples, upgrade, scorecard, uninstall, run bundle.
 	$(TARGET_VARS) hack/cluster/e2e.sh
 
 .PHONY: ci
 ci: export CHAOS ?= 1
-ci: check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end and the chaos upgrade (needs root).
+ci: check-tracked tools verify-generated fmt-check vet lint test-rules test-go test-faults test-e2e ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, alert rules, all Go tests, fault injection, OLM end to end and the chaos upgrade (needs root).
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager.
@@ -220,13 +227,14 @@ undeploy: kustomize kubectl ## Remove what deploy created.
 
 ##@ Tools
 
-.PHONY: controller-gen kustomize kubectl operator-sdk opm golangci-lint envtest
+.PHONY: controller-gen kustomize kubectl operator-sdk opm golangci-lint promtool envtest
 controller-gen: ; @$(TOOLS) controller-gen
 golangci-lint: ; @$(TOOLS) golangci-lint
 kustomize: ; @$(TOOLS) kustomize
 kubectl: ; @$(TOOLS) kubectl
 operator-sdk: ; @$(TOOLS) operator-sdk
 opm: ; @$(TOOLS) opm
+promtool: ; @$(TOOLS) promtool
 envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 	@LOCALBIN=$(ENVTEST_ASSETS) $(TOOLS) etcd kube-apiserver
 
