@@ -29,8 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/operator101/operator101/api/conditions"
-	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/health"
 )
 
 func dep(replicas, ready, updated, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
