@@ -69,3 +69,14 @@ func TestKstatus(t *testing.T) {
 		})
 	}
 }
+
+// A check is labelled with its target unless no DatabaseTarget has that name: a name a tenant made up is in no
+// metric's label.
+func TestMetricTarget(t *testing.T) {
+	if got := metricTarget("main", outcome{reason: mygroupv1alpha1.ReasonReady}); got != "main" {
+		t.Errorf("a known target is labelled %q", got)
+	}
+	if got := metricTarget("made-up-by-a-tenant", outcome{reason: mygroupv1alpha1.ReasonUnknownTarget}); got != "" {
+		t.Errorf("an unknown target is labelled %q", got)
+	}
+}
