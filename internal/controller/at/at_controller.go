@@ -103,8 +103,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	now := r.Clock.Now()
-	// Finished: the status is final; only the TTL remains.
+	// Finished: the status is final; only the TTL remains. An At that finished under an operator that did not
+	// set Ready, Reconciling and Stalled gets them, in one write; afterwards writeStatus writes nothing.
 	if isFinished(at.Status.Phase) {
+		if err := r.writeStatus(ctx, at, at.Status); err != nil {
+			return ctrl.Result{}, err
+		}
 		return r.cleanup(ctx, at, now)
 	}
 
@@ -503,6 +507,7 @@ func (r *Reconciler) count(at *cnatv1alpha1.At, old string) {
 // observed is st as written for generation, observed at now: with the generation observed, and the Ready,
 // Reconciling and Stalled conditions that generic tools read (verdict).
 func observed(st cnatv1alpha1.AtStatus, generation int64, now time.Time) cnatv1alpha1.AtStatus {
+	st = *st.DeepCopy() // st may share its conditions with the At as read, which Report compares with
 	st.ObservedGeneration = generation
 	if st.Phase != cnatv1alpha1.PhasePending {
 		st.NextRunTime = nil // kubectl get at shows the next run of a PENDING At only
