@@ -15,18 +15,22 @@
 package at_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/api/conditions"
 	atctl "github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/metrics"
@@ -85,4 +89,27 @@ operator101_at_runs_total{result="Failed"} 1
 	if started != 1 {
 		t.Errorf("%d starts observed, want 1 (the At a year ahead has not started)", started)
 	}
+}
+
+// An At that finished under an operator without Ready, Reconciling and Stalled gets them from this one, in one
+// write, and then none.
+func TestFinishedBeforeTheUpgradeGetsReady(t *testing.T) {
+	g := gomega.NewWithT(t)
+	ns := env.NewNamespace(t, "at")
+	at := createAt(t, ns, "done-long-ago", sched(t0.Add(-time.Hour)), "true")
+	at.Status = cnatv1alpha1.AtStatus{Phase: cnatv1alpha1.PhaseDone, Message: "the command exited 0",
+		Conditions: []metav1.Condition{{Type: cnatv1alpha1.ConditionSucceeded, Status: metav1.ConditionTrue,
+			Reason: cnatv1alpha1.ReasonCompleted, Message: "the command exited 0", LastTransitionTime: metav1.NewTime(t0.Add(-time.Hour))}}}
+	must(t, env.Client.Status().Update(context.Background(), at))
+
+	cfg, counter := testenv.Counting(env.Config)
+	rec := startOperator(t, cfg, ns, reconciler.Options{Clock: newClock()}, atctl.Config{}).Reconciles
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		got := getAt(g, key(at))
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, conditions.Ready)).To(gomega.BeTrue())
+		g.Expect(kstatustest.Compute(t, got, cnatv1alpha1.GroupVersion.WithKind("At")).Status).To(gomega.Equal(status.CurrentStatus))
+	})
+	counter.Reset()
+	testenv.WaitReconciled(t, rec, key(at), timeout, func() { testenv.Poke(t, env.Client, key(at), &cnatv1alpha1.At{}) })
+	g.Expect(counter.Total()).To(gomega.Equal(0), "writes at rest: %s", counter)
 }
