@@ -492,7 +492,8 @@ func (r *Reconciler) count(at *cnatv1alpha1.At, old string) {
 	}
 	switch st.Phase {
 	case cnatv1alpha1.PhaseRunning:
-		if when, err := Schedule(at); err == nil && old == cnatv1alpha1.PhasePending && st.StartTime != nil {
+		// From PENDING, or straight from a new At's empty phase when it is due at once.
+		if when, err := Schedule(at); err == nil && st.StartTime != nil {
 			r.Metrics.AtStarted(st.StartTime.Sub(when))
 		}
 	case cnatv1alpha1.PhaseDone:
