@@ -62,6 +62,7 @@ KUBECTL ?= $(LOCALBIN)/kubectl
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 OPM ?= $(LOCALBIN)/opm
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+PROMTOOL ?= $(LOCALBIN)/promtool
 TOOLS := hack/tools/install.sh
 
 # Tests run against the locally built etcd + kube-apiserver.
@@ -102,8 +103,8 @@ generate: controller-gen ## Generate DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: docs
-docs: manifests ## Generate the API reference (docs/reference/api.md) from the CRDs and api/'s condition reasons.
-	go run ./hack/apidocs -crds config/crd/bases -api api -out docs/reference/api.md
+docs: manifests ## Generate the API reference (docs/reference/api.md) from the CRDs and api/'s condition reasons, and the metrics reference.
+	go run ./hack/apidocs -crds config/crd/bases -api api -out docs/reference/api.md -metrics-out docs/reference/metrics.md
 
 .PHONY: verify-generated
 verify-generated: controller-gen kustomize operator-sdk opm ## Fail if generate/manifests/docs/bundle/catalog would change anything.
@@ -125,14 +126,20 @@ lint: golangci-lint ## Run golangci-lint (.golangci.yml; the e2e and faults suit
 test: envtest operator-sdk opm kustomize ## Unit and envtest controller tests (go test -short): the edit-test loop; no root, no cluster, no package installs.
 	go test -short ./... -count=1 -timeout 15m $(TEST_ARGS)
 
+.PHONY: test-rules
+test-rules: promtool ## Test the alert rules (config/prometheus/base/rules.yaml) with promtool test rules.
+	go run ./hack/promrules -in config/prometheus/base/rules.yaml -out $(LOCALBIN)/operator101.rules.yaml
+	$(PROMTOOL) check rules $(LOCALBIN)/operator101.rules.yaml
+	$(PROMTOOL) test rules config/prometheus/tests/rules_test.yaml
+
 .PHONY: test-e2e
 test-e2e: ## End to end on the local cluster (or yours: KUBECONFIG, IMAGE_TAG_BASE) with real OLM: Subscription install, samples, upgrade, scorecard, uninstall, run bundle.
 	$(TARGET_VARS) hack/cluster/e2e.sh
 
 .PHONY: ci
 ci: export CHAOS ?= 1
-ci: ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, all Go tests, fault injection, OLM end to end and the chaos upgrade (needs root); prints each step's time and the total.
-	hack/ci.sh check-tracked tools verify-generated fmt-check vet lint test-go test-faults test-e2e
+ci: ## Everything (.ci/run): no binaries tracked, generated files current, fmt, vet, lint, alert rules, all Go tests, fault injection, OLM end to end and the chaos upgrade (needs root); prints each step's time and the total.
+	hack/ci.sh check-tracked tools verify-generated fmt-check vet lint test-rules test-go test-faults test-e2e
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager.
@@ -221,13 +228,14 @@ undeploy: kustomize kubectl ## Remove what deploy created.
 
 ##@ Tools
 
-.PHONY: controller-gen kustomize kubectl operator-sdk opm golangci-lint envtest
+.PHONY: controller-gen kustomize kubectl operator-sdk opm golangci-lint promtool envtest
 controller-gen: ; @$(TOOLS) controller-gen
 golangci-lint: ; @$(TOOLS) golangci-lint
 kustomize: ; @$(TOOLS) kustomize
 kubectl: ; @$(TOOLS) kubectl
 operator-sdk: ; @$(TOOLS) operator-sdk
 opm: ; @$(TOOLS) opm
+promtool: ; @$(TOOLS) promtool
 envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 	@LOCALBIN=$(ENVTEST_ASSETS) $(TOOLS) etcd kube-apiserver
 
@@ -241,6 +249,9 @@ SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
 # What an At without an image runs (the manager's RELATED_IMAGE_BUSYBOX); a release gives it by digest.
 BUSYBOX_IMG ?= docker.io/library/busybox:1.36
 BUNDLE_DIR ?= bundle
+# The OpenShift versions whose catalogs list the bundle (com.redhat.openshift.versions): 4.17 and later, the
+# first on Kubernetes 1.30, the CSV's minKubeVersion.
+OPENSHIFT_VERSIONS ?= v4.17
 # What operator-sdk and kustomize cannot do to the bundle (hack/bundletool/main.go says why, command by command).
 BUNDLETOOL := go run ./hack/bundletool
 
@@ -259,6 +270,7 @@ bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/) fo
 	$(BUNDLETOOL) created-at -bundle $(BUNDLE_DIR)
 	$(BUNDLETOOL) related-images -bundle $(BUNDLE_DIR) -extra '$(RELATED_IMAGES)'
 	$(BUNDLETOOL) upgrade-edge -bundle $(BUNDLE_DIR) -catalog config/catalog/operator101.yaml
+	$(BUNDLETOOL) metadata -bundle $(BUNDLE_DIR) -dockerfile bundle.Dockerfile -set com.redhat.openshift.versions=$(OPENSHIFT_VERSIONS)
 	$(OPERATOR_SDK) bundle validate $(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: bundle-build

@@ -40,6 +40,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -47,6 +48,7 @@ import (
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/kindlimit"
+	opmetrics "github.com/operator101/operator101/internal/metrics"
 	"github.com/operator101/operator101/internal/metricsauth"
 	"github.com/operator101/operator101/internal/restmappercache"
 )
@@ -130,6 +132,15 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
+	// The metrics about what the operator manages, beside controller-runtime's own (docs/admin/monitoring.md).
+	counted := opmetrics.New()
+	if err := counted.Register(ctrlmetrics.Registry); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	if err := ctrlmetrics.Registry.Register(opmetrics.NewObjects(mgr.GetCache(), ctrl.Log.WithName("metrics"))); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	cfg.controllers.Metrics = counted
 	if err := controller.SetupWithManager(mgr, cfg.controllers, memory); err != nil {
 		return fmt.Errorf("setting up controllers: %w", err)
 	}

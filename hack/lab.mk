@@ -12,7 +12,7 @@ check-tracked: ## Fail if git tracks a compiled binary or a file over 1 MiB (lar
 
 .PHONY: tools
 tools: envtest image-deps ## Build (or reuse from the cache) every tool the project needs.
-	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm golangci-lint
+	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm golangci-lint promtool
 
 .PHONY: fmt-check
 fmt-check: ## Fail if any Go file is not gofmt-formatted.

@@ -12,9 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package conditions names the condition types and reasons that more than one kind reports: MyWeb and
-// AppService both run a Deployment and report it the same way. What only one kind reports is in that kind's
-// API package.
+// Package conditions names the condition types and reasons that more than one kind reports: every kind's
+// Ready, Reconciling and Stalled (kstatus' conditions), and the conditions of MyWeb and AppService, which both run
+// a Deployment and report it the same way. What only one kind reports is in that kind's API package.
 package conditions
 
 // Condition types of a kind that runs a Deployment (MyWeb, AppService).
@@ -51,4 +51,24 @@ const (
 	ReasonApplyFailed = "ApplyFailed"
 	// ReasonAsExpected: Degraded=False, the children match the spec.
 	ReasonAsExpected = "AsExpected"
+)
+
+// Condition types every kind reports, as kstatus (sigs.k8s.io/cli-utils/pkg/kstatus) and the tools built on it
+// (Flux's health checks, kpt, cli-utils' appliers) read them, beside the kind's own conditions. Exactly one of
+// the three is True once the object's status has been written: Ready when the object is as its spec asks,
+// Reconciling while the operator is still bringing it there, Stalled when it cannot without a person (a
+// failed At, a Degraded MyWeb, a DatabaseUser the target refuses). The True one's reason and message are the
+// kind's own condition's (Degraded's, Succeeded's, ...); the two others carry the same.
+const (
+	// Ready is True when the object is as its spec asks and nothing needs a person (`kubectl wait
+	// --for=condition=Ready`). For an At: scheduled (PENDING with a valid schedule, or suspended as asked),
+	// RUNNING, or DONE; whether the command succeeded is Succeeded.
+	Ready = "Ready"
+	// Reconciling is True while the operator works towards the spec and expects to get there by itself: a
+	// rollout under way, a database server that does not answer yet (kstatus: InProgress).
+	Reconciling = "Reconciling"
+	// Stalled is True when the operator cannot bring the object to its spec without a person: a Degraded
+	// MyWeb or AppService, a FAILED or MISSED At, a DatabaseUser or DatabaseTarget refused for a reason a retry
+	// does not fix (kstatus: Failed).
+	Stalled = "Stalled"
 )

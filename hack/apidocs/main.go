@@ -17,7 +17,9 @@
 // and reasons declared as Go constants in api/. It is home-made because no served generator reads both: the
 // CRDs say what the API server enforces, and the reasons exist only as constants.
 //
-//	go run ./hack/apidocs -crds config/crd/bases -api api -out docs/reference/api.md
+// It also writes the metrics reference (docs/reference/metrics.md) from internal/metrics' definitions.
+//
+//	go run ./hack/apidocs -crds config/crd/bases -api api -out docs/reference/api.md -metrics-out docs/reference/metrics.md
 package main
 
 import (
@@ -30,7 +32,14 @@ func main() {
 	crds := flag.String("crds", "config/crd/bases", "directory of the CRDs (*.yaml)")
 	api := flag.String("api", "api", "directory of the API's Go packages, for the condition types and reasons")
 	out := flag.String("out", "", "file to write (default: standard output)")
+	metricsOut := flag.String("metrics-out", "", "file to write the metrics reference to (internal/metrics' definitions)")
 	flag.Parse()
+	if *metricsOut != "" {
+		if err := os.WriteFile(*metricsOut, []byte(Metrics()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "apidocs:", err)
+			os.Exit(1)
+		}
+	}
 	text, err := Generate(*crds, *api)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apidocs:", err)

@@ -26,6 +26,10 @@
 //	bundletool upgrade-edge -bundle DIR [-catalog F]
 //	    writes spec.replaces and olm.skipRange from the releases in the catalog template: generate bundle has
 //	    no flag for either, and the edge depends on what is released, which only the template knows.
+//	bundletool metadata -bundle DIR [-dockerfile F] -set key=value,...
+//	    adds annotations to metadata/annotations.yaml and, as labels, to the bundle's Dockerfile
+//	    (metadata.go): generate bundle rewrites both and has no flag for the com.redhat.openshift.versions
+//	    annotation OpenShift's catalogs read.
 //	bundletool add-release -template F -bundle DIR -image IMG@sha256:D
 //	    records a released bundle in the catalog template (catalog.go): opm renders a basic template but has
 //	    no command that adds a bundle to one.
@@ -49,7 +53,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bundletool created-at|related-images|upgrade-edge|add-release|split-template [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bundletool created-at|related-images|upgrade-edge|metadata|add-release|split-template [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -60,12 +64,14 @@ func main() {
 		err = runRelatedImages(os.Args[2:])
 	case "upgrade-edge":
 		err = runUpgradeEdge(os.Args[2:])
+	case "metadata":
+		err = runMetadata(os.Args[2:])
 	case "add-release":
 		err = runAddRelease(os.Args[2:])
 	case "split-template":
 		err = runSplitTemplate(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (created-at, related-images, upgrade-edge, add-release, split-template)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (created-at, related-images, upgrade-edge, metadata, add-release, split-template)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bundletool: %v\n", err)

@@ -34,13 +34,15 @@ spec() {
 	opm) echo "olm|v1.64.0|CGO_ENABLED=1|json1,containers_image_openpgp,netgo,osusergo|-s -w ${static} -X github.com/operator-framework/operator-registry/cmd/opm/version.gitCommit=v1.64.0 -X github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion=v1.64.0|opm=github.com/operator-framework/operator-registry/cmd/opm" ;;
 	olm) echo "olm|v0.41.0|CGO_ENABLED=1|json1,containers_image_openpgp,netgo,osusergo|-s -w ${static} -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=0.41.0|olm=github.com/operator-framework/operator-lifecycle-manager/cmd/olm catalog=github.com/operator-framework/operator-lifecycle-manager/cmd/catalog package-server=github.com/operator-framework/operator-lifecycle-manager/cmd/package-server copy-content=github.com/operator-framework/operator-lifecycle-manager/cmd/copy-content cpb=github.com/operator-framework/operator-lifecycle-manager/util/cpb" ;;
 	golangci-lint) echo "golangci-lint|v2.15.0|CGO_ENABLED=0||-s -w -X main.version=2.15.0 -X main.commit=v2.15.0 -X main.date=2026-10-16T10:51:54Z|golangci-lint=github.com/golangci/golangci-lint/v2/cmd/golangci-lint" ;;
+	# promtool test rules (make test-rules). Prometheus' Go module v0.316.0 is its release 3.16.0.
+	promtool) echo "promtool|v0.316.0|CGO_ENABLED=0||-s -w|promtool=github.com/prometheus/prometheus/cmd/promtool" ;;
 	# The local cluster (hack/cluster): its DNS and the probe OLM's catalog pods exec.
 	coredns) echo "coredns|v1.12.4|CGO_ENABLED=0||-s -w|coredns=github.com/coredns/coredns" ;;
 	grpc-health-probe) echo "grpc-health-probe|v0.4.61|CGO_ENABLED=0||-s -w|grpc_health_probe=github.com/grpc-ecosystem/grpc-health-probe" ;;
 	*) return 1 ;;
 	esac
 }
-ALL="controller-gen kustomize etcd kube-apiserver kubectl operator-sdk opm olm golangci-lint"
+ALL="controller-gen kustomize etcd kube-apiserver kubectl operator-sdk opm olm golangci-lint promtool"
 # What `make cluster-up` needs besides etcd, kube-apiserver and kubectl ("cluster" builds these).
 CLUSTER="kube-node coredns grpc-health-probe"
 

@@ -17,6 +17,7 @@ package controller
 import (
 	"time"
 
+	"github.com/operator101/operator101/internal/metrics"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -53,4 +54,7 @@ type Options struct {
 	DatabaseResyncPeriod time.Duration
 	// DatabaseMigratingTargets are the target names the former DATABASE_TARGETS still lists (databaseuser.Config).
 	DatabaseMigratingTargets []string
+	// Metrics receives what the controllers count; cmd/main.go registers it with controller-runtime's
+	// registry. nil: each controller counts into one of its own, registered nowhere.
+	Metrics *metrics.Metrics
 }

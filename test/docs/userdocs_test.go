@@ -126,7 +126,14 @@ func appliedFiles(t *testing.T, flag, path string) []string {
 	}
 	var files []string
 	for _, r := range k.Resources {
-		files = append(files, filepath.Join(full, r))
+		f := filepath.Join(full, r)
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			// A base or another overlay: its own kustomization's resources.
+			rel, _ := filepath.Rel(root, f)
+			files = append(files, appliedFiles(t, flag, rel)...)
+			continue
+		}
+		files = append(files, f)
 	}
 	return files
 }

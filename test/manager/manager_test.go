@@ -210,6 +210,7 @@ func TestRunsServesProbesAndSecureMetricsAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	var body string // of the last scrape
 	scrape := func(token string) int {
 		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed test certificate
@@ -222,7 +223,8 @@ func TestRunsServesProbesAndSecureMetricsAndStopsOnSIGTERM(t *testing.T) {
 			return -1
 		}
 		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
 		return resp.StatusCode
 	}
 	waitFor(t, p, 30*time.Second, func() bool { return scrape("") > 0 })
@@ -239,6 +241,11 @@ func TestRunsServesProbesAndSecureMetricsAndStopsOnSIGTERM(t *testing.T) {
 	}
 	if code := scrape(scraper); code != http.StatusOK {
 		t.Errorf("metrics for a ServiceAccount bound to metrics-reader: %d, want 200", code)
+	}
+	// operator101's own metrics are registered (docs/reference/metrics.md); the histogram without labels is
+	// served before anything is counted.
+	if !strings.Contains(body, "# TYPE operator101_at_start_delay_seconds histogram") {
+		t.Errorf("operator101's metrics are not served: %.500s", body)
 	}
 
 	// Production logs are JSON, one object a line.

@@ -311,7 +311,10 @@ type AtStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Message",xDescriptors={"urn:alm:descriptor:io.kubernetes.phase:reason"}
 	Message string `json:"message,omitempty"`
 
-	// conditions: Succeeded (see the phases).
+	// conditions: Succeeded (see the phases); and Ready, Reconciling and Stalled as kstatus reads them (Flux,
+	// kpt), exactly one of them True: Ready while the At is on track (PENDING with a schedule it can read, suspended,
+	// RUNNING or DONE: a far-off schedule is Ready at once), Stalled once FAILED or MISSED, or while its schedule,
+	// time zone or pod name stops it.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

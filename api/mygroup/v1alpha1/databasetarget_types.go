@@ -195,7 +195,8 @@ type AdoptableAccounts struct {
 // DatabaseTargetStatus is what the operator that serves the target last found.
 type DatabaseTargetStatus struct {
 	// conditions: Ready says whether the operator can log in to the server as the admin account, and if not,
-	// why.
+	// why; Reconciling (the server does not answer yet, retried) and Stalled (a person must act) say it as
+	// kstatus reads it (Flux, kpt).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

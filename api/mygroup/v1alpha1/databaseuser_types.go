@@ -151,7 +151,8 @@ type DatabaseUserSpec struct {
 
 // DatabaseUserStatus is what the operator last saw.
 type DatabaseUserStatus struct {
-	// conditions: Ready says whether the account matches the spec, and if not, why.
+	// conditions: Ready says whether the account matches the spec, and if not, why; Reconciling (the server
+	// does not answer yet, retried) and Stalled (a person must act) say it as kstatus reads it (Flux, kpt).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

@@ -92,7 +92,9 @@ type MyWebStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions: Available, Progressing and Degraded, each with a reason and a message.
+	// conditions: Available, Progressing and Degraded, each with a reason and a message; and Ready (the
+	// current spec is rolled out and available), Reconciling (a rollout is under way) and Stalled (Degraded),
+	// as kstatus reads them (Flux, kpt): exactly one of the three is True.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

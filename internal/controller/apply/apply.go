@@ -52,6 +52,8 @@ type Applier struct {
 	Client client.Client
 	Live   client.Reader
 	Memory *Memory
+	// Refused, when set, is told the kind of each child refused as not owned (metrics).
+	Refused func(kind string)
 }
 
 // ErrNotOwned: a child's name is taken by an object the custom resource does not control.
@@ -151,6 +153,9 @@ func Child[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, a
 		}
 	}
 	if !metav1.IsControlledBy(observed, owner) {
+		if a.Refused != nil {
+			a.Refused(kind)
+		}
 		return NotOwned(kind, observed)
 	}
 	_, err := IfChanged(ctx, a, observed, desired, extract)

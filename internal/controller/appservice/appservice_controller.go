@@ -31,6 +31,7 @@ import (
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/rollout"
 )
@@ -177,5 +178,6 @@ func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now met
 		s.UnavailableReplicas = dep.Status.UnavailableReplicas
 	}
 	s.Ready = fmt.Sprintf("%d/%d", s.ReadyReplicas, desired)
+	s.Conditions = health.Set(s.Conditions, a.Generation, health.Rollout(s.Conditions), now)
 	return s
 }

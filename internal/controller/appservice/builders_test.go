@@ -168,8 +168,8 @@ func TestStatusReplicaCounts(t *testing.T) {
 	if want := [5]int32{5, 3, 3, 2, 2}; got != want {
 		t.Errorf("replicas, ready, available, updated, unavailable = %v, want %v", got, want)
 	}
-	if s.Ready != "3/4" || len(s.Conditions) != 3 {
-		t.Errorf("ready %q and %d conditions, want 3/4 and Available, Progressing, Degraded", s.Ready, len(s.Conditions))
+	if s.Ready != "3/4" || len(s.Conditions) != 6 {
+		t.Errorf("ready %q and %d conditions, want 3/4 and Available, Progressing, Degraded, Ready, Reconciling, Stalled", s.Ready, len(s.Conditions))
 	}
 }
 

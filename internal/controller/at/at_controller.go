@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/priority"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/report"
@@ -102,8 +103,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	now := r.Clock.Now()
-	// Finished: the status is final; only the TTL remains.
+	// Finished: the status is final; only the TTL remains. An At that finished under an operator that did not
+	// set Ready, Reconciling and Stalled gets them, in one write; afterwards writeStatus writes nothing.
 	if isFinished(at.Status.Phase) {
+		if err := r.writeStatus(ctx, at, at.Status); err != nil {
+			return ctrl.Result{}, err
+		}
 		return r.cleanup(ctx, at, now)
 	}
 
@@ -388,6 +393,7 @@ func (r *Reconciler) podNameTaken(ctx context.Context, at *cnatv1alpha1.At, pod 
 		// and the attempt before stays recorded as failed.
 		st.Phase = cnatv1alpha1.PhaseRunning
 	}
+	r.Metrics.ChildNotOwned("Pod")
 	events := reasonEvent(at.Status, corev1.EventTypeWarning, cnatv1alpha1.ReasonPodNameTaken, "Run", st.Message)
 	if err := r.writeStatus(ctx, at, st, events...); err != nil {
 		return ctrl.Result{}, err
@@ -458,16 +464,51 @@ func (r *Reconciler) getPod(ctx context.Context, c client.Reader, key types.Name
 // writeStatus writes st when it differs from the At's status, with an Event when the phase changes, and the
 // events given.
 func (r *Reconciler) writeStatus(ctx context.Context, at *cnatv1alpha1.At, st cnatv1alpha1.AtStatus, events ...report.Event) error {
-	st.ObservedGeneration = at.Generation
+	st = observed(st, at.Generation, r.Clock.Now())
+	before := at.DeepCopy()
+	at.Status = st
+	if err := r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...); err != nil {
+		return err
+	}
+	r.count(at, before.Status.Phase)
+	return nil
+}
+
+// count tells the metrics of an At whose status, just written, moved from phase old: a run that started (its
+// delay from the schedule) or ended (its result). A status written again in the same phase counts nothing.
+func (r *Reconciler) count(at *cnatv1alpha1.At, old string) {
+	st := at.Status
+	if old == st.Phase {
+		return
+	}
+	switch st.Phase {
+	case cnatv1alpha1.PhaseRunning:
+		// From PENDING, or straight from a new At's empty phase when it is due at once.
+		if when, err := Schedule(at); err == nil && st.StartTime != nil {
+			r.Metrics.AtStarted(st.StartTime.Sub(when))
+		}
+	case cnatv1alpha1.PhaseDone:
+		r.Metrics.AtRunEnded("Succeeded")
+	case cnatv1alpha1.PhaseFailed:
+		r.Metrics.AtRunEnded("Failed")
+	case cnatv1alpha1.PhaseMissed:
+		r.Metrics.AtRunEnded("Missed")
+	}
+}
+
+// observed is st as written for generation, observed at now: with the generation observed, and the Ready,
+// Reconciling and Stalled conditions that generic tools read (verdict).
+func observed(st cnatv1alpha1.AtStatus, generation int64, now time.Time) cnatv1alpha1.AtStatus {
+	st = *st.DeepCopy() // st may share its conditions with the At as read, which Report compares with
+	st.ObservedGeneration = generation
 	if st.Phase != cnatv1alpha1.PhasePending {
 		st.NextRunTime = nil // kubectl get at shows the next run of a PENDING At only
 	}
 	for i := range st.Conditions {
-		st.Conditions[i].ObservedGeneration = at.Generation
+		st.Conditions[i].ObservedGeneration = generation
 	}
-	before := at.DeepCopy()
-	at.Status = st
-	return r.Report(ctx, before, at, append(phaseEvents(before.Status.Phase, st), events...)...)
+	st.Conditions = health.Set(st.Conditions, generation, verdict(st), metav1.NewTime(now))
+	return st
 }
 
 // reasonEvent is the one Event an At gets when its Succeeded condition takes reason: none when old, the status

@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/health"
 )
 
 // isFinished tells whether phase is final: the command ran and the At never runs it again.
@@ -239,6 +240,39 @@ func finishLastAttempt(s *cnatv1alpha1.AtStatus, reason string, now time.Time) {
 		s.Attempts[n-1].CompletionTime = &metav1.Time{Time: now}
 		s.Attempts[n-1].Reason = reason
 	}
+}
+
+// verdict is what generic tools are told of an At with status s. Ready means the At is on track and needs
+// nobody: scheduled (PENDING with a schedule and time zone it can read, or suspended as its spec asks),
+// RUNNING, or DONE. A far-off schedule is therefore Ready at once, so that `kubectl wait --for=condition=Ready`
+// and Flux's health checks do not wait until the command runs, which may be days ahead; whether the command
+// succeeded is Succeeded (`kubectl wait --for=condition=Succeeded`). FAILED, MISSED, a schedule or time zone
+// it cannot read, and a pod name taken by another pod need a person: Stalled. A due At whose pod is not made
+// yet is Reconciling.
+func verdict(s cnatv1alpha1.AtStatus) health.Verdict {
+	v := health.Verdict{State: health.InProgress, Reason: cnatv1alpha1.ReasonScheduled, Message: s.Message}
+	c := succeededCondition(s)
+	if c != nil {
+		v.Reason, v.Message = c.Reason, c.Message
+	}
+	if v.Reason == cnatv1alpha1.ReasonPodNameTaken {
+		v.State = health.Failed // PENDING, or RUNNING between two attempts
+		return v
+	}
+	switch s.Phase {
+	case cnatv1alpha1.PhaseFailed, cnatv1alpha1.PhaseMissed:
+		v.State = health.Failed
+	case cnatv1alpha1.PhaseDone, cnatv1alpha1.PhaseRunning:
+		v.State = health.Current
+	case cnatv1alpha1.PhasePending:
+		switch v.Reason {
+		case cnatv1alpha1.ReasonScheduled, cnatv1alpha1.ReasonSuspended:
+			v.State = health.Current
+		case cnatv1alpha1.ReasonInvalidSchedule, cnatv1alpha1.ReasonUnknownTimeZone:
+			v.State = health.Failed
+		}
+	}
+	return v
 }
 
 func succeededCondition(s cnatv1alpha1.AtStatus) *metav1.Condition {

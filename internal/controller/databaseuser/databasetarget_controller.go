@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 )
 
@@ -85,6 +86,11 @@ func computeTargetStatus(old mygroupv1alpha1.DatabaseTargetStatus, generation in
 		cond.Status = metav1.ConditionTrue
 	}
 	meta.SetStatusCondition(&s.Conditions, cond)
+	v := out.verdict()
+	if cond.Status == metav1.ConditionTrue {
+		v.State = health.Current
+	}
+	s.Conditions = health.Set(s.Conditions, generation, v, now)
 	s.ObservedGeneration = generation
 	s.Server = server
 	return s

@@ -108,7 +108,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	// Make the account match the spec, and say how it went in the status.
+	began := r.Clock.Now()
 	out := r.syncAccount(ctx, targets, dbu, target)
+	r.Metrics.DatabaseUserChecked(metricTarget(target, out), out.reason, r.Clock.Since(began))
 	if err := r.report(ctx, dbu, target, out); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -129,4 +131,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: r.cfg.ResyncPeriod}, nil
 	}
 	return ctrl.Result{}, nil
+}
+
+// metricTarget is the target label of a check on target that led to out: empty when no DatabaseTarget has that
+// name, so that a name a tenant made up is in no label.
+func metricTarget(target string, out outcome) string {
+	if out.reason == mygroupv1alpha1.ReasonUnknownTarget {
+		return ""
+	}
+	return target
 }

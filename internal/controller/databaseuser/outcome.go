@@ -22,6 +22,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 )
 
@@ -42,6 +43,20 @@ type outcome struct {
 }
 
 func (o outcome) ready() bool { return o.reason == mygroupv1alpha1.ReasonReady }
+
+// verdict is what generic tools are told of the outcome: Current when ready, InProgress while a retry may get
+// there by itself (a server that does not answer yet), Failed when a person must change the DatabaseUser, its
+// DatabaseTarget or the database server first.
+func (o outcome) verdict() health.Verdict {
+	v := health.Verdict{State: health.Failed, Reason: o.reason, Message: o.message}
+	switch {
+	case o.ready():
+		v.State = health.Current
+	case o.retry:
+		v.State = health.InProgress
+	}
+	return v
+}
 
 // logged is what the operator's log says of the outcome: the full cause.
 func (o outcome) logged() string {

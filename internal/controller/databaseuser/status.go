@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/report"
 	"github.com/operator101/operator101/internal/mysqlaccount"
 )
@@ -70,6 +71,7 @@ func computeStatus(old mygroupv1alpha1.DatabaseUserStatus, generation int64, tar
 		}
 	}
 	meta.SetStatusCondition(&s.Conditions, cond)
+	s.Conditions = health.Set(s.Conditions, generation, out.verdict(), now)
 	s.ObservedGeneration = generation
 	s.Target = target
 	return s

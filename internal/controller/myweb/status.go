@@ -23,6 +23,7 @@ import (
 
 	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/rollout"
 )
 
@@ -54,5 +55,6 @@ func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, applyErr error, now met
 	}
 	s.Ready = fmt.Sprintf("%d/%d", s.ReadyReplicas, desired)
 	s.Completed = meta.IsStatusConditionTrue(s.Conditions, conditions.Available)
+	s.Conditions = health.Set(s.Conditions, w.Generation, health.Rollout(s.Conditions), now)
 	return s
 }

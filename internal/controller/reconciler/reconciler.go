@@ -51,6 +51,7 @@ import (
 	"github.com/operator101/operator101/internal/controller/apply"
 	"github.com/operator101/operator101/internal/controller/report"
 	"github.com/operator101/operator101/internal/controller/rollout"
+	"github.com/operator101/operator101/internal/metrics"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -77,6 +78,9 @@ type Options struct {
 	// transforms: pass the one the cache was built with (NewMemory). Without one, WithDefaults makes one of
 	// the controller's own, whose digests no cache transform shares: every child then counts as changed.
 	Memory *Memory
+	// Metrics receives what the controllers count (At runs, DatabaseUser checks, refused children). Without
+	// one, WithDefaults makes one of the controller's own, registered nowhere.
+	Metrics *metrics.Metrics
 }
 
 // WithDefaults fills what o leaves unset from the manager.
@@ -95,6 +99,9 @@ func (o Options) WithDefaults(mgr ctrl.Manager) Options {
 	}
 	if o.Memory == nil {
 		o.Memory = NewMemory()
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.New()
 	}
 	return o
 }
@@ -141,7 +148,7 @@ func (b Base) Report(ctx context.Context, before, obj client.Object, events ...r
 
 // Applier is what apply.Child and apply.IfChanged take: b's client and reader, and its Memory's.
 func (b Base) Applier() apply.Applier {
-	return apply.Applier{Client: b.Client, Live: b.Reader, Memory: b.Memory.Applied}
+	return apply.Applier{Client: b.Client, Live: b.Reader, Memory: b.Memory.Applied, Refused: b.Metrics.ChildNotOwned}
 }
 
 // Complete registers r through b with o's workers and the conflict policy.

@@ -32,6 +32,7 @@ import (
 
 	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/report"
 )
 
@@ -161,6 +162,9 @@ func Events(old, cur []metav1.Condition) []report.Event {
 	var out []report.Event
 	serving := meta.IsStatusConditionTrue(old, conditions.Available)
 	for _, c := range cur {
+		if health.Kstatus(c.Type) {
+			continue // Available, Progressing and Degraded tell each transition already
+		}
 		prev := meta.FindStatusCondition(old, c.Type)
 		if prev != nil && prev.Status == c.Status && prev.Reason == c.Reason {
 			continue

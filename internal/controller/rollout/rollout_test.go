@@ -30,6 +30,7 @@ import (
 
 	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/health"
 )
 
 func dep(replicas, ready, updated, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
@@ -198,5 +199,21 @@ func TestAvailableMessageOnlyClaimsTheAddressWhenChildrenApplied(t *testing.T) {
 	}
 	if !meta.IsStatusConditionTrue(conds, conditions.Degraded) {
 		t.Error("Degraded is not True while the Service cannot be written")
+	}
+}
+
+// Ready, Reconciling and Stalled, set beside the rollout's conditions, add no Event: Available, Progressing
+// and Degraded tell each transition already.
+func TestEventsLeaveKstatusConditionsOut(t *testing.T) {
+	withHealth := func(c []metav1.Condition) []metav1.Condition {
+		return health.Set(c, 1, health.Rollout(c), metav1.Now())
+	}
+	start := withHealth(Conditions(nil, Input{Desired: 1}))
+	if got := Events(nil, start); len(got) != 0 {
+		t.Errorf("a new object raised %+v", got)
+	}
+	degraded := withHealth(Conditions(start, Input{Desired: 1, ApplyErr: nodePortTaken}))
+	if got := Events(start, degraded); len(got) != 1 || got[0].Reason != conditions.ReasonNodePortInUse {
+		t.Errorf("Degraded (and Stalled) raised %+v, want one NodePortInUse", got)
 	}
 }

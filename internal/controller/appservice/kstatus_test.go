@@ -1,0 +1,50 @@
+// Copyright 2026 The operator101 Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+// http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package appservice
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	appv1 "github.com/operator101/operator101/api/app/v1"
+	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
+	"github.com/operator101/operator101/test/kstatustest"
+)
+
+// kstatus, as Flux and kpt read it, tells each state of an AppService, of both APIs: a Degraded or stuck one
+// is not Current.
+func TestKstatus(t *testing.T) {
+	now := metav1.NewTime(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	for _, tc := range kstatustest.RolloutCases(2) {
+		t.Run(tc.Name, func(t *testing.T) {
+			w := newApp(nil)
+			w.Generation = 1
+			if tc.Deleting {
+				w.DeletionTimestamp = &now
+			}
+			w.Status = Status(w, tc.Deployment, tc.ApplyErr, now)
+			if got := kstatustest.Compute(t, w, appv1.GroupVersion.WithKind("AppService")); got.Status != tc.Want {
+				t.Errorf("kstatus says %s (%s), want %s; conditions %+v", got.Status, got.Message, tc.Want, w.Status.Conditions)
+			}
+			// batch/v1alpha1's AppService gets the same status from the same function.
+			b := &batchv1alpha1.AppService{ObjectMeta: w.ObjectMeta, Status: w.Status}
+			if got := kstatustest.Compute(t, b, batchv1alpha1.GroupVersion.WithKind("AppService")); got.Status != tc.Want {
+				t.Errorf("batch/v1alpha1: kstatus says %s (%s), want %s", got.Status, got.Message, tc.Want)
+			}
+		})
+	}
+}
