@@ -123,7 +123,7 @@ lint: golangci-lint ## Run golangci-lint (.golangci.yml; the e2e and faults suit
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: envtest operator-sdk opm kustomize ## Unit and envtest controller tests (go test -short): the edit-test loop; no root, no cluster, no package installs.
+test: envtest operator-sdk opm kustomize prometheus-crds ## Unit and envtest controller tests (go test -short): the edit-test loop; no root, no cluster, no package installs.
 	go test -short ./... -count=1 -timeout 15m $(TEST_ARGS)
 
 .PHONY: test-rules
@@ -228,7 +228,7 @@ undeploy: kustomize kubectl ## Remove what deploy created.
 
 ##@ Tools
 
-.PHONY: controller-gen kustomize kubectl operator-sdk opm golangci-lint promtool envtest
+.PHONY: controller-gen kustomize kubectl operator-sdk opm golangci-lint promtool prometheus-crds envtest
 controller-gen: ; @$(TOOLS) controller-gen
 golangci-lint: ; @$(TOOLS) golangci-lint
 kustomize: ; @$(TOOLS) kustomize
@@ -236,6 +236,8 @@ kubectl: ; @$(TOOLS) kubectl
 operator-sdk: ; @$(TOOLS) operator-sdk
 opm: ; @$(TOOLS) opm
 promtool: ; @$(TOOLS) promtool
+prometheus-crds: controller-gen ## The Prometheus Operator's CRDs into bin/prometheus-crds (test/monitoring applies config/prometheus to them).
+	@hack/tools/prometheus-crds.sh
 envtest: ## Build etcd and kube-apiserver for envtest into bin/k8s.
 	@LOCALBIN=$(ENVTEST_ASSETS) $(TOOLS) etcd kube-apiserver
 

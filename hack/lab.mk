@@ -13,6 +13,7 @@ check-tracked: ## Fail if git tracks a compiled binary or a file over 1 MiB (lar
 .PHONY: tools
 tools: envtest image-deps ## Build (or reuse from the cache) every tool the project needs.
 	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm golangci-lint promtool
+	@hack/tools/prometheus-crds.sh
 
 .PHONY: fmt-check
 fmt-check: ## Fail if any Go file is not gofmt-formatted.
@@ -20,7 +21,7 @@ fmt-check: ## Fail if any Go file is not gofmt-formatted.
 	if [ -n "$$out" ]; then echo "not gofmt-formatted:"; echo "$$out"; exit 1; fi
 
 .PHONY: test-go
-test-go: envtest operator-sdk opm kustomize image-deps ## All Go tests, not -short: make test's, plus those that need MariaDB, podman images or root.
+test-go: envtest operator-sdk opm kustomize prometheus-crds image-deps ## All Go tests, not -short: make test's, plus those that need MariaDB, podman images or root.
 	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
 
 .PHONY: test-chaos

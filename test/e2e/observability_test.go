@@ -48,6 +48,18 @@ func everyKindReady(t *testing.T) {
 	kubectl(t, "wait", "databasetarget.mygroup.handsomeguy.cn/"+quickTarget, "--for=condition=Ready", "--timeout=3m")
 }
 
+// noPrometheusOperatorCRDs: the cluster serves no ServiceMonitor or PrometheusRule, so the install that got here
+// from the catalog did not need them (test/monitoring applies config/prometheus where they are served).
+func noPrometheusOperatorCRDs(t *testing.T) {
+	t.Helper()
+	for _, crd := range []string{"servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com"} {
+		out, err := tryRun(nil, f.kubectl, "get", "crd", crd, "-o", "name")
+		if err == nil || !strings.Contains(out, "NotFound") {
+			t.Errorf("kubectl get crd %s: %v, %s; want NotFound (the local cluster has no Prometheus Operator)", crd, err, out)
+		}
+	}
+}
+
 // scrapeWithMonitorCredentials: the metrics endpoint, scraped with the token config/prometheus/base gives the
 // ServiceMonitor (its scraper ServiceAccount, bound to the bundle's metrics-reader ClusterRole), returns the
 // series docs/reference/metrics.md documents; without a token it refuses. The local cluster has neither

@@ -102,7 +102,9 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 	})
 	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, quickSamples, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
 	quickStartWorks(t)
-	// This tree's operator: Ready on every kind, and the metrics with the monitor's credentials.
+	// This tree's operator: Ready on every kind, and the metrics with the monitor's credentials, installed from
+	// its catalog on a cluster without the Prometheus Operator's CRDs.
+	noPrometheusOperatorCRDs(t)
 	everyKindReady(t)
 	scrapeWithMonitorCredentials(t)
 	if after := quickStartUIDs(t); fmt.Sprint(after) != fmt.Sprint(uids) {
