@@ -106,6 +106,9 @@ func TestMain(m *testing.M) {
 	ctrllog.SetLogger(logr.Discard())
 	cfg, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
 	if err == nil {
+		// client-go's default rate (5 requests a second) would make the permission tables' thousands of
+		// SubjectAccessReviews take minutes; the API server's own flow control is the limit that matters.
+		cfg.QPS, cfg.Burst = 200, 400
 		scheme := runtime.NewScheme()
 		for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, operator101.AddToScheme,
 			operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme, operatorsv2.AddToScheme, apiextensionsv1.AddToScheme} {
