@@ -83,8 +83,9 @@ func TestMonitorAndRulesApply(t *testing.T) {
 					unserved = append(unserved, gk.Group+"/"+gk.Kind)
 					continue
 				}
-				if err := env.Client.Patch(ctx, o, client.Apply, client.FieldOwner("test"), client.ForceOwnership,
-					client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+				// Server-side apply validates fields strictly: an unknown field is an error, not a warning.
+				if err := env.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner("test"),
+					client.ForceOwnership); err != nil {
 					t.Errorf("applying %s %s/%s: %v", gk, o.GetNamespace(), o.GetName(), err)
 				}
 				kinds[gk.Kind] = o
