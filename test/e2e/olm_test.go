@@ -584,7 +584,7 @@ func samples(t *testing.T) {
 	ctx := context.Background()
 	dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Name: "tenant-probe", Namespace: samplesNS},
 		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "tenant_probe",
-			Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}}}
+			Password: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}}}
 	eventually(t, time.Minute, "the namespace admin may create a DatabaseUser (OLM's aggregated roles)", func() (bool, string) {
 		err := tenant.Create(ctx, dbu.DeepCopy(), client.DryRunAll)
 		return err == nil, fmt.Sprint(err)
@@ -635,7 +635,7 @@ func tenantCannotHurtOthers(t *testing.T) {
 	dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Name: "monitor-probe", Namespace: samplesNS,
 		Labels: map[string]string{mygroupv1alpha1.TargetLabel: "adopt-elsewhere"}},
 		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "monitor_probe",
-			Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "probe-pw"}, Key: "pw"}}}
+			Password: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "probe-pw"}, Key: "pw"}}}
 	create(t, dbu)
 	eventually(t, 2*time.Minute, "the DatabaseUser refused: TargetNotAllowed", func() (bool, string) {
 		var u mygroupv1alpha1.DatabaseUser

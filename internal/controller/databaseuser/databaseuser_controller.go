@@ -48,7 +48,15 @@ import (
 // the operator is installed for (docs/admin/security.md).
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers,verbs=get;list;watch;patch,namespace=system
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/status,verbs=get;patch,namespace=system
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get,namespace=system
+// Secrets: get, to read password Secrets and admin Secrets; create and patch (server-side apply), to write the
+// Secrets the operator makes for a DatabaseUser, only by the names its spec gives (`<name>-password` when
+// spec.password is unset, spec.connectionSecret.name), and never over one the DatabaseUser does not control
+// (apply.Child, ChildNotOwned). No list or watch: no Secret is held in memory.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch,namespace=system
+// finalizers (update): those Secrets' owner reference sets blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin (on by default in OpenShift) admits only from a user
+// who may update the owner's finalizers subresource.
+// +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 // The DatabaseTarget rules are in databasetarget_controller.go.
 
