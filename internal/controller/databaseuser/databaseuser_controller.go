@@ -29,7 +29,8 @@ import (
 )
 
 // How a changed password Secret is noticed. Secrets are read with single GETs through the API reader: the
-// operator needs `get` on Secrets and never lists or watches them, so it holds no Secret in memory. Without
+// operator needs `get` on Secrets (and create and patch for those it writes for a DatabaseUser: password.go,
+// connection.go) and never lists or watches them, so it holds no Secret in memory. Without
 // a Secret watch, a change is noticed at the next check of its DatabaseUser: at most ResyncPeriod later
 // (10m by default), or at once when the DatabaseUser itself changes (`kubectl annotate dbu NAME rotate=1`).
 // Every check reads the Secret and compares it with what the server holds: on MariaDB, the password's
