@@ -147,6 +147,12 @@ type DatabaseTargetSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Address for Applications"
 	Applications *ApplicationEndpoint `json:"applications,omitempty"`
 
+	// requireTLS, when true, makes every account of this target require TLS (REQUIRE SSL), whatever its
+	// DatabaseUser asks; an account that asks for a client certificate (X509) keeps that.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Require TLS of Every Account"
+	RequireTLS bool `json:"requireTLS,omitempty"`
+
 	// tls secures the connection to the server.
 	// +kubebuilder:default={mode: VerifyFull}
 	// +optional

@@ -190,6 +190,41 @@ type ConnectionSecretTemplate struct {
 	JDBCKey SecretKeyName `json:"jdbcKey,omitempty"`
 }
 
+// AccountRequire is the kind of connection an account requires.
+// +kubebuilder:validation:Enum=None;SSL;X509
+type AccountRequire string
+
+const (
+	// AccountRequireNone: any connection, with or without TLS (unless the target requires TLS).
+	AccountRequireNone AccountRequire = "None"
+	// AccountRequireSSL: TLS (REQUIRE SSL).
+	AccountRequireSSL AccountRequire = "SSL"
+	// AccountRequireX509: TLS and a client certificate the server's CA verifies (REQUIRE X509), with subject and
+	// issuer when set (REQUIRE SUBJECT ... AND ISSUER ...).
+	AccountRequireX509 AccountRequire = "X509"
+)
+
+// AccountTLS is what an account requires of its connections.
+// +kubebuilder:validation:XValidation:rule="self.require == 'X509' || (!has(self.subject) && !has(self.issuer))",message="subject and issuer need require: X509"
+type AccountTLS struct {
+	// require: None, SSL (TLS), or X509 (TLS and a client certificate the server's CA verifies).
+	// +kubebuilder:default=SSL
+	// +optional
+	Require AccountRequire `json:"require,omitempty"`
+	// subject the client certificate must carry, as the server prints it ("/O=Example/CN=app").
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^[^'\\\x00-\x1f\x7f]+$`
+	// +optional
+	Subject string `json:"subject,omitempty"`
+	// issuer of the client certificate, as the server prints it ("/O=Example/CN=Example CA").
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^[^'\\\x00-\x1f\x7f]+$`
+	// +optional
+	Issuer string `json:"issuer,omitempty"`
+}
+
 // DatabaseUserSpec is the account a team asks for.
 // +kubebuilder:validation:XValidation:rule="self.user == oldSelf.user",message="user is immutable: create a new DatabaseUser"
 // +kubebuilder:validation:XValidation:rule="(has(self.host) ? self.host : '%') == (has(oldSelf.host) ? oldSelf.host : '%')",message="host is immutable: create a new DatabaseUser"
@@ -244,6 +279,31 @@ type DatabaseUserSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Connection Secret"
 	ConnectionSecret *ConnectionSecret `json:"connectionSecret,omitempty"`
+
+	// maxQueriesPerHour limits the statements the account may run per hour (0 or unset: no limit).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	MaxQueriesPerHour *int32 `json:"maxQueriesPerHour,omitempty"`
+
+	// maxUpdatesPerHour limits the statements that change data the account may run per hour (0 or unset: no
+	// limit).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	MaxUpdatesPerHour *int32 `json:"maxUpdatesPerHour,omitempty"`
+
+	// maxConnectionsPerHour limits the connections the account may open per hour (0 or unset: no limit).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	MaxConnectionsPerHour *int32 `json:"maxConnectionsPerHour,omitempty"`
+
+	// tls is what the account requires of its clients' connections (REQUIRE SSL, X509, SUBJECT, ISSUER); the
+	// DatabaseTarget's requireTLS may require TLS of it anyway. Client certificates are the tenant's to bring.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS Required"
+	TLS *AccountTLS `json:"tls,omitempty"`
 
 	// cleanupPolicy says whether deleting the DatabaseUser drops the account (Delete) or keeps it (Skip).
 	// +kubebuilder:default=Delete
