@@ -307,7 +307,7 @@ type Observed struct {
 	MaxUserConnections int64
 	// The hourly limits (max_questions, max_updates, max_connections) and what the account requires of its
 	// connections (ssl_type, ssl_cipher, x509_subject, x509_issuer).
-	MaxQuestions, MaxUpdates, MaxConnections      int64
+	MaxQuestions, MaxUpdates, MaxConnections    int64
 	SSLType, SSLCipher, X509Subject, X509Issuer string
 	// Grants maps database patterns (as stored in mysql.db) to privilege names.
 	Grants map[string][]string
