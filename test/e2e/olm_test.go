@@ -430,10 +430,19 @@ func checkLeastPrivilege(t *testing.T, ctx context.Context, ns string) {
 		authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets", Namespace: samplesNS},
 		authorizationv1.ResourceAttributes{Verb: "watch", Resource: "secrets", Namespace: samplesNS},
 	)
+	// Secrets are never updated or deleted: the operator writes the ones a DatabaseUser asks for by server-side
+	// apply (create, patch), and the garbage collector removes them.
+	forbidden = append(forbidden,
+		authorizationv1.ResourceAttributes{Verb: "update", Resource: "secrets", Namespace: samplesNS},
+		authorizationv1.ResourceAttributes{Verb: "delete", Resource: "secrets", Namespace: samplesNS},
+	)
 	// get (never list or watch) on Secrets: the database targets in its own namespace, and the password Secret a
-	// DatabaseUser names in the DatabaseUser's namespace (docs/admin/security.md).
+	// DatabaseUser names in the DatabaseUser's namespace; create and patch: the generated password and the
+	// connection Secret a DatabaseUser asks for (docs/admin/security.md).
 	granted := []authorizationv1.ResourceAttributes{
 		{Verb: "get", Resource: "secrets", Namespace: ns},
+		{Verb: "create", Resource: "secrets", Namespace: samplesNS},
+		{Verb: "patch", Resource: "secrets", Namespace: samplesNS},
 		{Verb: "watch", Group: "operator.k8s-summit.org", Resource: "mywebs"},
 		{Verb: "create", Resource: "pods", Namespace: samplesNS},
 	}
