@@ -119,6 +119,14 @@ func ConnectionSecret(dbu *mygroupv1alpha1.DatabaseUser, c connection) *corev1ac
 	return s
 }
 
+// secretApplier applies the Secrets the operator writes for a DatabaseUser: the manager caches no Secret, so
+// nothing is remembered of what was applied (apply.Applier.Uncached).
+func (r *Reconciler) secretApplier() apply.Applier {
+	a := r.Applier()
+	a.Uncached = true
+	return a
+}
+
 // withoutBodies is ctx with a logger that writes nothing, for the requests that carry a password in their body:
 // client-go logs every request's body at verbosity 8 through the context's logger (the operator's, which a
 // debugging admin may turn up that far), and a Secret's data is only base64, not hidden.
@@ -195,7 +203,7 @@ func (r *Reconciler) syncConnection(ctx context.Context, dbu *mygroupv1alpha1.Da
 	}
 	c.endpoint = *t.Spec.Applications
 	observed := &corev1.Secret{}
-	err := apply.Child(withoutBodies(ctx), r.Applier(), dbu, "Secret", observed, ConnectionSecret(dbu, c), corev1ac.ExtractSecret, true)
+	err := apply.Child(withoutBodies(ctx), r.secretApplier(), dbu, "Secret", observed, ConnectionSecret(dbu, c), corev1ac.ExtractSecret, true)
 	switch {
 	case errors.Is(err, apply.ErrNotOwned):
 		return &outcome{reason: mygroupv1alpha1.ReasonChildNotOwned, recheck: true, message: fmt.Sprintf(

@@ -115,7 +115,7 @@ func (r *Reconciler) generatedPassword(ctx context.Context, dbu *mygroupv1alpha1
 	case err != nil:
 		return "", &outcome{reason: mygroupv1alpha1.ReasonSecretNotFound, message: fmt.Sprintf("reading Secret %q: %v", name, err), retry: true}
 	case !metav1.IsControlledBy(secret, dbu):
-		if a := r.Applier(); a.Refused != nil {
+		if a := r.secretApplier(); a.Refused != nil {
 			a.Refused("Secret")
 		}
 		return "", &outcome{reason: mygroupv1alpha1.ReasonChildNotOwned, recheck: true, message: fmt.Sprintf(
@@ -128,7 +128,7 @@ func (r *Reconciler) generatedPassword(ctx context.Context, dbu *mygroupv1alpha1
 	if err != nil {
 		return "", &outcome{reason: mygroupv1alpha1.ReasonSecretWriteFailed, message: err.Error(), retry: true}
 	}
-	if _, err := apply.IfChanged(withoutBodies(ctx), r.Applier(), secret, PasswordSecret(dbu, password), corev1ac.ExtractSecret); err != nil {
+	if _, err := apply.IfChanged(withoutBodies(ctx), r.secretApplier(), secret, PasswordSecret(dbu, password), corev1ac.ExtractSecret); err != nil {
 		return "", &outcome{reason: mygroupv1alpha1.ReasonSecretWriteFailed, retry: true,
 			message: redact(fmt.Sprintf("writing the generated password's Secret %q: %v", name, err), password)}
 	}
