@@ -342,6 +342,7 @@ type DatabaseUserStatus struct {
 // DatabaseUser is a MySQL/MariaDB account managed by the operator, in the database the `target` label picks.
 // +kubebuilder:object:root=true
 // +kubebuilder:validation:XValidation:rule="has(self.spec.password) || self.metadata.name.size() <= 244",message="without spec.password the name is at most 244 characters: the generated password's Secret is <name>-password"
+// +kubebuilder:validation:XValidation:rule="has(self.spec.password) || !has(self.spec.connectionSecret) || self.spec.connectionSecret.name != self.metadata.name + '-password'",message="spec.connectionSecret.name must differ from <name>-password, the generated password's Secret"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=dbu,categories=operator101
 // +operator-sdk:csv:customresourcedefinitions:displayName="Database User",resources={{Secret,v1,secrets},{Event,v1,events}}

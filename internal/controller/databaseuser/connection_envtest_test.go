@@ -244,6 +244,8 @@ func TestConnectionSecretSchema(t *testing.T) {
 		SecretTemplate: mygroupv1alpha1.ConnectionSecretTemplate{DSNKey: "a/b"}}), "dsnKey")
 	refused("bad Secret name", dbu("badname", &mygroupv1alpha1.ConnectionSecret{Name: "Not_A_Name"}), "connectionSecret.name")
 	refused("long name without a password", dbu(strings.Repeat("a", 245), nil), "the generated password's Secret")
+	refused("the connection Secret named as the generated password's", dbu("clash", &mygroupv1alpha1.ConnectionSecret{Name: "clash-password"}),
+		"must differ from <name>-password")
 	withPw := dbu(strings.Repeat("a", 245), nil)
 	withPw.Spec.Password = &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}
 	if err := env.Client.Create(ctx, withPw); err != nil {
