@@ -226,7 +226,7 @@ func TestCacheHoldsAtsAndDatabaseUsersSmall(t *testing.T) {
 	dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app",
 		Labels:      map[string]string{mygroupv1alpha1.TargetLabel: "cache-target", "tenant": "x"},
 		Annotations: map[string]string{"tenant.example/blob": tenantBlob}, Finalizers: []string{"tenant.example/keep"}},
-		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "app", Password: corev1.SecretKeySelector{
+		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "app", Password: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: "app-password"}, Key: "password"}}}
 	testenv.Create(t, env.Client, dbu)
 	dropFinalizers(t, dbu)

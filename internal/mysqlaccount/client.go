@@ -70,6 +70,10 @@ type Account struct {
 	Password string
 	// MaxUserConnections is the connection limit, 0 for none.
 	MaxUserConnections int64
+	// MaxQueriesPerHour, MaxUpdatesPerHour and MaxConnectionsPerHour are the hourly limits, 0 for none.
+	MaxQueriesPerHour, MaxUpdatesPerHour, MaxConnectionsPerHour int64
+	// TLS is what the account requires of its connections (require.go); the zero value requires nothing.
+	TLS TLSRequirement
 	// Grants maps database names (literal, not patterns) to privilege names (see Privileges).
 	Grants map[string][]string
 	// Claimant is the DatabaseUser the account is recorded for.
@@ -301,6 +305,10 @@ type Observed struct {
 	Plugin             string
 	AuthString         string
 	MaxUserConnections int64
+	// The hourly limits (max_questions, max_updates, max_connections) and what the account requires of its
+	// connections (ssl_type, ssl_cipher, x509_subject, x509_issuer).
+	MaxQuestions, MaxUpdates, MaxConnections    int64
+	SSLType, SSLCipher, X509Subject, X509Issuer string
 	// Grants maps database patterns (as stored in mysql.db) to privilege names.
 	Grants map[string][]string
 	// Claim is the account's claim, nil when there is none.
@@ -317,9 +325,14 @@ type Observed struct {
 func (c *Client) Observe(ctx context.Context, user, host string) (*Observed, error) {
 	o := &Observed{Grants: map[string][]string{}, OtherClaims: map[string]*claim{}}
 	row := c.db.QueryRowContext(ctx,
-		"SELECT plugin, authentication_string, max_user_connections FROM mysql.user WHERE User = ? AND Host = ?",
+		"SELECT plugin, authentication_string, max_user_connections, max_questions, max_updates, max_connections, "+
+			"ssl_type, ssl_cipher, x509_subject, x509_issuer FROM mysql.user WHERE User = ? AND Host = ?",
 		user, host)
-	switch err := row.Scan(&o.Plugin, &o.AuthString, &o.MaxUserConnections); {
+	var sslType, cipher, subject, issuer []byte // ENUM and BLOBs
+	err := row.Scan(&o.Plugin, &o.AuthString, &o.MaxUserConnections, &o.MaxQuestions, &o.MaxUpdates, &o.MaxConnections,
+		&sslType, &cipher, &subject, &issuer)
+	o.SSLType, o.SSLCipher, o.X509Subject, o.X509Issuer = string(sslType), string(cipher), string(subject), string(issuer)
+	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return nil, wrap("reading mysql.user", err)

@@ -49,16 +49,35 @@ func plan(a Account, acct string, o *Observed, s Server, crypt *sha2Crypter) ([]
 	if err != nil {
 		return nil, "", err
 	}
+	require, err := a.TLS.clause()
+	if err != nil {
+		return nil, "", err
+	}
 	var stmts []string
 	switch {
 	case !o.Exists:
-		stmts = append(stmts, fmt.Sprintf("CREATE USER %s %s WITH MAX_USER_CONNECTIONS %d", acct, identified, a.MaxUserConnections))
+		// REQUIRE and the hourly limits only when set: an account that asks for neither is created as before.
+		create := fmt.Sprintf("CREATE USER %s %s", acct, identified)
+		if a.TLS.sslType() != "" {
+			create += " " + require
+		}
+		create += fmt.Sprintf(" WITH MAX_USER_CONNECTIONS %d", a.MaxUserConnections)
+		if a.MaxQueriesPerHour != 0 || a.MaxUpdatesPerHour != 0 || a.MaxConnectionsPerHour != 0 {
+			create += " " + hourly(a)
+		}
+		stmts = append(stmts, create)
 	default:
 		if drift {
 			stmts = append(stmts, fmt.Sprintf("ALTER USER %s %s", acct, identified))
 		}
+		if !a.TLS.matches(o) {
+			stmts = append(stmts, fmt.Sprintf("ALTER USER %s %s", acct, require))
+		}
 		if o.MaxUserConnections != a.MaxUserConnections {
 			stmts = append(stmts, fmt.Sprintf("ALTER USER %s WITH MAX_USER_CONNECTIONS %d", acct, a.MaxUserConnections))
+		}
+		if !hourlyMatch(a, o) {
+			stmts = append(stmts, fmt.Sprintf("ALTER USER %s WITH %s", acct, hourly(a)))
 		}
 	}
 

@@ -187,6 +187,61 @@ func TestTLS(t *testing.T) {
 	if _, err := cipher(wrong); err == nil {
 		t.Error("a client certificate from another CA was accepted")
 	}
+
+	// What operator101 makes an account require (Account.TLS), and its hourly limits, on a real server.
+	acc := mysqlaccount.Account{User: "x509app", Host: "%", Password: "pw2",
+		TLS:               mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireX509},
+		MaxQueriesPerHour: 1000, MaxUpdatesPerHour: 100, MaxConnectionsPerHour: 10,
+		Claimant: mysqlaccount.Claimant{UID: "u-x509", Namespace: "team", Name: "x509app"}}
+	ensure := func(want int) {
+		t.Helper()
+		n, err := admin.Ensure(ctx, acc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want >= 0 && n != want {
+			t.Errorf("Ensure ran %d statements, want %d", n, want)
+		}
+	}
+	as := func(user string, certPEM, keyPEM []byte) mysqlaccount.Target {
+		tg := target(mysqlaccount.TLSVerifyFull, "127.0.0.1", ca.certPEM, certPEM, keyPEM)
+		tg.User, tg.Password = user, "pw2"
+		return tg
+	}
+	appCert, appKey := ca.issue(t, "x509app", false)
+	strangerCert, strangerKey := ca.issue(t, "stranger", false)
+	ensure(-1)
+	ensure(0) // converged: nothing to run
+	var sslType string
+	var maxQ, maxU, maxC int
+	if err := admin.DB().QueryRow("SELECT ssl_type, max_questions, max_updates, max_connections FROM mysql.user "+
+		"WHERE User = 'x509app' AND Host = '%'").Scan(&sslType, &maxQ, &maxU, &maxC); err != nil {
+		t.Fatal(err)
+	}
+	if sslType != "X509" || maxQ != 1000 || maxU != 100 || maxC != 10 {
+		t.Errorf("mysql.user: ssl_type %q, limits %d %d %d", sslType, maxQ, maxU, maxC)
+	}
+	if _, err := cipher(as("x509app", nil, nil)); mysqlaccount.KindOf(err) != mysqlaccount.KindAccessDenied {
+		t.Errorf("REQUIRE X509 without a client certificate: %v, want access denied", err)
+	}
+	if _, err := cipher(as("x509app", appCert, appKey)); err != nil {
+		t.Errorf("REQUIRE X509 with a client certificate: %v", err)
+	}
+	acc.TLS.Subject = "/CN=x509app"
+	ensure(1)
+	if _, err := cipher(as("x509app", strangerCert, strangerKey)); mysqlaccount.KindOf(err) != mysqlaccount.KindAccessDenied {
+		t.Errorf("REQUIRE SUBJECT with another subject's certificate: %v, want access denied", err)
+	}
+	if _, err := cipher(as("x509app", appCert, appKey)); err != nil {
+		t.Errorf("REQUIRE SUBJECT with the subject's certificate: %v", err)
+	}
+	acc.TLS = mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireSSL}
+	acc.MaxUpdatesPerHour = 0
+	ensure(2)
+	if _, err := cipher(as("x509app", nil, nil)); err != nil {
+		t.Errorf("REQUIRE SSL over TLS without a client certificate: %v", err)
+	}
+	ensure(0)
 }
 
 // TestVerifyCANeedsCA: VerifyCA checks no name, so without the server's CA (ca.crt) it would accept any

@@ -402,7 +402,7 @@ func (x *chaosRun) createWorkload(t *testing.T) {
 			StringData: map[string]string{"password": dbuPassword(p.seed, i, 0)}})
 		create(t, &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Name: dbuName(i), Namespace: chaosDBNS},
 			Spec: mygroupv1alpha1.DatabaseUserSpec{User: dbuUser(p.seed, i),
-				Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: dbuName(i)}, Key: "password"},
+				Password: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: dbuName(i)}, Key: "password"},
 				Grants: []mygroupv1alpha1.Grant{{Database: fmt.Sprintf("%s_%d", chaosDBNS, i),
 					Privileges: []mygroupv1alpha1.Privilege{"SELECT", "INSERT"}}}}})
 	}

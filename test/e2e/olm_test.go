@@ -430,10 +430,19 @@ func checkLeastPrivilege(t *testing.T, ctx context.Context, ns string) {
 		authorizationv1.ResourceAttributes{Verb: "list", Resource: "secrets", Namespace: samplesNS},
 		authorizationv1.ResourceAttributes{Verb: "watch", Resource: "secrets", Namespace: samplesNS},
 	)
+	// Secrets are never updated or deleted: the operator writes the ones a DatabaseUser asks for by server-side
+	// apply (create, patch), and the garbage collector removes them.
+	forbidden = append(forbidden,
+		authorizationv1.ResourceAttributes{Verb: "update", Resource: "secrets", Namespace: samplesNS},
+		authorizationv1.ResourceAttributes{Verb: "delete", Resource: "secrets", Namespace: samplesNS},
+	)
 	// get (never list or watch) on Secrets: the database targets in its own namespace, and the password Secret a
-	// DatabaseUser names in the DatabaseUser's namespace (docs/admin/security.md).
+	// DatabaseUser names in the DatabaseUser's namespace; create and patch: the generated password and the
+	// connection Secret a DatabaseUser asks for (docs/admin/security.md).
 	granted := []authorizationv1.ResourceAttributes{
 		{Verb: "get", Resource: "secrets", Namespace: ns},
+		{Verb: "create", Resource: "secrets", Namespace: samplesNS},
+		{Verb: "patch", Resource: "secrets", Namespace: samplesNS},
 		{Verb: "watch", Group: "operator.k8s-summit.org", Resource: "mywebs"},
 		{Verb: "create", Resource: "pods", Namespace: samplesNS},
 	}
@@ -584,7 +593,7 @@ func samples(t *testing.T) {
 	ctx := context.Background()
 	dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Name: "tenant-probe", Namespace: samplesNS},
 		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "tenant_probe",
-			Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}}}
+			Password: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}}}
 	eventually(t, time.Minute, "the namespace admin may create a DatabaseUser (OLM's aggregated roles)", func() (bool, string) {
 		err := tenant.Create(ctx, dbu.DeepCopy(), client.DryRunAll)
 		return err == nil, fmt.Sprint(err)
@@ -635,7 +644,7 @@ func tenantCannotHurtOthers(t *testing.T) {
 	dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Name: "monitor-probe", Namespace: samplesNS,
 		Labels: map[string]string{mygroupv1alpha1.TargetLabel: "adopt-elsewhere"}},
 		Spec: mygroupv1alpha1.DatabaseUserSpec{User: "monitor_probe",
-			Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "probe-pw"}, Key: "pw"}}}
+			Password: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "probe-pw"}, Key: "pw"}}}
 	create(t, dbu)
 	eventually(t, 2*time.Minute, "the DatabaseUser refused: TargetNotAllowed", func() (bool, string) {
 		var u mygroupv1alpha1.DatabaseUser

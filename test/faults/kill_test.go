@@ -144,7 +144,7 @@ func TestKillTheOperatorAtRandomPoints(t *testing.T) {
 				StringData: map[string]string{"password": pw}}))
 			must(t, k.Create(ctx, &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 				Spec: mygroupv1alpha1.DatabaseUserSpec{User: strings.ReplaceAll(name, "-", "_"),
-					Password:           corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "password"},
+					Password:           &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: "password"},
 					Grants:             []mygroupv1alpha1.Grant{{Database: "db_" + strconv.Itoa(next), Privileges: []mygroupv1alpha1.Privilege{"SELECT"}}},
 					MaxUserConnections: ptr.To(int32(rng.IntN(10))), CleanupPolicy: mygroupv1alpha1.CleanupDelete}}))
 			passwords[name] = pw

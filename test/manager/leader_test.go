@@ -49,7 +49,7 @@ func TestLeaderFailover(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name,
 				Labels: map[string]string{mygroupv1alpha1.TargetLabel: "nowhere"}},
 			Spec: mygroupv1alpha1.DatabaseUserSpec{User: name,
-				Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}},
+				Password: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}},
 		}
 	}
 	if err := env.Client.Create(ctx, dbu("before")); err != nil {

@@ -292,7 +292,7 @@ func TestChecksCatchBrokenCopies(t *testing.T) {
 			replace(t, dir, "config/olmv1/pre-v1.11/clusterextension.yaml", "  serviceAccount:\n    name: operator101-installer\n", "")
 		}},
 		{"the installer cannot grant secrets get", "InstallerRBAC", "may not get secrets cluster-wide", func(t *testing.T, dir string) {
-			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml", "- apiGroups: [\"\"]\n  resources: [secrets]\n  verbs: [get]\n", "")
+			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml", "- apiGroups: [\"\"]\n  resources: [secrets]\n  verbs: [create, get, patch]\n", "")
 		}},
 		{"the installer cannot update one CRD", "InstallerRBAC", "may not update customresourcedefinitions.apiextensions.k8s.io ats.cnat", func(t *testing.T, dir string) {
 			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml", "  - ats.cnat.programming-kubernetes.info\n", "")

@@ -107,6 +107,28 @@ type SecretReference struct {
 	Name string `json:"name"`
 }
 
+// ApplicationEndpoint is the address applications use to reach a target's server, as DatabaseUsers'
+// connection Secrets publish it.
+type ApplicationEndpoint struct {
+	// host applications connect to (a Service's DNS name, say).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-.:a-zA-Z0-9\[\]]+$`
+	// +required
+	Host string `json:"host"`
+	// port applications connect to.
+	// +kubebuilder:default=3306
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Port int32 `json:"port,omitempty"`
+	// tlsMode is what the ready-made forms of the connection Secret ask of the client's connection: Disabled,
+	// Required, VerifyCA, VerifyFull (the default). The CA certificate published is the admin Secret's ca.crt.
+	// +kubebuilder:default=VerifyFull
+	// +optional
+	TLSMode TLSMode `json:"tlsMode,omitempty"`
+}
+
 // DatabaseTargetSpec is a database server and what tenants may do in it, set by the cluster admin.
 type DatabaseTargetSpec struct {
 	// adminSecretRef is the Secret with the server's address and an admin account: keys host, port (default
@@ -117,6 +139,19 @@ type DatabaseTargetSpec struct {
 	// +required
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Admin Secret"
 	AdminSecretRef SecretReference `json:"adminSecretRef"`
+
+	// applications is the address applications use to reach the server, which DatabaseUsers' connection
+	// Secrets publish; it may differ from the admin Secret's host, which tenants never see. Without it, a
+	// DatabaseUser that asks for a connection Secret gets none (reason ConnectionNotPublished).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Address for Applications"
+	Applications *ApplicationEndpoint `json:"applications,omitempty"`
+
+	// requireTLS, when true, makes every account of this target require TLS (REQUIRE SSL), whatever its
+	// DatabaseUser asks; an account that asks for a client certificate (X509) keeps that.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Require TLS of Every Account"
+	RequireTLS bool `json:"requireTLS,omitempty"`
 
 	// tls secures the connection to the server.
 	// +kubebuilder:default={mode: VerifyFull}

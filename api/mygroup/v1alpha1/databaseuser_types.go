@@ -61,6 +61,15 @@ const (
 	// but it holds privileges beyond the target's policy (global privileges, GRANT OPTION, roles, proxy
 	// grants, or grants outside the target's databases); it is left as it is.
 	ReasonAdoptionRefused = "AdoptionRefused"
+	// ReasonChildNotOwned: a Secret the operator writes for the DatabaseUser (its generated password, its
+	// connection Secret) exists and the DatabaseUser does not control it; it is left as it is.
+	ReasonChildNotOwned = "ChildNotOwned"
+	// ReasonConnectionNotPublished: spec.connectionSecret is set and the DatabaseTarget publishes no address
+	// for applications (spec.applications); the account itself is made.
+	ReasonConnectionNotPublished = "ConnectionNotPublished"
+	// ReasonSecretWriteFailed: the API server refused a Secret the operator writes for the DatabaseUser (its
+	// generated password, its connection Secret); retried with backoff.
+	ReasonSecretWriteFailed = "SecretWriteFailed"
 )
 
 // CleanupPolicy says what happens to the account when its DatabaseUser is deleted.
@@ -97,6 +106,125 @@ type Grant struct {
 	Privileges []Privilege `json:"privileges"`
 }
 
+// GeneratedPasswordKey is the key of the password in the Secret the operator generates when spec.password is
+// unset; GeneratedPasswordSuffix ends its name (`<metadata.name>-password`).
+const (
+	GeneratedPasswordKey    = "password"
+	GeneratedPasswordSuffix = "-password"
+)
+
+// ConnectionSecret is the Secret applications read to connect.
+type ConnectionSecret struct {
+	// name of the Secret, in the DatabaseUser's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Name string `json:"name"`
+
+	// database is the database the connection opens (default: the first grant's database; none when there is
+	// no grant).
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Database string `json:"database,omitempty"`
+
+	// secretTemplate: the Secret's extra labels and annotations, and the names of its keys.
+	// +kubebuilder:default={usernameKey: username, passwordKey: password, hostKey: host, portKey: port, databaseKey: database, caCertKey: "ca.crt", uriKey: uri, dsnKey: dsn, jdbcKey: jdbcUrl}
+	// +optional
+	SecretTemplate ConnectionSecretTemplate `json:"secretTemplate,omitempty"`
+}
+
+// SecretKeyName is the name of a key in a Secret.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=253
+// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+type SecretKeyName string
+
+// ConnectionSecretTemplate shapes the connection Secret, as mariadb-operator's secretTemplate does.
+// +kubebuilder:validation:XValidation:rule="[self.usernameKey, self.passwordKey, self.hostKey, self.portKey, self.databaseKey, self.caCertKey, self.uriKey, self.dsnKey, self.jdbcKey].all(k, [self.usernameKey, self.passwordKey, self.hostKey, self.portKey, self.databaseKey, self.caCertKey, self.uriKey, self.dsnKey, self.jdbcKey].filter(j, j == k).size() == 1)",message="the key names must differ"
+type ConnectionSecretTemplate struct {
+	// labels added to the Secret's (the operator's own label, app.kubernetes.io/managed-by, is kept).
+	// +kubebuilder:validation:MaxProperties=32
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+	// annotations added to the Secret's.
+	// +kubebuilder:validation:MaxProperties=32
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+
+	// usernameKey holds the user name.
+	// +kubebuilder:default=username
+	// +optional
+	UsernameKey SecretKeyName `json:"usernameKey,omitempty"`
+	// passwordKey holds the password.
+	// +kubebuilder:default=password
+	// +optional
+	PasswordKey SecretKeyName `json:"passwordKey,omitempty"`
+	// hostKey holds the host applications connect to.
+	// +kubebuilder:default=host
+	// +optional
+	HostKey SecretKeyName `json:"hostKey,omitempty"`
+	// portKey holds the port.
+	// +kubebuilder:default=port
+	// +optional
+	PortKey SecretKeyName `json:"portKey,omitempty"`
+	// databaseKey holds the database (empty when there is none).
+	// +kubebuilder:default=database
+	// +optional
+	DatabaseKey SecretKeyName `json:"databaseKey,omitempty"`
+	// caCertKey holds the CA certificate(s) that verify the server (empty when the target has none).
+	// +kubebuilder:default=ca.crt
+	// +optional
+	CACertKey SecretKeyName `json:"caCertKey,omitempty"`
+	// uriKey holds a mysql:// URI with the user, password, database and ssl-mode.
+	// +kubebuilder:default=uri
+	// +optional
+	URIKey SecretKeyName `json:"uriKey,omitempty"`
+	// dsnKey holds a DSN for Go's github.com/go-sql-driver/mysql.
+	// +kubebuilder:default=dsn
+	// +optional
+	DSNKey SecretKeyName `json:"dsnKey,omitempty"`
+	// jdbcKey holds a JDBC URL for the server's flavour (jdbc:mariadb:// or jdbc:mysql://).
+	// +kubebuilder:default=jdbcUrl
+	// +optional
+	JDBCKey SecretKeyName `json:"jdbcKey,omitempty"`
+}
+
+// AccountRequire is the kind of connection an account requires.
+// +kubebuilder:validation:Enum=None;SSL;X509
+type AccountRequire string
+
+const (
+	// AccountRequireNone: any connection, with or without TLS (unless the target requires TLS).
+	AccountRequireNone AccountRequire = "None"
+	// AccountRequireSSL: TLS (REQUIRE SSL).
+	AccountRequireSSL AccountRequire = "SSL"
+	// AccountRequireX509: TLS and a client certificate the server's CA verifies (REQUIRE X509), with subject and
+	// issuer when set (REQUIRE SUBJECT ... AND ISSUER ...).
+	AccountRequireX509 AccountRequire = "X509"
+)
+
+// AccountTLS is what an account requires of its connections.
+// +kubebuilder:validation:XValidation:rule="self.require == 'X509' || (!has(self.subject) && !has(self.issuer))",message="subject and issuer need require: X509"
+type AccountTLS struct {
+	// require: None, SSL (TLS), or X509 (TLS and a client certificate the server's CA verifies).
+	// +kubebuilder:default=SSL
+	// +optional
+	Require AccountRequire `json:"require,omitempty"`
+	// subject the client certificate must carry, as the server prints it ("/O=Example/CN=app").
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^[^'\\\x00-\x1f\x7f]+$`
+	// +optional
+	Subject string `json:"subject,omitempty"`
+	// issuer of the client certificate, as the server prints it ("/O=Example/CN=Example CA").
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^[^'\\\x00-\x1f\x7f]+$`
+	// +optional
+	Issuer string `json:"issuer,omitempty"`
+}
+
 // DatabaseUserSpec is the account a team asks for.
 // +kubebuilder:validation:XValidation:rule="self.user == oldSelf.user",message="user is immutable: create a new DatabaseUser"
 // +kubebuilder:validation:XValidation:rule="(has(self.host) ? self.host : '%') == (has(oldSelf.host) ? oldSelf.host : '%')",message="host is immutable: create a new DatabaseUser"
@@ -111,12 +239,14 @@ type DatabaseUserSpec struct {
 	User string `json:"user"`
 
 	// password selects the key of a Secret, in the DatabaseUser's namespace, that holds the password.
-	// Changing the Secret rotates the password within one resync period.
-	// +required
+	// Changing the Secret rotates the password within one resync period. When unset, the operator generates
+	// a strong password into the Secret `<metadata.name>-password` (key `password`), which it creates, owns and
+	// never overwrites while it holds a password; deleting that Secret rotates the password.
+	// +optional
 	// +kubebuilder:validation:XValidation:rule="!has(self.name) || self.name.size() <= 253",message="password.name must be a Secret name of at most 253 characters"
 	// +kubebuilder:validation:XValidation:rule="self.key.size() <= 253",message="password.key must be a Secret key of at most 253 characters"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Password Secret"
-	Password corev1.SecretKeySelector `json:"password"`
+	Password *corev1.SecretKeySelector `json:"password,omitempty"`
 
 	// host is the host part of the account ('%' is any host).
 	// +kubebuilder:default="%"
@@ -141,6 +271,39 @@ type DatabaseUserSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max User Connections",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	MaxUserConnections *int32 `json:"maxUserConnections,omitempty"`
+
+	// connectionSecret, when set, is the Secret the operator writes in the DatabaseUser's namespace for
+	// applications: the address the DatabaseTarget publishes for them, the user, the password, the database,
+	// the CA certificate that verifies the server, and ready-made forms (a mysql:// URI, a Go DSN, a JDBC URL).
+	// A Secret of that name that the operator did not create is never overwritten (reason ChildNotOwned).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Connection Secret"
+	ConnectionSecret *ConnectionSecret `json:"connectionSecret,omitempty"`
+
+	// maxQueriesPerHour limits the statements the account may run per hour (0 or unset: no limit).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	MaxQueriesPerHour *int32 `json:"maxQueriesPerHour,omitempty"`
+
+	// maxUpdatesPerHour limits the statements that change data the account may run per hour (0 or unset: no
+	// limit).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	MaxUpdatesPerHour *int32 `json:"maxUpdatesPerHour,omitempty"`
+
+	// maxConnectionsPerHour limits the connections the account may open per hour (0 or unset: no limit).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=2147483647
+	// +optional
+	MaxConnectionsPerHour *int32 `json:"maxConnectionsPerHour,omitempty"`
+
+	// tls is what the account requires of its clients' connections (REQUIRE SSL, X509, SUBJECT, ISSUER); the
+	// DatabaseTarget's requireTLS may require TLS of it anyway. Client certificates are the tenant's to bring.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS Required"
+	TLS *AccountTLS `json:"tls,omitempty"`
 
 	// cleanupPolicy says whether deleting the DatabaseUser drops the account (Delete) or keeps it (Skip).
 	// +kubebuilder:default=Delete
@@ -178,6 +341,8 @@ type DatabaseUserStatus struct {
 
 // DatabaseUser is a MySQL/MariaDB account managed by the operator, in the database the `target` label picks.
 // +kubebuilder:object:root=true
+// +kubebuilder:validation:XValidation:rule="has(self.spec.password) || self.metadata.name.size() <= 244",message="without spec.password the name is at most 244 characters: the generated password's Secret is <name>-password"
+// +kubebuilder:validation:XValidation:rule="has(self.spec.password) || !has(self.spec.connectionSecret) || self.spec.connectionSecret.name != self.metadata.name + '-password'",message="spec.connectionSecret.name must differ from <name>-password, the generated password's Secret"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=dbu,categories=operator101
 // +operator-sdk:csv:customresourcedefinitions:displayName="Database User",resources={{Secret,v1,secrets},{Event,v1,events}}

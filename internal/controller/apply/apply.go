@@ -54,6 +54,10 @@ type Applier struct {
 	Memory *Memory
 	// Refused, when set, is told the kind of each child refused as not owned (metrics).
 	Refused func(kind string)
+	// Uncached: the children applied are of a kind the manager's cache does not hold (Secrets, read past the
+	// cache at every look), so nothing is remembered of what was applied: no cache transform would read it, and
+	// no informer would tell Memory.Forget that the object is gone.
+	Uncached bool
 }
 
 // ErrNotOwned: a child's name is taken by an object the custom resource does not control.
@@ -265,7 +269,9 @@ func apply(ctx context.Context, a Applier, desired runtime.ApplyConfiguration, s
 	if err := a.Client.Patch(ctx, obj, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(managed.FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying %s %s/%s: %w", id.kind, id.namespace, id.name, err)
 	}
-	a.Memory.rememberApplied(obj, sum)
+	if !a.Uncached {
+		a.Memory.rememberApplied(obj, sum)
+	}
 	return nil
 }
 

@@ -745,6 +745,32 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 // the apply's answer is read (on two cores, usually) reads no managedFields either, and its copy has the digest
 // of what was applied once the answer is in: the owner's children count as converged, and IfChanged writes
 // nothing. A copy made meanwhile of someone else's write has no digest: IfChanged applies again.
+// TestUncachedApplyRemembersNothing: an apply through an Uncached Applier (a Secret, which no informer holds)
+// leaves nothing in the Memory, which nothing would ever forget; the same apply through a cached one does.
+func TestUncachedApplyRemembersNothing(t *testing.T) {
+	ctx := context.Background()
+	c, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := env.NewNamespace(t, "uncached")
+	for _, uncached := range []bool{true, false} {
+		name := fmt.Sprintf("s-%v", uncached)
+		s := corev1ac.Secret(name, ns).WithData(map[string][]byte{"k": []byte("v")})
+		if _, err := IfChanged(ctx, Applier{Client: c, Live: c, Memory: tm, Uncached: uncached}, nil, s, corev1ac.ExtractSecret); err != nil {
+			t.Fatal(err)
+		}
+		got := &corev1.Secret{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, got); err != nil {
+			t.Fatal(err)
+		}
+		if remembered := tm.digests.Has(got.UID); remembered == uncached {
+			t.Errorf("Uncached %v: remembered %v", uncached, remembered)
+		}
+		tm.Forget(got.UID)
+	}
+}
+
 func TestApplyRemembersWhatItAppliedForAnEarlyEvent(t *testing.T) {
 	ctx := context.Background()
 	ns := env.NewNamespace(t, "early")

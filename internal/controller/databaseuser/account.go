@@ -47,9 +47,16 @@ func accountHost(dbu *mygroupv1alpha1.DatabaseUser) string {
 // desiredAccount is the account a DatabaseUser asks for, with its password.
 func desiredAccount(dbu *mygroupv1alpha1.DatabaseUser, password string) mysqlaccount.Account {
 	a := mysqlaccount.Account{User: dbu.Spec.User, Host: accountHost(dbu), Password: password}
-	if dbu.Spec.MaxUserConnections != nil {
-		a.MaxUserConnections = int64(*dbu.Spec.MaxUserConnections)
+	for _, l := range []struct {
+		from *int32
+		to   *int64
+	}{{dbu.Spec.MaxUserConnections, &a.MaxUserConnections}, {dbu.Spec.MaxQueriesPerHour, &a.MaxQueriesPerHour},
+		{dbu.Spec.MaxUpdatesPerHour, &a.MaxUpdatesPerHour}, {dbu.Spec.MaxConnectionsPerHour, &a.MaxConnectionsPerHour}} {
+		if l.from != nil {
+			*l.to = int64(*l.from)
+		}
 	}
+	a.TLS = accountTLS(dbu.Spec.TLS)
 	if len(dbu.Spec.Grants) > 0 {
 		a.Grants = map[string][]string{}
 		for _, g := range dbu.Spec.Grants {
@@ -61,12 +68,30 @@ func desiredAccount(dbu *mygroupv1alpha1.DatabaseUser, password string) mysqlacc
 	return a
 }
 
+// accountTLS is what spec.tls requires, in mysqlaccount's terms (nothing when unset; SSL when require is
+// unset, the schema's default).
+func accountTLS(t *mygroupv1alpha1.AccountTLS) mysqlaccount.TLSRequirement {
+	if t == nil {
+		return mysqlaccount.TLSRequirement{}
+	}
+	switch t.Require {
+	case mygroupv1alpha1.AccountRequireNone:
+		return mysqlaccount.TLSRequirement{}
+	case mygroupv1alpha1.AccountRequireX509:
+		return mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireX509, Subject: t.Subject, Issuer: t.Issuer}
+	}
+	return mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireSSL}
+}
+
 // desiredClaimedAccount is desiredAccount, claimed in the server for dbu, adopted only when the target's policy
 // allows it (allowed.adopt), and only when all the account holds lies within the databases the policy allows
 // dbu's namespace.
 func desiredClaimedAccount(dbu *mygroupv1alpha1.DatabaseUser, allowed allowance, password string) mysqlaccount.Account {
 	a := desiredAccount(dbu, password)
 	a.Claimant = claimant(dbu)
+	if allowed.requireTLS && a.TLS.Require == mysqlaccount.RequireNone {
+		a.TLS.Require = mysqlaccount.RequireSSL
+	}
 	if a.Adopt = allowed.adopt; a.Adopt {
 		a.AdoptDatabases = allowed.databases.Databases
 	}

@@ -24,8 +24,9 @@ import (
 	"github.com/operator101/operator101/internal/mysqlaccount"
 )
 
-// The account step: a DatabaseUser's account is made to match its spec, with the password of its Secret, on
-// the server of its DatabaseTarget, if the target's policy allows it.
+// The account step: a DatabaseUser's account is made to match its spec, with the password of its Secret (or
+// the one generated for it), on the server of its DatabaseTarget, if the target's policy allows it; then its
+// connection Secret is written (connection.go).
 
 // syncAccount makes the account match the spec, if the target's policy allows it, and says how it went.
 func (r *Reconciler) syncAccount(ctx context.Context, targets *targetReads, dbu *mygroupv1alpha1.DatabaseUser, name string) outcome {
@@ -56,7 +57,7 @@ func (r *Reconciler) syncAccount(ctx context.Context, targets *targetReads, dbu 
 		changed, err = db.Ensure(ctx, account)
 		return err
 	}, password); out != nil {
-		if out.reason == mygroupv1alpha1.ReasonPasswordTooLong {
+		if out.reason == mygroupv1alpha1.ReasonPasswordTooLong && dbu.Spec.Password != nil {
 			ref := dbu.Spec.Password
 			return out.within(fmt.Sprintf("Secret %q, key %q: ", ref.Name, ref.Key), "")
 		}
@@ -64,6 +65,12 @@ func (r *Reconciler) syncAccount(ctx context.Context, targets *targetReads, dbu 
 	}
 	if changed > 0 {
 		log.FromContext(ctx).Info("account changed to match the spec", "statements", changed, "server", server.String())
+	}
+
+	// The Secret applications read, when the DatabaseUser asks for one (connection.go).
+	if out := r.syncConnection(ctx, dbu, target, connection{flavor: server.Flavor, password: password,
+		ca: targets.ca[name]}); out != nil {
+		return *out
 	}
 	return outcome{reason: mygroupv1alpha1.ReasonReady, message: fmt.Sprintf("account %s@%s matches the spec in %s",
 		account.User, account.Host, server)}

@@ -64,6 +64,25 @@ func TestDesiredAccount(t *testing.T) {
 				{Database: "b", Privileges: []mygroupv1alpha1.Privilege{"ALL PRIVILEGES"}}}},
 		want: mysqlaccount.Account{User: "u", Host: "10.0.0.%", Password: "pw", MaxUserConnections: 7,
 			Grants: map[string][]string{"a": {"SELECT", "INSERT"}, "b": {"ALL PRIVILEGES"}}},
+	}, {
+		name: "hourly limits and a client certificate with its subject and issuer",
+		spec: mygroupv1alpha1.DatabaseUserSpec{User: "u", MaxQueriesPerHour: ptr.To[int32](1000), MaxUpdatesPerHour: ptr.To[int32](100),
+			MaxConnectionsPerHour: ptr.To[int32](10), TLS: &mygroupv1alpha1.AccountTLS{Require: mygroupv1alpha1.AccountRequireX509,
+				Subject: "/CN=u", Issuer: "/CN=CA"}},
+		want: mysqlaccount.Account{User: "u", Host: "%", Password: "pw", MaxQueriesPerHour: 1000, MaxUpdatesPerHour: 100,
+			MaxConnectionsPerHour: 10, TLS: mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireX509, Subject: "/CN=u", Issuer: "/CN=CA"}},
+	}, {
+		name: "TLS",
+		spec: mygroupv1alpha1.DatabaseUserSpec{User: "u", TLS: &mygroupv1alpha1.AccountTLS{Require: mygroupv1alpha1.AccountRequireSSL}},
+		want: mysqlaccount.Account{User: "u", Host: "%", Password: "pw", TLS: mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireSSL}},
+	}, {
+		name: "tls: {} requires TLS (the schema's default)",
+		spec: mygroupv1alpha1.DatabaseUserSpec{User: "u", TLS: &mygroupv1alpha1.AccountTLS{}},
+		want: mysqlaccount.Account{User: "u", Host: "%", Password: "pw", TLS: mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireSSL}},
+	}, {
+		name: "require None",
+		spec: mygroupv1alpha1.DatabaseUserSpec{User: "u", TLS: &mygroupv1alpha1.AccountTLS{Require: mygroupv1alpha1.AccountRequireNone}},
+		want: mysqlaccount.Account{User: "u", Host: "%", Password: "pw"},
 	}} {
 		got := desiredAccount(&mygroupv1alpha1.DatabaseUser{Spec: tc.spec}, "pw")
 		if !reflect.DeepEqual(got, tc.want) {
@@ -96,6 +115,34 @@ func TestDesiredClaimedAccount(t *testing.T) {
 	target.Spec.Databases = nil
 	if a := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw"); !a.Adopt || len(a.AdoptDatabases) != 0 {
 		t.Errorf("Adopt, no databases: %+v", a)
+	}
+}
+
+// TestTargetRequiresTLS: a target's requireTLS makes an account that asks for nothing, or for None, require
+// TLS; one that asks for a client certificate keeps it; without it, the DatabaseUser's own choice stands.
+func TestTargetRequiresTLS(t *testing.T) {
+	target := &mygroupv1alpha1.DatabaseTarget{Spec: mygroupv1alpha1.DatabaseTargetSpec{RequireTLS: true, AllowedNamespaces: []string{"*"}}}
+	for _, tc := range []struct {
+		name       string
+		tls        *mygroupv1alpha1.AccountTLS
+		requireTLS bool
+		want       mysqlaccount.TLSRequirement
+	}{
+		{"target requires, account asks nothing", nil, true, mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireSSL}},
+		{"target requires, account asks None", &mygroupv1alpha1.AccountTLS{Require: mygroupv1alpha1.AccountRequireNone}, true,
+			mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireSSL}},
+		{"target requires, account asks X509", &mygroupv1alpha1.AccountTLS{Require: mygroupv1alpha1.AccountRequireX509, Subject: "/CN=u"}, true,
+			mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireX509, Subject: "/CN=u"}},
+		{"target does not, account asks nothing", nil, false, mysqlaccount.TLSRequirement{}},
+		{"target does not, account asks SSL", &mygroupv1alpha1.AccountTLS{Require: mygroupv1alpha1.AccountRequireSSL}, false,
+			mysqlaccount.TLSRequirement{Require: mysqlaccount.RequireSSL}},
+	} {
+		target.Spec.RequireTLS = tc.requireTLS
+		dbu := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "app"},
+			Spec: mygroupv1alpha1.DatabaseUserSpec{User: "u", TLS: tc.tls}}
+		if got := desiredClaimedAccount(dbu, allowanceOf(target, dbu), "pw").TLS; got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }
 

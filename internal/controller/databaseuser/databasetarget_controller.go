@@ -52,7 +52,7 @@ func (r *TargetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	}
 	out := outcome{reason: mygroupv1alpha1.ReasonConnected}
 	server := t.Status.Server
-	db, failed, _ := connect(ctx, r.Reader, &r.cfg, t)
+	db, failed, _, _ := connect(ctx, r.Reader, &r.cfg, t)
 	if db != nil {
 		server = db.Server().String()
 		out.message = "the operator logs in to " + server + " as the admin account"

@@ -29,7 +29,8 @@ import (
 )
 
 // How a changed password Secret is noticed. Secrets are read with single GETs through the API reader: the
-// operator needs `get` on Secrets and never lists or watches them, so it holds no Secret in memory. Without
+// operator needs `get` on Secrets (and create and patch for those it writes for a DatabaseUser: password.go,
+// connection.go) and never lists or watches them, so it holds no Secret in memory. Without
 // a Secret watch, a change is noticed at the next check of its DatabaseUser: at most ResyncPeriod later
 // (10m by default), or at once when the DatabaseUser itself changes (`kubectl annotate dbu NAME rotate=1`).
 // Every check reads the Secret and compares it with what the server holds: on MariaDB, the password's
@@ -48,7 +49,15 @@ import (
 // the operator is installed for (docs/admin/security.md).
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers,verbs=get;list;watch;patch,namespace=system
 // +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/status,verbs=get;patch,namespace=system
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get,namespace=system
+// Secrets: get, to read password Secrets and admin Secrets; create and patch (server-side apply), to write the
+// Secrets the operator makes for a DatabaseUser, only by the names its spec gives (`<name>-password` when
+// spec.password is unset, spec.connectionSecret.name), and never over one the DatabaseUser does not control
+// (apply.Child, ChildNotOwned). No list or watch: no Secret is held in memory.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;patch,namespace=system
+// finalizers (update): those Secrets' owner reference sets blockOwnerDeletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin (on by default in OpenShift) admits only from a user
+// who may update the owner's finalizers subresource.
+// +kubebuilder:rbac:groups=mygroup.handsomeguy.cn,resources=databaseusers/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 // The DatabaseTarget rules are in databasetarget_controller.go.
 

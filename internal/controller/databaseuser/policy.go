@@ -31,18 +31,21 @@ import (
 // refusal is why the policy refuses a DatabaseUser: a Ready reason and a message a person can act on.
 type refusal struct{ reason, message string }
 
-// allowance is what the target's policy gives a DatabaseUser: the databases its namespace may be granted, and
-// whether its account may be adopted (existingAccounts: Adopt, with its user listed for its namespace).
+// allowance is what the target's policy gives a DatabaseUser: the databases its namespace may be granted,
+// whether its account may be adopted (existingAccounts: Adopt, with its user listed for its namespace), and
+// whether the account must require TLS (requireTLS).
 type allowance struct {
-	databases mysqlaccount.Policy
-	adopt     bool
+	databases  mysqlaccount.Policy
+	adopt      bool
+	requireTLS bool
 }
 
 // checkPolicy returns what the target's policy gives dbu, and a refusal unless it allows everything dbu asks
 // for. The allowance is computed either way; a refused DatabaseUser may use none of it.
 func checkPolicy(target *mygroupv1alpha1.DatabaseTarget, dbu *mygroupv1alpha1.DatabaseUser) (allowance, *refusal) {
 	spec, ns := &target.Spec, dbu.Namespace
-	allowed := allowance{databases: databasePolicy(spec, ns), adopt: adoptable(spec, ns, dbu.Spec.User)}
+	allowed := allowance{databases: databasePolicy(spec, ns), adopt: adoptable(spec, ns, dbu.Spec.User),
+		requireTLS: spec.RequireTLS}
 	if !namespaceAllowed(spec.AllowedNamespaces, ns) {
 		return allowed, &refusal{mygroupv1alpha1.ReasonTargetNotAllowed, fmt.Sprintf(
 			"DatabaseTarget %q does not allow namespace %q (its allowedNamespaces are set by the cluster admin)",

@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/test/mariadbtest"
 	"github.com/operator101/operator101/test/testenv"
 )
@@ -55,8 +56,8 @@ func TestLeastPrivilege(t *testing.T) {
 		role.Rules = append(role.Rules, doc.Rules...)
 	}
 	for _, r := range role.Rules {
-		if slices.Contains(r.Resources, "secrets") && !slices.Equal(r.Verbs, []string{"get"}) {
-			t.Errorf("Secrets rule %v: want get only", r.Verbs)
+		if slices.Contains(r.Resources, "secrets") && !slices.Equal(r.Verbs, []string{"create", "get", "patch"}) {
+			t.Errorf("Secrets rule %v: want get, create and patch only (no list, watch, update or delete)", r.Verbs)
 		}
 	}
 	role.ObjectMeta = metav1.ObjectMeta{Name: "dbu-least-privilege"}
@@ -77,6 +78,25 @@ func TestLeastPrivilege(t *testing.T) {
 	if err := login(user, pw); err != nil {
 		t.Fatal(err)
 	}
+	// A generated password and a connection Secret, written with create and patch alone.
+	mkTarget(t, "rbac-apps", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) {
+		s.Applications = &mygroupv1alpha1.ApplicationEndpoint{Host: "db.example"}
+	})
+	gen := &mygroupv1alpha1.DatabaseUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gen",
+		Labels: map[string]string{mygroupv1alpha1.TargetLabel: "rbac-apps"}},
+		Spec: mygroupv1alpha1.DatabaseUserSpec{User: uniqueUser("rbac"), ConnectionSecret: &mygroupv1alpha1.ConnectionSecret{Name: "gen-conn"}}}
+	genKey := testenv.Create(t, env.Client, gen)
+	waitReady(t, genKey, metav1.ConditionTrue, mygroupv1alpha1.ReasonReady)
+	conn, err := getSecret(t, ns, "gen-conn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant(t, string(conn.Data["password"]))
+	if err := login(gen.Spec.User, string(conn.Data["password"])); err != nil {
+		t.Errorf("login with the connection Secret's password: %v", err)
+	}
+	deleteUser(t, genKey)
+
 	if err := env.Client.Delete(ctx, dbu); err != nil {
 		t.Fatal(err)
 	}

@@ -334,7 +334,7 @@ func newDBU(ns, name, user, secret, key string) *mygroupv1alpha1.DatabaseUser {
 	return &mygroupv1alpha1.DatabaseUser{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: mygroupv1alpha1.DatabaseUserSpec{User: user,
-			Password: corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key}},
+			Password: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key}},
 	}
 }
 

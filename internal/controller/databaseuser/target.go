@@ -37,6 +37,9 @@ type targetReads struct {
 	c                 client.Reader
 	operatorNamespace string
 	read              map[string]targetRead
+	// ca is the ca.crt of each target's admin Secret that onServer logged in with: what a connection Secret
+	// publishes as the CA certificate that verifies the server.
+	ca map[string][]byte
 }
 
 // targetRead is what getTarget found: a target this installation serves, or the outcome that says why not.
@@ -47,7 +50,8 @@ type targetRead struct {
 
 // targetReads starts the reads of one reconcile.
 func (r *Reconciler) targetReads() *targetReads {
-	return &targetReads{c: r.Client, operatorNamespace: r.cfg.OperatorNamespace, read: map[string]targetRead{}}
+	return &targetReads{c: r.Client, operatorNamespace: r.cfg.OperatorNamespace, read: map[string]targetRead{},
+		ca: map[string][]byte{}}
 }
 
 // get is getTarget, read once per reconcile.
@@ -75,10 +79,11 @@ func (r *Reconciler) onServer(ctx context.Context, targets *targetReads, name st
 	if out != nil {
 		return out
 	}
-	db, failed, admin := connect(ctx, r.Reader, &r.cfg, t)
+	db, failed, admin, ca := connect(ctx, r.Reader, &r.cfg, t)
 	if db == nil {
 		return &failed
 	}
+	targets.ca[name] = ca
 	defer func() { _ = db.Close() }()
 	if err := do(db); err != nil {
 		out := failure(err, "", append(secrets, admin)...)
@@ -121,24 +126,24 @@ func servedHere(t *mygroupv1alpha1.DatabaseTarget, operatorNamespace string) boo
 }
 
 // connect logs in to the target's server as its admin account. On failure it returns nil and the outcome.
-// The admin password is returned for redaction.
-func connect(ctx context.Context, secrets client.Reader, cfg *Config, t *mygroupv1alpha1.DatabaseTarget) (*mysqlaccount.Client, outcome, string) {
+// The admin password is returned for redaction, and the Secret's ca.crt (for connection Secrets).
+func connect(ctx context.Context, secrets client.Reader, cfg *Config, t *mygroupv1alpha1.DatabaseTarget) (*mysqlaccount.Client, outcome, string, []byte) {
 	ref := t.Spec.AdminSecretRef
 	s := &corev1.Secret{}
 	// The Secret's name, and what is wrong with it, are the cluster admin's: the detail.
 	unusable := fmt.Sprintf("the admin Secret of DatabaseTarget %q cannot be used%s", t.Name, adminsPart)
 	if err := secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, s); err != nil {
 		return nil, outcome{reason: mygroupv1alpha1.ReasonTargetSecretInvalid, message: unusable, detail: fmt.Sprintf(
-			"reading the admin Secret of DatabaseTarget %q: %v", t.Name, err), retry: true}, ""
+			"reading the admin Secret of DatabaseTarget %q: %v", t.Name, err), retry: true}, "", nil
 	}
 	target, err := targetFromSecret(&t.Spec, s)
 	if err != nil {
 		return nil, outcome{reason: mygroupv1alpha1.ReasonTargetSecretInvalid, message: unusable,
-			detail: redact(fmt.Sprintf("DatabaseTarget %q: %v", t.Name, err), target.Password), retry: true}, target.Password
+			detail: redact(fmt.Sprintf("DatabaseTarget %q: %v", t.Name, err), target.Password), retry: true}, target.Password, nil
 	}
 	db, err := mysqlaccount.Open(ctx, target, cfg.ConnectTimeout)
 	if err != nil {
-		return nil, failure(err, fmt.Sprintf("DatabaseTarget %q: ", t.Name), target.Password), target.Password
+		return nil, failure(err, fmt.Sprintf("DatabaseTarget %q: ", t.Name), target.Password), target.Password, nil
 	}
-	return db, outcome{}, target.Password
+	return db, outcome{}, target.Password, s.Data["ca.crt"]
 }
