@@ -78,13 +78,17 @@ else
 KUBECONFIG := $(DEV_DIR)/kubeconfig
 LOCAL_APISERVER := dev-apiserver
 endif
+# A make that this one runs (make ci's steps, hack/ci.sh) finds KUBECONFIG in its environment: this tells it
+# that the value is the default, not the user's.
+export KUBECONFIG_DEFAULT := $(KUBECONFIG)
 endif
 export KUBECONFIG
 show-cluster = @echo "==> cluster: context $$($(KUBECTL) config current-context 2>/dev/null || echo '(none)'), server $$($(KUBECTL) config view --minify -o jsonpath='{.clusters[0].cluster.server}' 2>/dev/null) (kubeconfig $(KUBECONFIG))"
 # make test-e2e and make demo work on the local cluster, or on a cluster of your own when KUBECONFIG comes from the
 # environment or the command line (not the default above) with IMAGE_TAG_BASE: hack/cluster/target.sh.
 given = $(if $(filter environment command line,$(origin $(1))),$(1)='$($(1))')
-TARGET_VARS = $(if $(call given,KUBECONFIG),EXISTING_KUBECONFIG='$(KUBECONFIG)') $(call given,IMAGE_TAG_BASE)
+kubeconfig_given = $(if $(filter-out $(KUBECONFIG_DEFAULT),$(KUBECONFIG)),$(call given,KUBECONFIG))
+TARGET_VARS = $(if $(kubeconfig_given),EXISTING_KUBECONFIG='$(KUBECONFIG)') $(call given,IMAGE_TAG_BASE)
 
 ##@ General
 
