@@ -385,9 +385,12 @@ func (x *chaosRun) createWorkload(t *testing.T) {
 	t.Helper()
 	p := x.plan
 	replicas := func(i, serving int) *int32 { return ptr.To(int32(min(1, max(0, serving-i)))) }
+	// The MyWebs' node ports lie in the range's static band (its lowest 86 ports on 30000-32767; at the default
+	// CHAOS_SCALE, 40 MyWebs), which the API server's random allocation uses last: the AppServices' Services, given ports at random, could otherwise
+	// take a MyWeb's port before its Service exists (seen: 31017).
 	for i := range p.mywebs {
 		create(t, &operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Name: webName(i), Namespace: chaosWebNS},
-			Spec: operatorv1.MyWebSpec{Image: "nginx:1.27", NodePortNumber: int32(31000 + i),
+			Spec: operatorv1.MyWebSpec{Image: "nginx:1.27", NodePortNumber: int32(30000 + i),
 				PageContentHtml: fmt.Sprintf("<h1>web %d</h1>", i), Replicas: replicas(i, p.servingWebs)}})
 	}
 	for i := range p.apps {
