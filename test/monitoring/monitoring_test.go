@@ -18,10 +18,7 @@
 package monitoring
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -33,7 +30,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -74,7 +70,7 @@ func TestMonitorAndRulesApply(t *testing.T) {
 			unserved: []string{"cert-manager.io/Certificate", "cert-manager.io/Certificate", "cert-manager.io/Issuer", "cert-manager.io/Issuer"}},
 	} {
 		t.Run(tc.overlay, func(t *testing.T) {
-			objs := decode(t, env.Kustomize(t, filepath.Join("config", "prometheus", tc.overlay)))
+			objs := env.KustomizeObjects(t, filepath.Join("config", "prometheus", tc.overlay))
 			var unserved []string
 			kinds := map[string]*unstructured.Unstructured{}
 			for _, o := range objs {
@@ -125,24 +121,5 @@ func TestMonitorAndRulesApply(t *testing.T) {
 				t.Error("the PrometheusRule has no rule groups")
 			}
 		})
-	}
-}
-
-// decode splits a kustomize output into its objects.
-func decode(t *testing.T, data []byte) []*unstructured.Unstructured {
-	t.Helper()
-	var out []*unstructured.Unstructured
-	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		o := &unstructured.Unstructured{}
-		if err := d.Decode(&o.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out
-			}
-			t.Fatal(err)
-		}
-		if len(o.Object) > 0 {
-			out = append(out, o)
-		}
 	}
 }

@@ -15,7 +15,6 @@
 package rbac
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -25,8 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -40,7 +37,6 @@ import (
 // every rule of config/rbac/role.yaml in a namespace the manager does not run in.
 func TestMakeDeployGrantsTheManagerRoleClusterWide(t *testing.T) {
 	ctx := context.Background()
-	out := env.Kustomize(t, "config/deploy")
 	k, err := client.New(env.Config, client.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -49,13 +45,8 @@ func TestMakeDeployGrantsTheManagerRoleClusterWide(t *testing.T) {
 	if err := k.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
 	sa := ""
-	for {
-		var u unstructured.Unstructured
-		if err := dec.Decode(&u.Object); err != nil {
-			break
-		}
+	for _, u := range env.KustomizeObjects(t, "config/deploy") {
 		switch u.GetKind() {
 		case "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "ServiceAccount":
 			if u.GetName() == "operator101-manager-role" && u.GetKind() != "ClusterRole" {
@@ -64,7 +55,7 @@ func TestMakeDeployGrantsTheManagerRoleClusterWide(t *testing.T) {
 			if u.GetKind() == "ServiceAccount" {
 				sa = u.GetName()
 			}
-			if err := k.Create(ctx, &u); err != nil {
+			if err := k.Create(ctx, u); err != nil {
 				t.Fatalf("creating %s %s: %v", u.GetKind(), u.GetName(), err)
 			}
 		}

@@ -18,7 +18,10 @@ package testenv
 // the parts of the Deployment controller that envtest does not run.
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -33,7 +36,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -263,6 +268,25 @@ func (e *Env) Kustomize(t testing.TB, dir string) []byte {
 		t.Fatalf("kustomize build %s: %v (run through make, which builds kustomize)", dir, err)
 	}
 	return out
+}
+
+// KustomizeObjects renders the kustomization in dir as Kustomize does and returns its objects.
+func (e *Env) KustomizeObjects(t testing.TB, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(e.Kustomize(t, dir)), 4096)
+	for {
+		o := &unstructured.Unstructured{}
+		if err := d.Decode(&o.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out
+			}
+			t.Fatalf("kustomize build %s: %v", dir, err)
+		}
+		if len(o.Object) > 0 {
+			out = append(out, o)
+		}
+	}
 }
 
 // RestrictedNamespace creates a namespace that enforces the restricted Pod Security Standard and returns its
