@@ -122,8 +122,8 @@ func databaseUserForApplications(t *testing.T) {
 	}
 
 	// REQUIRE X509: the same pod, with no client certificate, is refused.
-	newUser("shop_x509", mygroupv1alpha1.AccountRequireX509)
-	if logs, ok := runProbe(t, "shop_x509-db"); ok || !strings.Contains(logs, "Access denied") {
+	newUser("shop-x509", mygroupv1alpha1.AccountRequireX509)
+	if logs, ok := runProbe(t, "shop-x509-db"); ok || !strings.Contains(logs, "Access denied") {
 		t.Errorf("an account that requires a client certificate let a pod in without one (or failed otherwise):\n%s", logs)
 	}
 }
@@ -132,7 +132,7 @@ func databaseUserForApplications(t *testing.T) {
 // Secret secret and logs in with it (probe mysql), and returns its log and whether it succeeded.
 func runProbe(t *testing.T, secret string) (string, bool) {
 	t.Helper()
-	name := "probe-" + strings.ReplaceAll(secret, "_", "-")
+	name := "probe-" + secret
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: samplesNS}, Spec: corev1.PodSpec{
 		RestartPolicy:   corev1.RestartPolicyNever,
 		SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
