@@ -23,6 +23,17 @@ import (
 // Its conditions are the shared Available, Progressing and Degraded of package
 // github.com/operator101/operator101/api/conditions.
 
+// ServiceType is the type of the Service that exposes an AppService's ports.
+// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+type ServiceType string
+
+// The Service types an AppService may ask for.
+const (
+	ServiceTypeClusterIP    ServiceType = "ClusterIP"
+	ServiceTypeNodePort     ServiceType = "NodePort"
+	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
+)
+
 // Protocol is the network protocol of a port.
 // +kubebuilder:validation:Enum=TCP;UDP;SCTP
 type Protocol string
@@ -72,7 +83,8 @@ type ServicePort struct {
 	// +optional
 	TargetPort *int32 `json:"targetPort,omitempty"`
 
-	// nodePort is the port every node opens (default: one chosen by the cluster). It must lie in the
+	// nodePort is the port every node opens (default: one chosen by the cluster when serviceType is NodePort
+	// or LoadBalancer; none when it is ClusterIP). It must lie in the
 	// cluster's node-port range (30000-32767 unless the cluster is set up otherwise), and two Services cannot
 	// share a node port: a port outside the range or already in use shows as Degraded.
 	// +kubebuilder:validation:Minimum=1
@@ -81,7 +93,8 @@ type ServicePort struct {
 	NodePort int32 `json:"nodePort,omitempty"`
 }
 
-// AppServiceSpec is an application: an image run as size pods, reachable on node ports.
+// AppServiceSpec is an application: an image run as size pods, reachable through a Service.
+// +kubebuilder:validation:XValidation:rule="!has(self.serviceType) || self.serviceType != 'ClusterIP' || !has(self.ports) || self.ports.all(p, !has(p.nodePort))",message="a port's nodePort needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type AppServiceSpec struct {
 	// size is the number of pods (default 1). `kubectl scale appservice NAME --replicas=N` sets it.
 	// +kubebuilder:default=1
@@ -119,7 +132,16 @@ type Application struct {
 	// +optional
 	Envs []EnvVar `json:"envs,omitempty"`
 
-	// ports the application listens on, each exposed by a NodePort Service. Without ports there is no Service.
+	// serviceType is the type of the Service that exposes the ports: ClusterIP (reached inside the cluster, or
+	// through an Ingress or a route), NodePort (every node opens each port's nodePort, or one the cluster
+	// chooses) or LoadBalancer (the cluster's load balancer). Unset, it is NodePort when a port names a
+	// nodePort, as the tutorials' examples do, and ClusterIP otherwise.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:ClusterIP","urn:alm:descriptor:com.tectonic.ui:select:NodePort","urn:alm:descriptor:com.tectonic.ui:select:LoadBalancer"}
+	ServiceType ServiceType `json:"serviceType,omitempty"`
+
+	// ports the application listens on, each exposed by the Service (serviceType). Without ports there is no
+	// Service.
 	// +kubebuilder:validation:MaxItems=20
 	// +kubebuilder:validation:XValidation:rule="self.size() <= 1 || self.all(p, has(p.name) && p.name != '')",message="every port needs a name when there is more than one"
 	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, q.port == p.port && q.protocol == p.protocol))",message="two ports cannot share a port number and protocol"
@@ -196,7 +218,7 @@ type AppServiceStatus struct {
 	Selector string `json:"selector,omitempty"`
 }
 
-// AppService runs an application: a Deployment of size pods and a NodePort Service for its ports.
+// AppService runs an application: a Deployment of size pods and a Service for its ports.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{Event,v1,events}}

@@ -22,7 +22,19 @@ import (
 // Its conditions are the shared Available, Progressing and Degraded of package
 // github.com/operator101/operator101/api/conditions.
 
-// MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx on a node port.
+// ServiceType is the type of the Service that exposes the pods.
+// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+type ServiceType string
+
+// The Service types a MyWeb or an AppService may ask for.
+const (
+	ServiceTypeClusterIP    ServiceType = "ClusterIP"
+	ServiceTypeNodePort     ServiceType = "NodePort"
+	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
+)
+
+// MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx behind a Service.
+// +kubebuilder:validation:XValidation:rule="!has(self.nodePortNumber) || !has(self.serviceType) || self.serviceType != 'ClusterIP'",message="nodePortNumber needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type MyWebSpec struct {
 	// image of the web server. It must serve the files in /usr/share/nginx/html on containerPort (80 unless
 	// set), as nginx does.
@@ -32,14 +44,24 @@ type MyWebSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
 
-	// nodePortNumber is the port every node opens for the site (a NodePort Service). It must lie in the
-	// cluster's node-port range (30000-32767 unless the cluster is set up otherwise), and two Services cannot
-	// share a node port: a port outside the range or already in use shows as Degraded.
+	// nodePortNumber is the port every node opens for the site (a NodePort Service, unless serviceType says
+	// LoadBalancer). It must lie in the cluster's node-port range (30000-32767 unless the cluster is set up
+	// otherwise), and two Services cannot share a node port: a port outside the range or already in use shows
+	// as Degraded. Leave it out to get no node port (a ClusterIP Service), or one the cluster chooses
+	// (serviceType NodePort or LoadBalancer).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
-	// +required
+	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
-	NodePortNumber int32 `json:"nodePortNumber"`
+	NodePortNumber int32 `json:"nodePortNumber,omitempty"`
+
+	// serviceType is the type of the site's Service: ClusterIP (reached inside the cluster, or through an
+	// Ingress or a route), NodePort (every node opens a port: nodePortNumber, or one the cluster chooses) or
+	// LoadBalancer (the cluster's load balancer, with a node port as the cluster decides). Unset, it is
+	// NodePort when nodePortNumber is set and ClusterIP otherwise.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:ClusterIP","urn:alm:descriptor:com.tectonic.ui:select:NodePort","urn:alm:descriptor:com.tectonic.ui:select:LoadBalancer"}
+	ServiceType ServiceType `json:"serviceType,omitempty"`
 
 	// pageContentHtml is the page served as index.html.
 	// A change rolls the pods, so that the new page is served without deleting anything by hand.
@@ -124,8 +146,8 @@ type MyWebStatus struct {
 	Completed bool `json:"completed"`
 }
 
-// MyWeb serves one HTML page with nginx on a node port.
-// A ConfigMap holds the page, a Deployment serves it and a NodePort Service exposes it.
+// MyWeb serves one HTML page with nginx behind a Service.
+// A ConfigMap holds the page, a Deployment serves it and a Service (ClusterIP, NodePort or LoadBalancer) exposes it.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=web,categories=all

@@ -50,7 +50,8 @@ import (
 
 // AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only those
 // labelled as operator101's, as ChildForCache leaves them (a ConfigMap's data and a Service's or Deployment's
-// spec are read by nobody once their digest is taken).
+// spec are read by nobody once their digest is taken, but for a Service's ports and the node ports the
+// cluster chose them).
 // m remembers their digests.
 func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 	selector := managed.Selector()
@@ -59,7 +60,12 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 			cm.Data, cm.BinaryData = nil, nil
 		})},
 		&corev1.Service{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractService, func(svc *corev1.Service) {
-			svc.Spec = corev1.ServiceSpec{}
+			// The node ports the cluster chose stay: a status tells where the pods are reached.
+			var ports []corev1.ServicePort
+			for _, p := range svc.Spec.Ports {
+				ports = append(ports, corev1.ServicePort{Name: p.Name, Port: p.Port, Protocol: p.Protocol, NodePort: p.NodePort})
+			}
+			svc.Spec = corev1.ServiceSpec{Ports: ports}
 		})},
 		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
 			dep.Spec = appsv1.DeploymentSpec{}

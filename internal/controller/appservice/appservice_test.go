@@ -83,7 +83,7 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 		return
 	}
 	g.Expect(err).NotTo(gomega.HaveOccurred())
-	g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	g.Expect(svc.Spec.Type).To(gomega.Equal(appservice.ServiceType(a)))
 	g.Expect(svc.Spec.Ports).To(gomega.HaveLen(len(a.Spec.Ports)))
 	for i, p := range a.Spec.Ports {
 		target := p.Port
@@ -94,8 +94,13 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 		g.Expect(got.Port).To(gomega.Equal(p.Port))
 		g.Expect(got.TargetPort).To(gomega.Equal(intstr.FromInt32(target)))
 		g.Expect(string(got.Protocol)).To(gomega.Equal(string(p.Protocol)))
-		if p.NodePort != 0 {
+		switch {
+		case svc.Spec.Type == corev1.ServiceTypeClusterIP:
+			g.Expect(got.NodePort).To(gomega.BeZero())
+		case p.NodePort != 0:
 			g.Expect(got.NodePort).To(gomega.Equal(p.NodePort))
+		default:
+			g.Expect(got.NodePort).NotTo(gomega.BeZero(), "the cluster chooses a node port")
 		}
 		g.Expect(c.Ports).To(gomega.ContainElement(gomega.HaveField("ContainerPort", target)))
 	}
@@ -265,6 +270,9 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 		{"target port above 65535", port(appv1.ServicePort{Port: 80, TargetPort: ptr.To[int32](65536)}), "spec.ports[0].targetPort"},
 		{"unknown protocol", port(appv1.ServicePort{Port: 80, Protocol: "HTTP"}), `spec.ports[0].protocol: Unsupported value: "HTTP"`},
 		{"node port above 65535", port(appv1.ServicePort{Port: 80, NodePort: 65536}), "spec.ports[0].nodePort"},
+		{"node port on a ClusterIP Service", func(a *appv1.AppService) { a.Spec.ServiceType = appv1.ServiceTypeClusterIP },
+			"a port's nodePort needs serviceType NodePort or LoadBalancer"},
+		{"unknown service type", func(a *appv1.AppService) { a.Spec.ServiceType = "ExternalName" }, "spec.serviceType"},
 		{"unnamed ports", func(a *appv1.AppService) {
 			a.Spec.Ports = []appv1.ServicePort{{Port: 80}, {Port: 81}}
 		}, "every port needs a name when there is more than one"},
@@ -288,6 +296,45 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 			testenv.ExpectInvalid(t, env.Client, a, tc.want)
 		})
 	}
+}
+
+// TestAppServiceServiceType: the Service has node ports only where the AppService asks for them, and follows
+// every change of type; a converged AppService whose node port the cluster chose costs no write.
+func TestAppServiceServiceType(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := app().Start(t, cfg)
+	ns := env.NewNamespace(t, "appservice")
+	a := newApp(ns, "types", 0)
+	key := testenv.Create(t, env.Client, a)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getService(g, key).Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP), "no node port unless asked")
+	})
+
+	patchApp(t, key, func(a *appv1.AppService) { a.Spec.ServiceType = appv1.ServiceTypeNodePort })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getService(g, key).Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	})
+	waitQuiet(t, rec, key, counter)
+	app().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
+
+	patchApp(t, key, func(a *appv1.AppService) {
+		a.Spec.ServiceType = appv1.ServiceTypeLoadBalancer
+		a.Spec.Ports[0].NodePort = 30261
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getService(g, key).Spec.Type).To(gomega.Equal(corev1.ServiceTypeLoadBalancer))
+	})
+
+	patchApp(t, key, func(a *appv1.AppService) { a.Spec.ServiceType = ""; a.Spec.Ports[0].NodePort = 0 })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		svc := getService(g, key)
+		g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP))
+		g.Expect(svc.Spec.Ports[0].NodePort).To(gomega.BeZero(), "the node port is given back")
+	})
 }
 
 // TestAppServiceSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and

@@ -176,12 +176,29 @@ func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.Deploymen
 					WithContainers(container)))), nil
 }
 
-// Service exposes spec.ports on every node (a NodePort Service); nil when there are no ports.
+// ServiceType is the type of a's Service: spec.serviceType; unset, NodePort when a port names a nodePort (the
+// tutorials' examples) and ClusterIP otherwise.
+func ServiceType(a *appv1.AppService) corev1.ServiceType {
+	if a.Spec.ServiceType != "" {
+		return corev1.ServiceType(a.Spec.ServiceType)
+	}
+	for _, p := range a.Spec.Ports {
+		if p.NodePort != 0 {
+			return corev1.ServiceTypeNodePort
+		}
+	}
+	return corev1.ServiceTypeClusterIP
+}
+
+// Service exposes spec.ports through a Service of ServiceType; nil when there are no ports. A port's nodePort
+// is set where the spec names one (never on a ClusterIP Service); otherwise a NodePort or LoadBalancer
+// Service gets the one the cluster chooses.
 func Service(a *appv1.AppService) *corev1ac.ServiceApplyConfiguration {
 	if len(a.Spec.Ports) == 0 {
 		return nil
 	}
-	spec := corev1ac.ServiceSpec().WithType(corev1.ServiceTypeNodePort).WithSelector(podLabels(a.Name))
+	t := ServiceType(a)
+	spec := corev1ac.ServiceSpec().WithType(t).WithSelector(podLabels(a.Name))
 	for _, p := range a.Spec.Ports {
 		sp := corev1ac.ServicePort().
 			WithProtocol(protocol(p)).
@@ -190,7 +207,7 @@ func Service(a *appv1.AppService) *corev1ac.ServiceApplyConfiguration {
 		if p.Name != "" {
 			sp.WithName(p.Name)
 		}
-		if p.NodePort != 0 {
+		if p.NodePort != 0 && t != corev1.ServiceTypeClusterIP {
 			sp.WithNodePort(p.NodePort)
 		}
 		spec.WithPorts(sp)

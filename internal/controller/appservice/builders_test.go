@@ -225,3 +225,30 @@ func TestDeploymentDropsProxyCredentials(t *testing.T) {
 		"HTTPS_PROXY=http://proxy.example:3129", "NO_PROXY=.svc", "no_proxy=.svc",
 		"https_proxy=http://tenant:theirs@proxy.tenant:8080"})
 }
+
+func TestServiceType(t *testing.T) {
+	cases := []struct {
+		name     string
+		typ      appv1.ServiceType
+		nodePort int32
+		want     corev1.ServiceType
+		wantPort int32
+	}{
+		{"the tutorials' node port", "", 30002, corev1.ServiceTypeNodePort, 30002},
+		{"no node port asked", "", 0, corev1.ServiceTypeClusterIP, 0},
+		{"ClusterIP", appv1.ServiceTypeClusterIP, 0, corev1.ServiceTypeClusterIP, 0},
+		{"NodePort, the cluster's choice", appv1.ServiceTypeNodePort, 0, corev1.ServiceTypeNodePort, 0},
+		{"LoadBalancer on a node port", appv1.ServiceTypeLoadBalancer, 30003, corev1.ServiceTypeLoadBalancer, 30003},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Service(newApp(func(s *appv1.AppServiceSpec) { s.ServiceType = tc.typ; s.Ports[0].NodePort = tc.nodePort }))
+			if *s.Spec.Type != tc.want {
+				t.Errorf("type %s, want %s", *s.Spec.Type, tc.want)
+			}
+			if got := ptr.Deref(s.Spec.Ports[0].NodePort, 0); got != tc.wantPort {
+				t.Errorf("node port %d, want %d", got, tc.wantPort)
+			}
+		})
+	}
+}

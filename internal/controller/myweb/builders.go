@@ -15,6 +15,7 @@
 package myweb
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -127,23 +128,59 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) *appsv1ac.Deployment
 						WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(w.Name))))))
 }
 
-// Service exposes the web servers on spec.nodePortNumber of every node.
+// ServiceType is the type of w's Service: spec.serviceType; unset, NodePort when spec.nodePortNumber names a
+// port (the seed's meaning) and ClusterIP otherwise.
+func ServiceType(w *operatorv1.MyWeb) corev1.ServiceType {
+	switch {
+	case w.Spec.ServiceType != "":
+		return corev1.ServiceType(w.Spec.ServiceType)
+	case w.Spec.NodePortNumber != 0:
+		return corev1.ServiceTypeNodePort
+	}
+	return corev1.ServiceTypeClusterIP
+}
+
+// Service exposes the web servers on port 80 inside the cluster, and on a node port where ServiceType has
+// one: spec.nodePortNumber, or the cluster's choice when it is unset (the builder then leaves nodePort to
+// the API server, which keeps the port it allocated).
 func Service(w *operatorv1.MyWeb) *corev1ac.ServiceApplyConfiguration {
+	port := corev1ac.ServicePort().
+		WithName("http").
+		WithProtocol(corev1.ProtocolTCP).
+		WithPort(httpPort).
+		WithTargetPort(intstr.FromString("http"))
+	t := ServiceType(w)
+	if t != corev1.ServiceTypeClusterIP && w.Spec.NodePortNumber != 0 {
+		port.WithNodePort(w.Spec.NodePortNumber)
+	}
 	return corev1ac.Service(w.Name, w.Namespace).
 		WithLabels(podLabels(w.Name)).
 		WithOwnerReferences(ownerRef(w)).
 		WithSpec(corev1ac.ServiceSpec().
-			WithType(corev1.ServiceTypeNodePort).
+			WithType(t).
 			WithSelector(podLabels(w.Name)).
-			WithPorts(corev1ac.ServicePort().
-				WithName("http").
-				WithProtocol(corev1.ProtocolTCP).
-				WithPort(httpPort).
-				WithTargetPort(intstr.FromString("http")).
-				WithNodePort(w.Spec.NodePortNumber)))
+			WithPorts(port))
 }
 
-// URL is where the page is served; NODE stands for the address of any node.
-func URL(w *operatorv1.MyWeb) string {
-	return fmt.Sprintf("http://NODE:%d/", w.Spec.NodePortNumber)
+// URL is where the page is served: on a node port, NODE stands for the address of any node; svc (nil when
+// not observed yet) gives the node port the cluster chose, and a load balancer's address once it has one.
+// Without either, the Service's name inside the cluster.
+func URL(w *operatorv1.MyWeb, svc *corev1.Service) string {
+	t := ServiceType(w)
+	if t == corev1.ServiceTypeLoadBalancer && svc != nil {
+		for _, in := range svc.Status.LoadBalancer.Ingress {
+			if host := cmp.Or(in.Hostname, in.IP); host != "" {
+				return fmt.Sprintf("http://%s/", host)
+			}
+		}
+	}
+	if t != corev1.ServiceTypeClusterIP {
+		if w.Spec.NodePortNumber != 0 {
+			return fmt.Sprintf("http://NODE:%d/", w.Spec.NodePortNumber)
+		}
+		if svc != nil && len(svc.Spec.Ports) > 0 && svc.Spec.Ports[0].NodePort != 0 {
+			return fmt.Sprintf("http://NODE:%d/", svc.Spec.Ports[0].NodePort)
+		}
+	}
+	return fmt.Sprintf("http://%s.%s.svc/", w.Name, w.Namespace)
 }

@@ -142,7 +142,7 @@ func TestService(t *testing.T) {
 			t.Errorf("target port %q is not the container's port", name)
 		}
 		checkOwner(t, s.OwnerReferences, w)
-		if got, want := URL(w), "http://NODE:"+itoa(port)+"/"; got != want {
+		if got, want := URL(w, nil), "http://NODE:"+itoa(port)+"/"; got != want {
 			t.Errorf("URL %s, want %s", got, want)
 		}
 	}
@@ -205,4 +205,43 @@ func TestDeploymentDropsProxyCredentials(t *testing.T) {
 	testenv.ExpectProxyEnv(t, d, []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
 		"HTTPS_PROXY=http://proxy.example:3129", "https_proxy=http://proxy.example:3129",
 		"NO_PROXY=.svc,.cluster.local", "no_proxy=.svc,.cluster.local"})
+}
+
+func TestServiceType(t *testing.T) {
+	cases := []struct {
+		name     string
+		typ      operatorv1.ServiceType
+		nodePort int32
+		want     corev1.ServiceType
+		wantPort int32
+		wantURL  string
+	}{
+		{"the seed's node port", "", 30100, corev1.ServiceTypeNodePort, 30100, "http://NODE:30100/"},
+		{"no node port asked", "", 0, corev1.ServiceTypeClusterIP, 0, "http://s.ns.svc/"},
+		{"ClusterIP", operatorv1.ServiceTypeClusterIP, 0, corev1.ServiceTypeClusterIP, 0, "http://s.ns.svc/"},
+		{"NodePort, the cluster's choice", operatorv1.ServiceTypeNodePort, 0, corev1.ServiceTypeNodePort, 0, "http://NODE:31999/"},
+		{"NodePort on a port", operatorv1.ServiceTypeNodePort, 30200, corev1.ServiceTypeNodePort, 30200, "http://NODE:30200/"},
+		{"LoadBalancer", operatorv1.ServiceTypeLoadBalancer, 0, corev1.ServiceTypeLoadBalancer, 0, "http://lb.example/"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWeb("s", nil, "x", tc.nodePort)
+			w.Spec.ServiceType = tc.typ
+			s := Service(w)
+			if *s.Spec.Type != tc.want {
+				t.Errorf("type %s, want %s", *s.Spec.Type, tc.want)
+			}
+			if got := ptr.Deref(s.Spec.Ports[0].NodePort, 0); got != tc.wantPort {
+				t.Errorf("node port %d, want %d", got, tc.wantPort)
+			}
+			observed := &corev1.Service{Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80, NodePort: 31999}}}}
+			observed.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "lb.example"}}
+			if tc.want == corev1.ServiceTypeClusterIP {
+				observed.Spec.Ports[0].NodePort = 0
+			}
+			if got := URL(w, observed); got != tc.wantURL {
+				t.Errorf("URL %s, want %s", got, tc.wantURL)
+			}
+		})
+	}
 }

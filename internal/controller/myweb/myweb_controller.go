@@ -90,6 +90,6 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return rollout.UnseenRetry(), nil
 	}
 	before := w.DeepCopy()
-	w.Status = Status(w, apply.Controlled(dep, w), applyErr, metav1.NewTime(r.Clock.Now()))
+	w.Status = Status(w, apply.Controlled(dep, w), apply.Controlled(svc, w), applyErr, metav1.NewTime(r.Clock.Now()))
 	return r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
 }

@@ -15,6 +15,7 @@
 package myweb_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -84,9 +85,16 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 	g.Expect(pod.Spec.Volumes[0].ConfigMap.Name).To(gomega.Equal(w.Name))
 	g.Expect(w.Spec.AutomountServiceAccountToken).NotTo(gomega.BeNil(), "the schema defaults it")
 	g.Expect(pod.Spec.AutomountServiceAccountToken).To(gomega.Equal(w.Spec.AutomountServiceAccountToken))
-	g.Expect(c.svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	g.Expect(c.svc.Spec.Type).To(gomega.Equal(myweb.ServiceType(w)))
 	g.Expect(c.svc.Spec.Ports).To(gomega.HaveLen(1))
-	g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(w.Spec.NodePortNumber))
+	switch {
+	case c.svc.Spec.Type == corev1.ServiceTypeClusterIP:
+		g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.BeZero())
+	case w.Spec.NodePortNumber != 0:
+		g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(w.Spec.NodePortNumber))
+	default:
+		g.Expect(c.svc.Spec.Ports[0].NodePort).NotTo(gomega.BeZero(), "the cluster chooses a node port")
+	}
 	g.Expect(c.svc.Spec.Ports[0].TargetPort).To(gomega.Equal(intstr.FromString("http")))
 }
 
@@ -220,7 +228,10 @@ func TestMyWebInvalidRejected(t *testing.T) {
 		mutate func(*operatorv1.MyWeb)
 		want   string
 	}{
-		{"node port 0", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 0 }, "spec.nodePortNumber"},
+		{"node port negative", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = -1 }, "spec.nodePortNumber"},
+		{"node port on a ClusterIP Service", func(w *operatorv1.MyWeb) { w.Spec.ServiceType = operatorv1.ServiceTypeClusterIP },
+			"nodePortNumber needs serviceType NodePort or LoadBalancer"},
+		{"unknown service type", func(w *operatorv1.MyWeb) { w.Spec.ServiceType = "ExternalName" }, "spec.serviceType"},
 		{"node port above 65535", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 65536 }, "spec.nodePortNumber"},
 		{"empty image", func(w *operatorv1.MyWeb) { w.Spec.Image = "" }, "spec.image"},
 		{"negative replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas"},
@@ -234,6 +245,50 @@ func TestMyWebInvalidRejected(t *testing.T) {
 			testenv.ExpectInvalid(t, env.Client, w, tc.want)
 		})
 	}
+}
+
+// TestMyWebServiceType: the Service has a node port only where the MyWeb asks for one, follows every change of
+// type, and the URL says where the page is served; a converged MyWeb whose node port the cluster chose costs
+// no write.
+func TestMyWebServiceType(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := web().Start(t, cfg)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "types", 0)
+	key := testenv.Create(t, env.Client, w)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		g.Expect(getChildren(g, key).svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP), "no node port unless asked")
+		g.Expect(w.Status.URL).To(gomega.Equal("http://types." + ns + ".svc/"))
+	})
+
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.ServiceType = operatorv1.ServiceTypeNodePort })
+	var chosen int32
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		svc := getChildren(g, key).svc
+		g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+		chosen = svc.Spec.Ports[0].NodePort
+		g.Expect(w.Status.URL).To(gomega.Equal(fmt.Sprintf("http://NODE:%d/", chosen)))
+	})
+	waitQuiet(t, rec, key, counter)
+	web().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
+
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.ServiceType = operatorv1.ServiceTypeLoadBalancer; w.Spec.NodePortNumber = 30151 })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		g.Expect(getChildren(g, key).svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeLoadBalancer))
+		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30151/"), "no load balancer address yet")
+	})
+
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.ServiceType = ""; w.Spec.NodePortNumber = 0 })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		svc := getChildren(g, key).svc
+		g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP))
+		g.Expect(svc.Spec.Ports[0].NodePort).To(gomega.BeZero(), "the node port is given back")
+		g.Expect(w.Status.URL).To(gomega.Equal("http://types." + ns + ".svc/"))
+	})
 }
 
 // TestMyWebSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and converges.

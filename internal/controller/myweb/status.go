@@ -18,6 +18,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -36,18 +37,19 @@ func desiredReplicas(w *operatorv1.MyWeb) int32 {
 	return 1
 }
 
-// Status is the status a MyWeb gets from its Deployment (nil when it does not exist yet) and the error
+// Status is the status a MyWeb gets from its Deployment and Service (nil when they do not exist yet) and the error
 // of writing its children (nil when they match the spec). Unchanged conditions keep their lastTransitionTime;
 // now is the lastTransitionTime of those that change.
-func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, applyErr error, now metav1.Time) operatorv1.MyWebStatus {
+func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, svc *corev1.Service, applyErr error, now metav1.Time) operatorv1.MyWebStatus {
 	desired := desiredReplicas(w)
+	url := URL(w, svc)
 	s := operatorv1.MyWebStatus{
 		ObservedGeneration: w.Generation,
 		Conditions: rollout.Conditions(w.Status.Conditions, rollout.Input{
 			Generation: w.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr,
-			Where: "the page is served at " + URL(w), Now: now,
+			Where: "the page is served at " + url, Now: now,
 		}),
-		URL: URL(w),
+		URL: url,
 	}
 	if dep != nil {
 		s.Replicas = dep.Status.Replicas
