@@ -15,6 +15,7 @@
 package v1
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -149,6 +150,26 @@ type Application struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ports"
 	Ports []ServicePort `json:"ports,omitempty"`
+
+	// readinessProbe tells when a pod is ready to serve; only ready pods receive traffic, and the AppService is
+	// Available only once its pods are ready. Default: a TCP connection to the first TCP port's targetPort (none without a TCP port). A change rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Readiness Probe",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ReadinessProbe *corev1.Probe `json:"readinessProbe,omitempty"`
+
+	// livenessProbe tells when a container is stuck: the kubelet restarts it. Default: the same TCP check, failing 3 times in a row 10 s apart. A change
+	// rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Liveness Probe",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	LivenessProbe *corev1.Probe `json:"livenessProbe,omitempty"`
+
+	// strategy is how the Deployment replaces old pods by new ones: RollingUpdate (the default, with
+	// maxUnavailable and maxSurge, 25% each unless set) or Recreate (all old pods stop first).
+	// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'Recreate' || !has(self.rollingUpdate)",message="rollingUpdate is only for type RollingUpdate"
+	// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type in ['RollingUpdate', 'Recreate']",message="type must be RollingUpdate or Recreate"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:updateStrategy"}
+	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
 
 	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the
 	// application's pods (default false: they get no credentials for the Kubernetes API). Set it to true only

@@ -15,6 +15,8 @@
 package v1
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -106,6 +108,32 @@ type MyWebSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Run As Non-Root",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty"`
+
+	// resources are the web server's CPU and memory requests and limits. A change rolls the pods.
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims)",message="resource claims are not supported: use limits and requests"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// readinessProbe tells when a pod is ready to serve; only ready pods receive traffic, and the MyWeb is
+	// Available only once its pods are ready. Default: an HTTP GET of the page (/) on containerPort. A change rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Readiness Probe",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ReadinessProbe *corev1.Probe `json:"readinessProbe,omitempty"`
+
+	// livenessProbe tells when a container is stuck: the kubelet restarts it. Default: the same HTTP GET, failing 3 times in a row 10 s apart. A change
+	// rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Liveness Probe",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	LivenessProbe *corev1.Probe `json:"livenessProbe,omitempty"`
+
+	// strategy is how the Deployment replaces old pods by new ones: RollingUpdate (the default, with
+	// maxUnavailable and maxSurge, 25% each unless set) or Recreate (all old pods stop first).
+	// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'Recreate' || !has(self.rollingUpdate)",message="rollingUpdate is only for type RollingUpdate"
+	// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type in ['RollingUpdate', 'Recreate']",message="type must be RollingUpdate or Recreate"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:updateStrategy"}
+	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
 }
 
 // MyWebStatus is what the operator observed of the site.
@@ -136,6 +164,10 @@ type MyWebStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready",xDescriptors={"urn:alm:descriptor:text"}
 	Ready string `json:"ready,omitempty"`
 
+	// selector is the label selector of the pods, for the scale subresource (and a HorizontalPodAutoscaler).
+	// +optional
+	Selector string `json:"selector,omitempty"`
+
 	// url is where the page is served: any node's address, on the node port.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
@@ -150,6 +182,7 @@ type MyWebStatus struct {
 // A ConfigMap holds the page, a Deployment serves it and a Service (ClusterIP, NodePort or LoadBalancer) exposes it.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=web,categories=all
 // +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{Event,v1,events}}
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"

@@ -337,6 +337,41 @@ func TestAppServiceServiceType(t *testing.T) {
 	})
 }
 
+// TestAppServiceHealthAndRollout: the pods get a TCP readiness and liveness check of the first TCP port, the
+// AppService's own probe replaces it, and the rollout strategy goes to Recreate and back.
+func TestAppServiceHealthAndRollout(t *testing.T) {
+	app().Start(t, nil)
+	ns := env.NewNamespace(t, "appservice")
+	key := testenv.Create(t, env.Client, newApp(ns, "healthy", 0))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		c := getDeployment(g, key).Spec.Template.Spec.Containers[0]
+		g.Expect(c.ReadinessProbe).NotTo(gomega.BeNil())
+		g.Expect(c.ReadinessProbe.TCPSocket).NotTo(gomega.BeNil())
+		g.Expect(c.ReadinessProbe.TCPSocket.Port).To(gomega.Equal(intstr.FromInt32(8080)), "the first port's targetPort")
+		g.Expect(c.LivenessProbe).NotTo(gomega.BeNil())
+	})
+
+	own := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}}
+	patchApp(t, key, func(a *appv1.AppService) {
+		a.Spec.ReadinessProbe = own
+		a.Spec.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		d := getDeployment(g, key)
+		g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet).NotTo(gomega.BeNil())
+		g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe.TCPSocket).To(gomega.BeNil())
+		g.Expect(d.Spec.Strategy.Type).To(gomega.Equal(appsv1.RecreateDeploymentStrategyType))
+		g.Expect(meta.IsStatusConditionFalse(getApp(g, key).Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+	})
+	patchApp(t, key, func(a *appv1.AppService) { a.Spec.Strategy = nil })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getDeployment(g, key).Spec.Strategy.Type).To(gomega.Equal(appsv1.RollingUpdateDeploymentStrategyType))
+	})
+}
+
 // TestAppServiceSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and
 // converges.
 func TestAppServiceSample(t *testing.T) {

@@ -29,6 +29,7 @@ import (
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/internal/controller/podsecurity"
+	"github.com/operator101/operator101/internal/controller/podtemplate"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -107,6 +108,8 @@ func protocol(p appv1.ServicePort) corev1.Protocol {
 // proxy URL may carry (proxyenv.Env never holds them), unless spec.envs names the same variable: the spec
 // wins. Each port's target is declared on the container. The pods get no ServiceAccount token unless
 // spec.automountServiceAccountToken asks for it, and the securityContext of podsecurity.Contexts(spec.runAsNonRoot).
+// Its readiness and liveness probes are the spec's, by default a TCP connection to the first TCP port (none
+// without one); spec.strategy is passed on as it is.
 func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	container := corev1ac.Container().WithName(containerName).WithImage(a.Spec.Image)
 
@@ -134,14 +137,7 @@ func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.Deploymen
 		container.WithEnv(env)
 	}
 
-	if len(a.Spec.Resources.Limits) > 0 || len(a.Spec.Resources.Requests) > 0 {
-		res := corev1ac.ResourceRequirements()
-		if len(a.Spec.Resources.Limits) > 0 {
-			res.WithLimits(a.Spec.Resources.Limits.DeepCopy())
-		}
-		if len(a.Spec.Resources.Requests) > 0 {
-			res.WithRequests(a.Spec.Resources.Requests.DeepCopy())
-		}
+	if res := podtemplate.Resources(a.Spec.Resources); res != nil {
 		container.WithResources(res)
 	}
 
@@ -159,13 +155,25 @@ func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.Deploymen
 		container.WithPorts(corev1ac.ContainerPort().WithContainerPort(k.port).WithProtocol(k.proto))
 	}
 
+	var readiness, liveness *corev1ac.ProbeApplyConfiguration
+	if port, ok := firstTCPPort(a); ok {
+		readiness, liveness = podtemplate.TCPReadiness(port), podtemplate.TCPLiveness(port)
+	}
+	if p := podtemplate.Probe(a.Spec.ReadinessProbe, readiness); p != nil {
+		container.WithReadinessProbe(p)
+	}
+	if p := podtemplate.Probe(a.Spec.LivenessProbe, liveness); p != nil {
+		container.WithLivenessProbe(p)
+	}
+
 	podSecurity, containerSecurity := podsecurity.Contexts(ptr.Deref(a.Spec.RunAsNonRoot, false))
 	container.WithSecurityContext(containerSecurity)
 
+	spec := appsv1ac.DeploymentSpec().WithStrategy(podtemplate.Strategy(a.Spec.Strategy))
 	return appsv1ac.Deployment(a.Name, a.Namespace).
 		WithLabels(podLabels(a.Name)).
 		WithOwnerReferences(ownerRef(a)).
-		WithSpec(appsv1ac.DeploymentSpec().
+		WithSpec(spec.
 			WithReplicas(desiredSize(a)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(a.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().
@@ -174,6 +182,16 @@ func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.Deploymen
 					WithAutomountServiceAccountToken(ptr.Deref(a.Spec.AutomountServiceAccountToken, false)).
 					WithSecurityContext(podSecurity).
 					WithContainers(container)))), nil
+}
+
+// firstTCPPort is the container port of the first TCP port of spec.ports, which the default probes connect to.
+func firstTCPPort(a *appv1.AppService) (int32, bool) {
+	for _, p := range a.Spec.Ports {
+		if protocol(p) == corev1.ProtocolTCP {
+			return targetPort(p), true
+		}
+	}
+	return 0, false
 }
 
 // ServiceType is the type of a's Service: spec.serviceType; unset, NodePort when a port names a nodePort (the

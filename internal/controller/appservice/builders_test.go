@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
@@ -250,5 +251,53 @@ func TestServiceType(t *testing.T) {
 				t.Errorf("node port %d, want %d", got, tc.wantPort)
 			}
 		})
+	}
+}
+
+// The default probes connect to the first TCP port's container port (an application need not speak HTTP); a
+// UDP port gets none, and the AppService's own probes win.
+func TestDeploymentProbes(t *testing.T) {
+	cases := []struct {
+		name  string
+		ports []appv1.ServicePort
+		want  *intstr.IntOrString
+	}{
+		{"no ports", nil, nil},
+		{"udp only", []appv1.ServicePort{{Port: 53, Protocol: "UDP"}}, nil},
+		{"first tcp port's target", []appv1.ServicePort{{Name: "dns", Port: 53, Protocol: "UDP"},
+			{Name: "web", Port: 80, TargetPort: ptr.To[int32](8080)}, {Name: "admin", Port: 9000}}, ptr.To(intstr.FromInt32(8080))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ac, err := Deployment(newApp(func(s *appv1.AppServiceSpec) { s.Ports = tc.ports }), proxyenv.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d appsv1.Deployment
+			roundTrip(t, ac, &d)
+			c := d.Spec.Template.Spec.Containers[0]
+			for name, p := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+				switch {
+				case tc.want == nil && p != nil:
+					t.Errorf("%s probe %+v, want none", name, p)
+				case tc.want != nil && (p == nil || p.TCPSocket == nil || p.TCPSocket.Port != *tc.want):
+					t.Errorf("%s probe %+v, want a TCP check of %s", name, p, tc.want)
+				}
+			}
+		})
+	}
+	own := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}
+	ac, _ := Deployment(newApp(func(s *appv1.AppServiceSpec) {
+		s.ReadinessProbe, s.LivenessProbe = own, own
+		s.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	}), proxyenv.Env{})
+	var d appsv1.Deployment
+	roundTrip(t, ac, &d)
+	c := d.Spec.Template.Spec.Containers[0]
+	if !equality.Semantic.DeepEqual(c.ReadinessProbe, own) || !equality.Semantic.DeepEqual(c.LivenessProbe, own) {
+		t.Errorf("probes %+v / %+v, want the AppService's", c.ReadinessProbe, c.LivenessProbe)
+	}
+	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("strategy %+v, want Recreate", d.Spec.Strategy)
 	}
 }

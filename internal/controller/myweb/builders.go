@@ -30,6 +30,7 @@ import (
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/internal/controller/podsecurity"
+	"github.com/operator101/operator101/internal/controller/podtemplate"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -95,7 +96,8 @@ func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
 // (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container, without the user and
 // password a proxy URL may carry (proxyenv.Env never holds them). The pods get no ServiceAccount token unless
 // spec.automountServiceAccountToken asks for it, and the securityContext of podsecurity.Contexts(spec.runAsNonRoot);
-// the web server listens on ContainerPort.
+// the web server listens on ContainerPort. Its readiness and liveness probes are the spec's, by default an HTTP
+// GET of the page; spec.resources and spec.strategy are passed on as they are.
 func Deployment(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) *appsv1ac.DeploymentApplyConfiguration {
 	replicas := int32(1)
 	if w.Spec.Replicas != nil {
@@ -107,14 +109,20 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) *appsv1ac.Deployment
 		WithImage(w.Spec.Image).
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(ContainerPort(w)).WithProtocol(corev1.ProtocolTCP)).
 		WithSecurityContext(containerSecurity).
-		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true))
+		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true)).
+		WithReadinessProbe(podtemplate.Probe(w.Spec.ReadinessProbe, podtemplate.HTTPReadiness("/", "http"))).
+		WithLivenessProbe(podtemplate.Probe(w.Spec.LivenessProbe, podtemplate.HTTPLiveness("/", "http")))
 	for e := range proxyEnv.All() {
 		container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 	}
+	if res := podtemplate.Resources(w.Spec.Resources); res != nil {
+		container.WithResources(res)
+	}
+	spec := appsv1ac.DeploymentSpec().WithStrategy(podtemplate.Strategy(w.Spec.Strategy))
 	return appsv1ac.Deployment(w.Name, w.Namespace).
 		WithLabels(podLabels(w.Name)).
 		WithOwnerReferences(ownerRef(w)).
-		WithSpec(appsv1ac.DeploymentSpec().
+		WithSpec(spec.
 			WithReplicas(replicas).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(w.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().

@@ -18,10 +18,13 @@ import (
 	"strconv"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -243,5 +246,42 @@ func TestServiceType(t *testing.T) {
 				t.Errorf("URL %s, want %s", got, tc.wantURL)
 			}
 		})
+	}
+}
+
+// The web server's probes GET the page on its port unless the MyWeb gives its own; resources and the rollout
+// strategy are passed on.
+func TestDeploymentHealthAndRollout(t *testing.T) {
+	w := newWeb("h", nil, "x", 30100)
+	var d appsv1.Deployment
+	roundTrip(t, Deployment(w, proxyenv.Env{}), &d)
+	c := d.Spec.Template.Spec.Containers[0]
+	for name, p := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/" || p.HTTPGet.Port != intstr.FromString("http") {
+			t.Errorf("default %s probe %+v, want an HTTP GET of / on the port named http", name, p)
+		}
+	}
+	if c.Ports[0].Name != "http" {
+		t.Errorf("the probes' port %q is not the container's", c.Ports[0].Name)
+	}
+	if c.Resources.Limits != nil || d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
+		t.Errorf("resources %+v, strategy %+v: want none and RollingUpdate", c.Resources, d.Spec.Strategy)
+	}
+
+	own := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8081)}}}
+	w.Spec.ReadinessProbe, w.Spec.LivenessProbe = own, own
+	w.Spec.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}
+	w.Spec.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	d = appsv1.Deployment{}
+	roundTrip(t, Deployment(w, proxyenv.Env{}), &d)
+	c = d.Spec.Template.Spec.Containers[0]
+	if !equality.Semantic.DeepEqual(c.ReadinessProbe, own) || !equality.Semantic.DeepEqual(c.LivenessProbe, own) {
+		t.Errorf("probes %+v / %+v, want the MyWeb's %+v", c.ReadinessProbe, c.LivenessProbe, own)
+	}
+	if !equality.Semantic.DeepEqual(c.Resources, w.Spec.Resources) {
+		t.Errorf("resources %+v, want %+v", c.Resources, w.Spec.Resources)
+	}
+	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("strategy %+v, want Recreate", d.Spec.Strategy)
 	}
 }

@@ -22,9 +22,12 @@ import (
 
 	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -274,7 +277,10 @@ func TestMyWebServiceType(t *testing.T) {
 	waitQuiet(t, rec, key, counter)
 	web().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
 
-	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.ServiceType = operatorv1.ServiceTypeLoadBalancer; w.Spec.NodePortNumber = 30151 })
+	patchWeb(t, key, func(w *operatorv1.MyWeb) {
+		w.Spec.ServiceType = operatorv1.ServiceTypeLoadBalancer
+		w.Spec.NodePortNumber = 30151
+	})
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
 		w := expectConverged(g, key)
 		g.Expect(getChildren(g, key).svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeLoadBalancer))
@@ -288,6 +294,83 @@ func TestMyWebServiceType(t *testing.T) {
 		g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP))
 		g.Expect(svc.Spec.Ports[0].NodePort).To(gomega.BeZero(), "the node port is given back")
 		g.Expect(w.Status.URL).To(gomega.Equal("http://types." + ns + ".svc/"))
+	})
+}
+
+// TestMyWebScaleSubresource: the scale subresource reads and writes spec.replicas, reports the Deployment's
+// replicas and the pods' selector, as `kubectl scale web NAME --replicas=N` and an autoscaler need.
+func TestMyWebScaleSubresource(t *testing.T) {
+	web().Start(t, nil)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "scaled", 0)
+	key := testenv.Create(t, env.Client, w)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectConverged(g, key) })
+
+	scale := &autoscalingv1.Scale{}
+	if err := env.Client.SubResource("scale").Patch(ctx, w, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":3}}`)),
+		client.WithSubResourceBody(scale)); err != nil {
+		t.Fatalf("patching /scale: %v", err)
+	}
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		g.Expect(w.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(int32(3))))
+	})
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		s := &autoscalingv1.Scale{}
+		g.Expect(env.Client.SubResource("scale").Get(ctx, getWeb(g, key), s)).To(gomega.Succeed())
+		g.Expect(s.Spec.Replicas).To(gomega.Equal(int32(3)))
+		g.Expect(s.Status.Replicas).To(gomega.Equal(int32(3)))
+		g.Expect(s.Status.Selector).To(gomega.Equal(labels.SelectorFromSet(myweb.PodLabels("scaled")).String()))
+		pods, err := labels.Parse(s.Status.Selector)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		g.Expect(pods.Matches(labels.Set(getChildren(g, key).dep.Spec.Template.Labels))).To(gomega.BeTrue())
+	})
+}
+
+// TestMyWebHealthAndRollout: the pods get the default probes, the MyWeb's own probes, resources and rollout
+// strategy replace them in place, and a change back to RollingUpdate works too.
+func TestMyWebHealthAndRollout(t *testing.T) {
+	web().Start(t, nil)
+	ns := env.NewNamespace(t, "web")
+	key := testenv.Create(t, env.Client, newWeb(ns, "healthy", 0))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectConverged(g, key)
+		c := getChildren(g, key).dep.Spec.Template.Spec.Containers[0]
+		g.Expect(c.ReadinessProbe).NotTo(gomega.BeNil())
+		g.Expect(c.ReadinessProbe.HTTPGet).NotTo(gomega.BeNil())
+		g.Expect(c.LivenessProbe).NotTo(gomega.BeNil())
+	})
+
+	own := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString("http")}}, PeriodSeconds: 2}
+	patchWeb(t, key, func(w *operatorv1.MyWeb) {
+		w.Spec.ReadinessProbe = own
+		w.Spec.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}}
+		w.Spec.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectConverged(g, key)
+		dep := getChildren(g, key).dep
+		c := dep.Spec.Template.Spec.Containers[0]
+		g.Expect(c.ReadinessProbe.HTTPGet).To(gomega.BeNil(), "the MyWeb's probe replaces the default")
+		g.Expect(c.ReadinessProbe.TCPSocket).NotTo(gomega.BeNil())
+		g.Expect(c.ReadinessProbe.PeriodSeconds).To(gomega.Equal(int32(2)))
+		g.Expect(c.Resources.Requests.Cpu().String()).To(gomega.Equal("10m"))
+		g.Expect(dep.Spec.Strategy.Type).To(gomega.Equal(appsv1.RecreateDeploymentStrategyType))
+		g.Expect(meta.IsStatusConditionFalse(getWeb(g, key).Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+	})
+
+	patchWeb(t, key, func(w *operatorv1.MyWeb) {
+		maxSurge := intstr.FromInt32(1)
+		w.Spec.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &maxSurge}}
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectConverged(g, key)
+		dep := getChildren(g, key).dep
+		g.Expect(dep.Spec.Strategy.Type).To(gomega.Equal(appsv1.RollingUpdateDeploymentStrategyType))
+		g.Expect(dep.Spec.Strategy.RollingUpdate.MaxSurge).To(gomega.HaveValue(gomega.Equal(intstr.FromInt32(1))))
+		g.Expect(meta.IsStatusConditionFalse(getWeb(g, key).Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
 	})
 }
 

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
@@ -49,7 +50,8 @@ func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, svc *corev1.Service, ap
 			Generation: w.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr,
 			Where: "the page is served at " + url, Now: now,
 		}),
-		URL: url,
+		URL:      url,
+		Selector: labels.SelectorFromSet(podLabels(w.Name)).String(),
 	}
 	if dep != nil {
 		s.Replicas = dep.Status.Replicas
