@@ -33,6 +33,9 @@ const (
 	ReasonAvailable = "MinimumReplicasAvailable"
 	// ReasonUnavailable: Available=False, fewer pods are ready than the minimum.
 	ReasonUnavailable = "MinimumReplicasUnavailable"
+	// ReasonProbeFailing: Available=False (or Progressing=True while older pods still serve), a pod's container
+	// runs but does not pass its readiness probe.
+	ReasonProbeFailing = "ReadinessProbeFailing"
 	// ReasonRollingOut: Progressing=True, pods of an older spec still run.
 	ReasonRollingOut = "RollingOut"
 	// ReasonRolloutComplete: Progressing=False, every pod runs the current spec.

@@ -349,3 +349,54 @@ func (k Kind[T]) ExpectEditorGetsWhatCreatingPodsGives(t *testing.T, role, secre
 		}
 	})
 }
+
+// ExpectProbeFailureReported checks that the custom resource newOwner makes (in a namespace named after
+// prefix, one pod wanted) reports Available=False with reason ReadinessProbeFailing, naming the pod, once a pod
+// of its Deployment has run unready for a while (envtest runs no kubelet: the test writes the pod and the
+// Deployment's status as they would), and MinimumReplicasAvailable once the pod is ready.
+func (k Kind[T]) ExpectProbeFailureReported(t *testing.T, prefix string, newOwner func(ns string) T, within time.Duration) {
+	t.Helper()
+	k.Start(t, nil)
+	ns := k.Env.NewNamespace(t, prefix)
+	key := testenv.Create(t, k.Env.Client, newOwner(ns))
+	var dep appsv1.Deployment
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		g.Expect(k.Env.Client.Get(ctx, key, &dep)).To(gomega.Succeed())
+	})
+
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name + "-abc12", Labels: dep.Spec.Template.Labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: dep.Spec.Template.Spec.Containers[0].Name, Image: "x"}}}}
+	if err := k.Env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	setContainer := func(ready bool, since time.Time) {
+		t.Helper()
+		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: pod.Spec.Containers[0].Name, Ready: ready, Image: "x", ImageID: "x",
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(since)}}}}}
+		if err := k.Env.Client.Status().Update(ctx, pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Started a minute ago, never ready: past any start-up.
+	setContainer(false, time.Now().Add(-time.Minute))
+	testenv.SetDeploymentStatus(t, k.Env.Client, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, UnavailableReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse,
+				Reason: "MinimumReplicasUnavailable", LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()}}}
+	})
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		c := meta.FindStatusCondition(k.Conditions(g, key), conditions.Available)
+		g.Expect(c).NotTo(gomega.BeNil())
+		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(gomega.Equal(conditions.ReasonProbeFailing))
+		g.Expect(c.Message).To(gomega.ContainSubstring("pod " + pod.Name))
+		g.Expect(c.Message).To(gomega.ContainSubstring("readiness probe"))
+	})
+
+	setContainer(true, time.Now().Add(-time.Minute))
+	testenv.MarkDeploymentAvailable(t, k.Env.Client, key)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Available, metav1.ConditionTrue, conditions.ReasonAvailable, "")
+	})
+}

@@ -55,6 +55,8 @@ import (
 // +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
+// pods (list): the pods of a Deployment that has unready ones, read to tell a failing readiness probe.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
 // AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
@@ -125,9 +127,16 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	if rollout.DeploymentUnseen(dep, applyErr) {
 		return rollout.UnseenRetry(), nil
 	}
+	// Pods that run but do not get ready: a failing readiness probe, which the status names (a lookup past the
+	// cache only while some pod is not ready).
+	probeFailing, recheck, err := rollout.CheckProbes(ctx, r.Reader, apply.Controlled(dep, a), a.Namespace, podLabels(a.Name), r.Clock.Now())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	before := obj.DeepCopyObject().(T)
-	*r.api.status(obj) = Status(a, apply.Controlled(dep, a), applyErr, metav1.NewTime(r.Clock.Now()))
-	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
+	*r.api.status(obj) = Status(a, apply.Controlled(dep, a), probeFailing, applyErr, metav1.NewTime(r.Clock.Now()))
+	res, err := r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
+	return rollout.RecheckProbes(res, err, recheck)
 }
 
 // apply applies a's children unless they already match (dep and svc are what the cache holds), and deletes the
@@ -154,10 +163,10 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 	return errs
 }
 
-// Status is the status an AppService gets from its Deployment (nil when it does not exist yet) and the
-// error of writing its children. Unchanged conditions keep their lastTransitionTime; now is the
+// Status is the status an AppService gets from its Deployment (nil when it does not exist yet), the pods that
+// fail their readiness probe (rollout.ProbeFailures; empty when none) and the error of writing its children. Unchanged conditions keep their lastTransitionTime; now is the
 // lastTransitionTime of those that change.
-func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now metav1.Time) appv1.AppServiceStatus {
+func Status(a *appv1.AppService, dep *appsv1.Deployment, probeFailing string, applyErr error, now metav1.Time) appv1.AppServiceStatus {
 	desired := desiredSize(a)
 	where := ""
 	if len(a.Spec.Ports) > 0 {
@@ -167,6 +176,7 @@ func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now met
 		ObservedGeneration: a.Generation,
 		Conditions: rollout.Conditions(a.Status.Conditions, rollout.Input{
 			Generation: a.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr, Where: where, Now: now,
+			ProbeFailing: probeFailing,
 		}),
 		Selector: selector(a.Name),
 	}

@@ -521,3 +521,13 @@ func TestAppServicePodsRefusedByPodSecurity(t *testing.T) {
 	_, rec := app().Start(t, nil)
 	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "appservice-restricted", newApp("", "root", 30277), getDeployment, conditionsOf)
 }
+
+// TestAppServiceProbeFailing: a pod that runs but never passes its readiness probe keeps the AppService from
+// Available, with a reason of its own that names the pod.
+func TestAppServiceProbeFailing(t *testing.T) {
+	app().ExpectProbeFailureReported(t, "appservice", func(ns string) *appv1.AppService {
+		a := newApp(ns, "unready", 0)
+		a.Spec.Size = ptr.To[int32](1)
+		return a
+	}, timeout)
+}

@@ -47,6 +47,8 @@ import (
 // +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;patch,namespace=system
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
+// pods (list): the pods of a Deployment that has unready ones, read to tell a failing readiness probe.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
 // MyWebReconciler makes a MyWeb's ConfigMap, Deployment and Service match its spec, and reports the Deployment's
@@ -89,7 +91,14 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if rollout.DeploymentUnseen(dep, applyErr) {
 		return rollout.UnseenRetry(), nil
 	}
+	// Pods that run but do not get ready: a failing readiness probe, which the status names (a lookup past the
+	// cache only while some pod is not ready).
+	probeFailing, recheck, err := rollout.CheckProbes(ctx, r.Reader, apply.Controlled(dep, w), w.Namespace, podLabels(w.Name), r.Clock.Now())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	before := w.DeepCopy()
-	w.Status = Status(w, apply.Controlled(dep, w), apply.Controlled(svc, w), applyErr, metav1.NewTime(r.Clock.Now()))
-	return r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
+	w.Status = Status(w, apply.Controlled(dep, w), apply.Controlled(svc, w), probeFailing, applyErr, metav1.NewTime(r.Clock.Now()))
+	res, err := r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
+	return rollout.RecheckProbes(res, err, recheck)
 }

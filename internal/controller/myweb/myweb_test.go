@@ -569,3 +569,9 @@ func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
 	_, rec := web().Start(t, nil)
 	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "web-restricted", newWeb("", "root", 30177), getChildren, conditionsOf)
 }
+
+// TestMyWebProbeFailing: a pod that runs but never passes its readiness probe keeps the MyWeb from Available,
+// with a reason of its own that names the pod.
+func TestMyWebProbeFailing(t *testing.T) {
+	web().ExpectProbeFailureReported(t, "web", func(ns string) *operatorv1.MyWeb { return newWeb(ns, "unready", 0) }, timeout)
+}

@@ -38,17 +38,18 @@ func desiredReplicas(w *operatorv1.MyWeb) int32 {
 	return 1
 }
 
-// Status is the status a MyWeb gets from its Deployment and Service (nil when they do not exist yet) and the error
+// Status is the status a MyWeb gets from its Deployment and Service (nil when they do not exist yet), the pods
+// that fail their readiness probe (rollout.ProbeFailures; empty when none) and the error
 // of writing its children (nil when they match the spec). Unchanged conditions keep their lastTransitionTime;
 // now is the lastTransitionTime of those that change.
-func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, svc *corev1.Service, applyErr error, now metav1.Time) operatorv1.MyWebStatus {
+func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, svc *corev1.Service, probeFailing string, applyErr error, now metav1.Time) operatorv1.MyWebStatus {
 	desired := desiredReplicas(w)
 	url := URL(w, svc)
 	s := operatorv1.MyWebStatus{
 		ObservedGeneration: w.Generation,
 		Conditions: rollout.Conditions(w.Status.Conditions, rollout.Input{
 			Generation: w.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr,
-			Where: "the page is served at " + url, Now: now,
+			Where: "the page is served at " + url, Now: now, ProbeFailing: probeFailing,
 		}),
 		URL:      url,
 		Selector: labels.SelectorFromSet(podLabels(w.Name)).String(),
