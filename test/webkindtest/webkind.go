@@ -31,10 +31,13 @@ import (
 	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -399,4 +402,40 @@ func (k Kind[T]) ExpectProbeFailureReported(t *testing.T, prefix string, newOwne
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
 		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Available, metav1.ConditionTrue, conditions.ReasonAvailable, "")
 	})
+}
+
+// ExpectDisruptionBudget checks the PodDisruptionBudget of the custom resource newOwner makes (in a namespace
+// named after prefix, with 2 pods wanted): controlled by it, one pod unavailable at most, selecting the pods of
+// its Deployment; gone when scale sets one pod, back with three; and no write at rest (a label, a restart).
+func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner func(ns string) T,
+	scale func(t *testing.T, key types.NamespacedName, replicas int32), within time.Duration) {
+	t.Helper()
+	cfg, counter := testenv.Counting(k.Env.Config)
+	mgr, rec := k.Start(t, cfg)
+	ns := k.Env.NewNamespace(t, prefix)
+	owner := newOwner(ns)
+	key := testenv.Create(t, k.Env.Client, owner)
+	budget := func(g gomega.Gomega) *policyv1.PodDisruptionBudget {
+		var pdb policyv1.PodDisruptionBudget
+		g.Expect(k.Env.Client.Get(ctx, key, &pdb)).To(gomega.Succeed())
+		var dep appsv1.Deployment
+		g.Expect(k.Env.Client.Get(ctx, key, &dep)).To(gomega.Succeed())
+		g.Expect(metav1.IsControlledBy(&pdb, owner)).To(gomega.BeTrue(), "controlled by the %s", k.Name)
+		g.Expect(pdb.Spec.MaxUnavailable).To(gomega.HaveValue(gomega.Equal(intstr.FromInt32(1))))
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		g.Expect(sel.Matches(labels.Set(dep.Spec.Template.Labels))).To(gomega.BeTrue(), "selects the Deployment's pods")
+		return &pdb
+	}
+	testenv.Eventually(t, within, func(g gomega.Gomega) { budget(g) })
+	k.WaitQuiet(t, rec, key, counter, within)
+	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+
+	scale(t, key, 1)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		err := k.Env.Client.Get(ctx, key, &policyv1.PodDisruptionBudget{})
+		g.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "one pod, no budget: %v", err)
+	})
+	scale(t, key, 3)
+	testenv.Eventually(t, within, func(g gomega.Gomega) { budget(g) })
 }

@@ -34,11 +34,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/client-go/tools/cache"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -49,8 +51,8 @@ import (
 )
 
 // AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only those
-// labelled as operator101's, as ChildForCache leaves them (a ConfigMap's data and a Service's or Deployment's
-// spec are read by nobody once their digest is taken, but for a Service's ports and the node ports the
+// labelled as operator101's, as ChildForCache leaves them (a ConfigMap's data, a PodDisruptionBudget's spec and
+// status and a Service's or Deployment's spec are read by nobody once their digest is taken, but for a Service's ports and the node ports the
 // cluster chose them).
 // m remembers their digests.
 func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
@@ -69,6 +71,9 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 		})},
 		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
 			dep.Spec = appsv1.DeploymentSpec{}
+		})},
+		&policyv1.PodDisruptionBudget{}: {Label: selector, Transform: ChildForCache(m, policyv1ac.ExtractPodDisruptionBudget, func(pdb *policyv1.PodDisruptionBudget) {
+			pdb.Spec, pdb.Status = policyv1.PodDisruptionBudgetSpec{}, policyv1.PodDisruptionBudgetStatus{}
 		})},
 	}
 }

@@ -21,10 +21,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -57,6 +59,7 @@ import (
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
 // pods (list): the pods of a Deployment that has unready ones, read to tell a failing readiness probe.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list,namespace=system
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
 // AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
@@ -108,19 +111,19 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	}
 	a := r.api.view(obj)
 
-	dep, svc := &appsv1.Deployment{}, &corev1.Service{}
-	if err := apply.ReadChildren(ctx, r.Client, "AppService", a, dep, svc); err != nil {
+	dep, svc, pdb := &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}
+	if err := apply.ReadChildren(ctx, r.Client, "AppService", a, dep, svc, pdb); err != nil {
 		return ctrl.Result{}, err
 	}
 	// The cache's copy of the object has no environment (ForCache); it tells whether the children are already
 	// what the builders would make of the whole object. Only when they are not is it read whole.
 	var errs []error
-	if !apply.CachedConverged(r.Memory.Applied, a, map[string]client.Object{"Deployment": dep, "Service": svc}) {
+	if !apply.CachedConverged(r.Memory.Applied, a, map[string]client.Object{"Deployment": dep, "Service": svc, "PodDisruptionBudget": pdb}) {
 		whole := r.api.new()
 		if found, err := apply.ReadWhole(ctx, r.Reader, obj, whole); err != nil || !found || whole.GetDeletionTimestamp() != nil {
 			return ctrl.Result{}, err
 		}
-		errs = r.apply(ctx, r.api.view(whole), dep, svc)
+		errs = r.apply(ctx, r.api.view(whole), dep, svc, pdb)
 	}
 	applyErr := errors.Join(errs...)
 
@@ -139,9 +142,10 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	return rollout.RecheckProbes(res, err, recheck)
 }
 
-// apply applies a's children unless they already match (dep and svc are what the cache holds), and deletes the
-// Service when a has no ports.
-func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service) []error {
+// apply applies a's children unless they already match (dep, svc and pdb are what the cache holds), and deletes
+// the Service when a has no ports and the PodDisruptionBudget when it wants one pod or none.
+func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service,
+	pdb *policyv1.PodDisruptionBudget) []error {
 	var errs []error
 	taken := apply.NameTaken(a.Status.Conditions)
 	if desired := Service(a); desired != nil {
@@ -153,6 +157,7 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 			errs = append(errs, fmt.Errorf("deleting Service %s/%s, which has no ports left: %w", a.Namespace, a.Name, err))
 		}
 	}
+	errs = append(errs, apply.Optional(ctx, r.Applier(), a, "PodDisruptionBudget", pdb, DisruptionBudget(a), policyv1ac.ExtractPodDisruptionBudget, taken))
 	// The Deployment last: its rollout's events bring the next reconcile, by when the cache should hold the
 	// Service.
 	if desired, err := Deployment(a, r.ProxyEnv); err != nil {

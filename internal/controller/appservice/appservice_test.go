@@ -24,6 +24,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -435,6 +436,8 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	children := []func() client.ObjectList{
 		func() client.ObjectList { return &appsv1.DeploymentList{} },
 		func() client.ObjectList { return &corev1.ServiceList{} },
+		// newApp wants 2 pods: a budget too.
+		func() client.ObjectList { return &policyv1.PodDisruptionBudgetList{} },
 	}
 	apis := map[string]testenv.TakenName{
 		"app.example.com": {
@@ -465,9 +468,12 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	tenant := map[string]func(ns, name string) client.Object{
 		"Deployment": func(ns, name string) client.Object { return testenv.TenantDeployment(ns, name) },
 		"Service":    func(ns, name string) client.Object { return testenv.TenantService(ns, name) },
+		"PodDisruptionBudget": func(ns, name string) client.Object {
+			return testenv.TenantDisruptionBudget(ns, name)
+		},
 	}
 	for _, api := range []string{"app.example.com", "batch.schwarzeni.github.com"} {
-		for _, kind := range []string{"Deployment", "Service"} {
+		for _, kind := range []string{"Deployment", "Service", "PodDisruptionBudget"} {
 			t.Run(api+"/"+kind, func(t *testing.T) {
 				apis[api].Run(t, tenant[kind](env.NewNamespace(t, "appservice"), "shop"), timeout)
 			})
@@ -529,5 +535,14 @@ func TestAppServiceProbeFailing(t *testing.T) {
 		a := newApp(ns, "unready", 0)
 		a.Spec.Size = ptr.To[int32](1)
 		return a
+	}, timeout)
+}
+
+// TestAppServiceDisruptionBudget: more than one pod, a PodDisruptionBudget; one, none.
+func TestAppServiceDisruptionBudget(t *testing.T) {
+	app().ExpectDisruptionBudget(t, "appservice", func(ns string) *appv1.AppService {
+		return newApp(ns, "budget", 0)
+	}, func(t *testing.T, key types.NamespacedName, n int32) {
+		patchApp(t, key, func(a *appv1.AppService) { a.Spec.Size = ptr.To(n) })
 	}, timeout)
 }

@@ -24,6 +24,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
@@ -246,4 +247,10 @@ func convert(in, out any) error {
 		return fmt.Errorf("decoding into %T: %w", out, err)
 	}
 	return nil
+}
+
+// DisruptionBudget keeps a drain from evicting more than one of a's pods at a time; nil (none may exist) when
+// a wants one pod or none (podtemplate.DisruptionBudget).
+func DisruptionBudget(a *appv1.AppService) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
+	return podtemplate.DisruptionBudget(a.Name, a.Namespace, podLabels(a.Name), ownerRef(a), desiredSize(a))
 }

@@ -25,6 +25,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
@@ -191,4 +192,10 @@ func URL(w *operatorv1.MyWeb, svc *corev1.Service) string {
 		}
 	}
 	return fmt.Sprintf("http://%s.%s.svc/", w.Name, w.Namespace)
+}
+
+// DisruptionBudget keeps a drain from evicting more than one of w's pods at a time; nil (none may exist) when
+// w wants one pod or none (podtemplate.DisruptionBudget).
+func DisruptionBudget(w *operatorv1.MyWeb) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
+	return podtemplate.DisruptionBudget(w.Name, w.Namespace, podLabels(w.Name), ownerRef(w), desiredReplicas(w))
 }

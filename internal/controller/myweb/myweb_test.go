@@ -24,6 +24,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -495,6 +496,28 @@ func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 			check.Run(t, tenant[kind](env.NewNamespace(t, "web"), "shop"), timeout)
 		})
 	}
+	// The budget exists only for more than one pod.
+	t.Run("PodDisruptionBudget", func(t *testing.T) {
+		budgeted := check
+		budgeted.NewOwner = func(ns, name string) client.Object {
+			w := check.NewOwner(ns, name).(*operatorv1.MyWeb)
+			w.Spec.Replicas = ptr.To[int32](2)
+			return w
+		}
+		budgeted.Children = append(check.Children, func() client.ObjectList { return &policyv1.PodDisruptionBudgetList{} })
+		budgeted.Run(t, testenv.TenantDisruptionBudget(env.NewNamespace(t, "web"), "shop"), timeout)
+	})
+}
+
+// TestMyWebDisruptionBudget: more than one pod, a PodDisruptionBudget; one, none.
+func TestMyWebDisruptionBudget(t *testing.T) {
+	web().ExpectDisruptionBudget(t, "web", func(ns string) *operatorv1.MyWeb {
+		w := newWeb(ns, "budget", 0)
+		w.Spec.Replicas = ptr.To[int32](2)
+		return w
+	}, func(t *testing.T, key types.NamespacedName, n int32) {
+		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To(n) })
+	}, timeout)
 }
 
 // TestMyWebStatusOnlyFromItsOwnDeployment: a tenant's available Deployment with the MyWeb's name and

@@ -13,15 +13,19 @@
 // limitations under the License.
 
 // Package podtemplate holds the parts of a pod template that MyWeb and AppService build the same way from a
-// tenant's spec: probes (the defaults and the tenant's own) and the Deployment's rollout strategy.
+// tenant's spec: probes (the defaults and the tenant's own), the Deployment's rollout strategy, and the
+// PodDisruptionBudget of its pods.
 package podtemplate
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 )
 
 // The timing of the default probes: a readiness check every 5 s (a new pod serves soon after it can), a
@@ -158,4 +162,22 @@ func Resources(r corev1.ResourceRequirements) *corev1ac.ResourceRequirementsAppl
 		res.WithRequests(r.Requests.DeepCopy())
 	}
 	return res
+}
+
+// DisruptionBudget is the PodDisruptionBudget of a Deployment of replicas pods labelled podLabels, named name in
+// namespace and controlled by owner: a voluntary disruption (a node drain) evicts one pod at a time, and a pod
+// that is not ready may always be evicted, so a broken application does not hold a drain up. nil when replicas
+// is 1 or less: a budget cannot keep a single pod serving through a drain, and would only block it.
+func DisruptionBudget(name, namespace string, podLabels map[string]string, owner *metav1ac.OwnerReferenceApplyConfiguration,
+	replicas int32) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
+	if replicas <= 1 {
+		return nil
+	}
+	return policyv1ac.PodDisruptionBudget(name, namespace).
+		WithLabels(podLabels).
+		WithOwnerReferences(owner).
+		WithSpec(policyv1ac.PodDisruptionBudgetSpec().
+			WithMaxUnavailable(intstr.FromInt32(1)).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels)).
+			WithUnhealthyPodEvictionPolicy(policyv1.AlwaysAllow))
 }

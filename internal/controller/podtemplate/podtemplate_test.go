@@ -20,9 +20,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -104,5 +106,22 @@ func TestResources(t *testing.T) {
 	roundTrip(t, Resources(r), &got)
 	if !equality.Semantic.DeepEqual(got, r) {
 		t.Errorf("%+v, want %+v", got, r)
+	}
+}
+
+func TestDisruptionBudget(t *testing.T) {
+	labels := map[string]string{"app.kubernetes.io/instance": "w"}
+	for _, n := range []int32{0, 1} {
+		if b := DisruptionBudget("w", "ns", labels, nil, n); b != nil {
+			t.Errorf("%d replicas gave a budget: %+v", n, b)
+		}
+	}
+	var pdb policyv1.PodDisruptionBudget
+	roundTrip(t, DisruptionBudget("w", "ns", labels, metav1ac.OwnerReference().WithName("w").WithUID("u"), 2), &pdb)
+	if pdb.Name != "w" || pdb.Namespace != "ns" || pdb.Spec.MaxUnavailable == nil || *pdb.Spec.MaxUnavailable != intstr.FromInt32(1) ||
+		pdb.Spec.MinAvailable != nil || !equality.Semantic.DeepEqual(pdb.Spec.Selector.MatchLabels, labels) ||
+		pdb.Spec.UnhealthyPodEvictionPolicy == nil || *pdb.Spec.UnhealthyPodEvictionPolicy != policyv1.AlwaysAllow ||
+		len(pdb.OwnerReferences) != 1 || pdb.OwnerReferences[0].UID != "u" {
+		t.Errorf("budget %+v, want one pod unavailable at most, of the pods labelled %v, unhealthy ones always evictable", pdb, labels)
 	}
 }
