@@ -27,6 +27,19 @@ const (
 	Degraded = "Degraded"
 )
 
+// IngressAdmitted is True when an ingress controller admitted the object's Ingress (it wrote an address into the
+// Ingress's status); set only while the object asks for an Ingress.
+const IngressAdmitted = "IngressAdmitted"
+
+// Reasons of IngressAdmitted.
+const (
+	// ReasonIngressAdmitted: IngressAdmitted=True, the Ingress has an address.
+	ReasonIngressAdmitted = "Admitted"
+	// ReasonIngressNotAdmitted: IngressAdmitted=False, no ingress controller gave the Ingress an address: none
+	// serves its class (a className the cluster does not have), or none is installed.
+	ReasonIngressNotAdmitted = "NotAdmitted"
+)
+
 // Reasons of Available, Progressing and Degraded.
 const (
 	// ReasonAvailable: Available=True, the Deployment has its minimum of ready pods.

@@ -31,6 +31,7 @@ import (
 	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -438,4 +439,56 @@ func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner fu
 	})
 	scale(t, key, 3)
 	testenv.Eventually(t, within, func(g gomega.Gomega) { budget(g) })
+}
+
+// ExpectIngress checks the Ingress of the custom resource newOwner makes (in a namespace named after prefix,
+// asking for an Ingress of host shop.example, class "web" and TLS Secret "shop-tls"): controlled by it, routing
+// the host's every path to servicePort of its Service over TLS; IngressAdmitted False (NotAdmitted) until an
+// ingress controller writes an address into the Ingress's status, then True; no write at rest (a label, a
+// restart); and, once removeIngress drops it from the spec, the Ingress deleted and the condition gone.
+func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns string) T, servicePort int32,
+	removeIngress func(t *testing.T, key types.NamespacedName), within time.Duration) {
+	t.Helper()
+	cfg, counter := testenv.Counting(k.Env.Config)
+	mgr, rec := k.Start(t, cfg)
+	ns := k.Env.NewNamespace(t, prefix)
+	owner := newOwner(ns)
+	key := testenv.Create(t, k.Env.Client, owner)
+	var ing networkingv1.Ingress
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		g.Expect(k.Env.Client.Get(ctx, key, &ing)).To(gomega.Succeed())
+		g.Expect(metav1.IsControlledBy(&ing, owner)).To(gomega.BeTrue(), "controlled by the %s", k.Name)
+		g.Expect(ing.Spec.IngressClassName).To(gomega.HaveValue(gomega.Equal("web")))
+		g.Expect(ing.Spec.TLS).To(gomega.Equal([]networkingv1.IngressTLS{{Hosts: []string{"shop.example"}, SecretName: "shop-tls"}}))
+		g.Expect(ing.Spec.Rules).To(gomega.HaveLen(1))
+		rule := ing.Spec.Rules[0]
+		g.Expect(rule.Host).To(gomega.Equal("shop.example"))
+		g.Expect(rule.HTTP.Paths).To(gomega.HaveLen(1))
+		path := rule.HTTP.Paths[0]
+		g.Expect(path.Path).To(gomega.Equal("/"))
+		g.Expect(path.PathType).To(gomega.HaveValue(gomega.Equal(networkingv1.PathTypePrefix)))
+		g.Expect(path.Backend.Service.Name).To(gomega.Equal(key.Name), "the Service")
+		g.Expect(path.Backend.Service.Port.Number).To(gomega.Equal(servicePort))
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.IngressAdmitted, metav1.ConditionFalse,
+			conditions.ReasonIngressNotAdmitted, "class web")
+	})
+
+	// An ingress controller admits it: it writes the address it serves it at.
+	ing.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.10"}}
+	if err := k.Env.Client.Status().Update(ctx, &ing); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.IngressAdmitted, metav1.ConditionTrue,
+			conditions.ReasonIngressAdmitted, "https://shop.example/ is served by the ingress controller at 192.0.2.10")
+	})
+	k.WaitQuiet(t, rec, key, counter, within)
+	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+
+	removeIngress(t, key)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		err := k.Env.Client.Get(ctx, key, &networkingv1.Ingress{})
+		g.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "no ingress asked, no Ingress: %v", err)
+		g.Expect(meta.FindStatusCondition(k.Conditions(g, key), conditions.IngressAdmitted)).To(gomega.BeNil())
+	})
 }

@@ -94,7 +94,36 @@ type ServicePort struct {
 	NodePort int32 `json:"nodePort,omitempty"`
 }
 
+// Ingress routes HTTP requests for a host name to the Service, through the cluster's ingress controller.
+type Ingress struct {
+	// host is the host name requests are routed by, such as shop.example.com.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Host string `json:"host"`
+
+	// path is the path prefix routed (default /: every path).
+	// +kubebuilder:default="/"
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^/`
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// className is the IngressClass of the controller that serves it (default: the cluster's default class).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ClassName string `json:"className,omitempty"`
+
+	// tlsSecretName names a Secret of type kubernetes.io/tls in the namespace whose certificate the ingress
+	// controller serves for host; without it the route is plain HTTP.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	TLSSecretName string `json:"tlsSecretName,omitempty"`
+}
+
 // AppServiceSpec is an application: an image run as size pods, reachable through a Service.
+// +kubebuilder:validation:XValidation:rule="!has(self.ingress) || (has(self.ports) && self.ports.exists(p, !has(p.protocol) || p.protocol == 'TCP'))",message="ingress needs a TCP port to route to"
 // +kubebuilder:validation:XValidation:rule="!has(self.serviceType) || self.serviceType != 'ClusterIP' || !has(self.ports) || self.ports.all(p, !has(p.nodePort))",message="a port's nodePort needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type AppServiceSpec struct {
 	// size is the number of pods (default 1). `kubectl scale appservice NAME --replicas=N` sets it.
@@ -171,6 +200,13 @@ type Application struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:updateStrategy"}
 	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
 
+	// ingress routes HTTP requests for a host name to the Service's first TCP port through the cluster's ingress controller,
+	// over TLS with tlsSecretName: an Ingress of the same name. Unset, there is none. Whether a controller
+	// admitted it shows as the condition IngressAdmitted.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
+	Ingress *Ingress `json:"ingress,omitempty"`
+
 	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the
 	// application's pods (default false: they get no credentials for the Kubernetes API). Set it to true only
 	// for an application that calls the Kubernetes API; a change rolls the pods.
@@ -242,7 +278,7 @@ type AppServiceStatus struct {
 // AppService runs an application: a Deployment of size pods and a Service for its ports.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Event,v1,events}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{Event,v1,events}}
 // +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`

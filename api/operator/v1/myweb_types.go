@@ -35,6 +35,34 @@ const (
 	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
 )
 
+// Ingress routes HTTP requests for a host name to the Service, through the cluster's ingress controller.
+type Ingress struct {
+	// host is the host name requests are routed by, such as shop.example.com.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Host string `json:"host"`
+
+	// path is the path prefix routed (default /: every path).
+	// +kubebuilder:default="/"
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^/`
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// className is the IngressClass of the controller that serves it (default: the cluster's default class).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ClassName string `json:"className,omitempty"`
+
+	// tlsSecretName names a Secret of type kubernetes.io/tls in the namespace whose certificate the ingress
+	// controller serves for host; without it the route is plain HTTP.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	TLSSecretName string `json:"tlsSecretName,omitempty"`
+}
+
 // MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx behind a Service.
 // +kubebuilder:validation:XValidation:rule="!has(self.nodePortNumber) || !has(self.serviceType) || self.serviceType != 'ClusterIP'",message="nodePortNumber needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type MyWebSpec struct {
@@ -134,6 +162,13 @@ type MyWebSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:updateStrategy"}
 	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
+
+	// ingress routes HTTP requests for a host name to the page's Service (port 80) through the cluster's ingress controller,
+	// over TLS with tlsSecretName: an Ingress of the same name. Unset, there is none. Whether a controller
+	// admitted it shows as the condition IngressAdmitted.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
+	Ingress *Ingress `json:"ingress,omitempty"`
 }
 
 // MyWebStatus is what the operator observed of the site.
@@ -184,7 +219,7 @@ type MyWebStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=web,categories=all
-// +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Event,v1,events}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{Event,v1,events}}
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.ready`

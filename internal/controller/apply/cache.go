@@ -34,12 +34,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/client-go/tools/cache"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
@@ -71,6 +73,9 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 		})},
 		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
 			dep.Spec = appsv1.DeploymentSpec{}
+		})},
+		&networkingv1.Ingress{}: {Label: selector, Transform: ChildForCache(m, networkingv1ac.ExtractIngress, func(ing *networkingv1.Ingress) {
+			ing.Spec = networkingv1.IngressSpec{} // its status stays: whether a controller admitted it
 		})},
 		&policyv1.PodDisruptionBudget{}: {Label: selector, Transform: ChildForCache(m, policyv1ac.ExtractPodDisruptionBudget, func(pdb *policyv1.PodDisruptionBudget) {
 			pdb.Spec, pdb.Status = policyv1.PodDisruptionBudgetSpec{}, policyv1.PodDisruptionBudgetStatus{}

@@ -24,6 +24,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/internal/controller/podsecurity"
 	"github.com/operator101/operator101/internal/controller/podtemplate"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -253,4 +255,24 @@ func convert(in, out any) error {
 // a wants one pod or none (podtemplate.DisruptionBudget).
 func DisruptionBudget(a *appv1.AppService) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
 	return podtemplate.DisruptionBudget(a.Name, a.Namespace, podLabels(a.Name), ownerRef(a), desiredSize(a))
+}
+
+// routeSpec is what spec.ingress asks of the Ingress.
+func routeSpec(a *appv1.AppService) route.Spec {
+	in := a.Spec.Ingress
+	return route.Spec{Host: in.Host, Path: in.Path, ClassName: in.ClassName, TLSSecretName: in.TLSSecretName}
+}
+
+// Ingress routes spec.ingress's host and path to the Service's first TCP port; nil (none may exist) without
+// spec.ingress, or without a TCP port (the schema refuses that).
+func Ingress(a *appv1.AppService) *networkingv1ac.IngressApplyConfiguration {
+	if a.Spec.Ingress == nil {
+		return nil
+	}
+	for _, p := range a.Spec.Ports {
+		if protocol(p) == corev1.ProtocolTCP {
+			return route.Ingress(a.Name, a.Namespace, podLabels(a.Name), ownerRef(a), routeSpec(a), p.Port)
+		}
+	}
+	return nil
 }

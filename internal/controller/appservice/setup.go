@@ -18,6 +18,7 @@ package appservice
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,6 +54,8 @@ func register[T client.Object](mgr ctrl.Manager, o reconciler.Options, name stri
 		// The Deployment's rollout is the object's progress: ahead of new objects (priority.Progress).
 		Watches(&appsv1.Deployment{}, priority.OwnerAhead(mgr, api.new())).
 		Owns(&corev1.Service{}).
+		// The Ingress's status says whether a controller admitted it.
+		Owns(&networkingv1.Ingress{}).
 		// A budget's status follows every pod; only a change of its spec or labels needs a look.
 		Owns(&policyv1.PodDisruptionBudget{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))),
 		r.Options, r)
@@ -64,7 +67,8 @@ func Children(a *appv1.AppService, proxyEnv proxyenv.Env) (map[string]runtime.Ap
 	if err != nil {
 		return nil, err
 	}
-	return map[string]runtime.ApplyConfiguration{"Deployment": dep, "Service": Service(a), "PodDisruptionBudget": DisruptionBudget(a)}, nil
+	return map[string]runtime.ApplyConfiguration{"Deployment": dep, "Service": Service(a), "PodDisruptionBudget": DisruptionBudget(a),
+		"Ingress": Ingress(a)}, nil
 }
 
 // ForCache is how the manager's cache holds the AppServices of both APIs: without their environment (up to

@@ -25,6 +25,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
 
@@ -32,6 +33,7 @@ import (
 	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/internal/controller/podsecurity"
 	"github.com/operator101/operator101/internal/controller/podtemplate"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -198,4 +200,19 @@ func URL(w *operatorv1.MyWeb, svc *corev1.Service) string {
 // w wants one pod or none (podtemplate.DisruptionBudget).
 func DisruptionBudget(w *operatorv1.MyWeb) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
 	return podtemplate.DisruptionBudget(w.Name, w.Namespace, podLabels(w.Name), ownerRef(w), desiredReplicas(w))
+}
+
+// routeSpec is what spec.ingress asks of the Ingress.
+func routeSpec(w *operatorv1.MyWeb) route.Spec {
+	in := w.Spec.Ingress
+	return route.Spec{Host: in.Host, Path: in.Path, ClassName: in.ClassName, TLSSecretName: in.TLSSecretName}
+}
+
+// Ingress routes spec.ingress's host and path to the Service's port 80; nil (none may exist) without
+// spec.ingress.
+func Ingress(w *operatorv1.MyWeb) *networkingv1ac.IngressApplyConfiguration {
+	if w.Spec.Ingress == nil {
+		return nil
+	}
+	return route.Ingress(w.Name, w.Namespace, podLabels(w.Name), ownerRef(w), routeSpec(w), httpPort)
 }

@@ -24,6 +24,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -507,6 +508,17 @@ func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 		budgeted.Children = append(check.Children, func() client.ObjectList { return &policyv1.PodDisruptionBudgetList{} })
 		budgeted.Run(t, testenv.TenantDisruptionBudget(env.NewNamespace(t, "web"), "shop"), timeout)
 	})
+	// The Ingress exists only when asked for.
+	t.Run("Ingress", func(t *testing.T) {
+		routed := check
+		routed.NewOwner = func(ns, name string) client.Object {
+			w := check.NewOwner(ns, name).(*operatorv1.MyWeb)
+			w.Spec.Ingress = &operatorv1.Ingress{Host: "shop.example"}
+			return w
+		}
+		routed.Children = append(check.Children, func() client.ObjectList { return &networkingv1.IngressList{} })
+		routed.Run(t, testenv.TenantIngress(env.NewNamespace(t, "web"), "shop"), timeout)
+	})
 }
 
 // TestMyWebDisruptionBudget: more than one pod, a PodDisruptionBudget; one, none.
@@ -597,4 +609,16 @@ func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
 // with a reason of its own that names the pod.
 func TestMyWebProbeFailing(t *testing.T) {
 	web().ExpectProbeFailureReported(t, "web", func(ns string) *operatorv1.MyWeb { return newWeb(ns, "unready", 0) }, timeout)
+}
+
+// TestMyWebIngress: spec.ingress gets an Ingress to the Service's port 80 over TLS, whose admission by an
+// ingress controller the MyWeb reports; removed from the spec, the Ingress goes.
+func TestMyWebIngress(t *testing.T) {
+	web().ExpectIngress(t, "web", func(ns string) *operatorv1.MyWeb {
+		w := newWeb(ns, "routed", 0)
+		w.Spec.Ingress = &operatorv1.Ingress{Host: "shop.example", ClassName: "web", TLSSecretName: "shop-tls"}
+		return w
+	}, 80, func(t *testing.T, key types.NamespacedName) {
+		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.Ingress = nil })
+	}, timeout)
 }
