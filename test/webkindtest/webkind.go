@@ -474,6 +474,9 @@ func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns str
 	})
 
 	// An ingress controller admits it: it writes the address it serves it at.
+	if err := k.Env.Client.Get(ctx, key, &ing); err != nil {
+		t.Fatal(err)
+	}
 	ing.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.10"}}
 	if err := k.Env.Client.Status().Update(ctx, &ing); err != nil {
 		t.Fatal(err)

@@ -532,6 +532,21 @@ func TestMyWebDisruptionBudget(t *testing.T) {
 	}, timeout)
 }
 
+// TestMyWebIngress: spec.ingress gets an Ingress to the Service's port 80 over TLS, whose admission by an
+// ingress controller the MyWeb reports; removed from the spec, the Ingress goes. It runs before the tests that
+// leave a Degraded MyWeb behind (TestMyWebStatusOnlyFromItsOwnDeployment): its restarted operator reconciles
+// every MyWeb of the API server, and one whose child's name is taken is read whole, which the check of lookups
+// at rest would count.
+func TestMyWebIngress(t *testing.T) {
+	web().ExpectIngress(t, "web", func(ns string) *operatorv1.MyWeb {
+		w := newWeb(ns, "routed", 0)
+		w.Spec.Ingress = &operatorv1.Ingress{Host: "shop.example", ClassName: "web", TLSSecretName: "shop-tls"}
+		return w
+	}, 80, func(t *testing.T, key types.NamespacedName) {
+		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.Ingress = nil })
+	}, timeout)
+}
+
 // TestMyWebStatusOnlyFromItsOwnDeployment: a tenant's available Deployment with the MyWeb's name and
 // operator101's label (so the cache holds it) does not make the MyWeb Available: the MyWeb is Degraded
 // (ChildNotOwned) and counts no pods.
@@ -609,16 +624,4 @@ func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
 // with a reason of its own that names the pod.
 func TestMyWebProbeFailing(t *testing.T) {
 	web().ExpectProbeFailureReported(t, "web", func(ns string) *operatorv1.MyWeb { return newWeb(ns, "unready", 0) }, timeout)
-}
-
-// TestMyWebIngress: spec.ingress gets an Ingress to the Service's port 80 over TLS, whose admission by an
-// ingress controller the MyWeb reports; removed from the spec, the Ingress goes.
-func TestMyWebIngress(t *testing.T) {
-	web().ExpectIngress(t, "web", func(ns string) *operatorv1.MyWeb {
-		w := newWeb(ns, "routed", 0)
-		w.Spec.Ingress = &operatorv1.Ingress{Host: "shop.example", ClassName: "web", TLSSecretName: "shop-tls"}
-		return w
-	}, 80, func(t *testing.T, key types.NamespacedName) {
-		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.Ingress = nil })
-	}, timeout)
 }
