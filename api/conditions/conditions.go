@@ -27,12 +27,28 @@ const (
 	Degraded = "Degraded"
 )
 
+// IngressAdmitted is True when an ingress controller admitted the object's Ingress (it wrote an address into the
+// Ingress's status); set only while the object asks for an Ingress.
+const IngressAdmitted = "IngressAdmitted"
+
+// Reasons of IngressAdmitted.
+const (
+	// ReasonIngressAdmitted: IngressAdmitted=True, the Ingress has an address.
+	ReasonIngressAdmitted = "Admitted"
+	// ReasonIngressNotAdmitted: IngressAdmitted=False, no ingress controller gave the Ingress an address: none
+	// serves its class (a className the cluster does not have), or none is installed.
+	ReasonIngressNotAdmitted = "NotAdmitted"
+)
+
 // Reasons of Available, Progressing and Degraded.
 const (
 	// ReasonAvailable: Available=True, the Deployment has its minimum of ready pods.
 	ReasonAvailable = "MinimumReplicasAvailable"
 	// ReasonUnavailable: Available=False, fewer pods are ready than the minimum.
 	ReasonUnavailable = "MinimumReplicasUnavailable"
+	// ReasonProbeFailing: Available=False (or Progressing=True while older pods still serve), a pod's container
+	// runs but does not pass its readiness probe.
+	ReasonProbeFailing = "ReadinessProbeFailing"
 	// ReasonRollingOut: Progressing=True, pods of an older spec still run.
 	ReasonRollingOut = "RollingOut"
 	// ReasonRolloutComplete: Progressing=False, every pod runs the current spec.

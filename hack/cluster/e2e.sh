@@ -82,6 +82,7 @@ e2e_test() {
 		E2E_BUNDLE_REPO=$POD_IMAGE_TAG_BASE-bundle \
 		E2E_OPM_IMAGE=${POD_IMAGE_TAG_BASE%/*}/opm:v1.64.0 \
 		E2E_HELPER_IMAGE=${E2E_HELPER_IMAGE:-docker.io/library/busybox:1.36} \
+		E2E_PROBE_IMAGE=${E2E_PROBE_IMAGE:-${POD_IMAGE_TAG_BASE%/*}/probe:1} \
 		E2E_REGISTRY_CERT_DIR=$cert_dir \
 		E2E_RUN_BUNDLE_SKIP_TLS_VERIFY=$skip_verify \
 		E2E_MARIADB_ENV=${mariadb_env:-$db_dir/env} \

@@ -61,6 +61,7 @@ type facts struct {
 	bundleImgs  string // the bundle image name without tag, as pods and this machine name it (for run bundle)
 	opmImg      string // the opm image, named so (run bundle's index image)
 	helperImg   string // busybox: scorecard's untar and storage images
+	probeImg    string // hack/cluster/images/probe: checks from inside a pod (a login with a connection Secret)
 	certDir     string // the CAs of the registry bundleImgs names, when the system's do not sign it (else empty)
 	// runBundleSkipVerify: that registry is on this machine, and operator-sdk run bundle skips verifying it
 	runBundleSkipVerify bool
@@ -88,6 +89,7 @@ func TestMain(m *testing.M) {
 		bundleImgs:          os.Getenv("E2E_BUNDLE_REPO"),
 		opmImg:              os.Getenv("E2E_OPM_IMAGE"),
 		helperImg:           os.Getenv("E2E_HELPER_IMAGE"),
+		probeImg:            os.Getenv("E2E_PROBE_IMAGE"),
 		certDir:             os.Getenv("E2E_REGISTRY_CERT_DIR"),
 		runBundleSkipVerify: os.Getenv("E2E_RUN_BUNDLE_SKIP_TLS_VERIFY") == "1",
 		mariadbEnv:          os.Getenv("E2E_MARIADB_ENV"),
@@ -96,6 +98,7 @@ func TestMain(m *testing.M) {
 	for k, v := range map[string]string{"KUBECONFIG": f.kubeconfig, "E2E_KUBECTL": f.kubectl,
 		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg, "E2E_TIGHTENED_CATALOG_IMAGE": f.tightImg,
 		"E2E_BUNDLE_REPO": f.bundleImgs, "E2E_OPM_IMAGE": f.opmImg, "E2E_HELPER_IMAGE": f.helperImg,
+		"E2E_PROBE_IMAGE": f.probeImg,
 		"E2E_MARIADB_ENV": f.mariadbEnv, "E2E_ROOT": f.root} {
 		if v == "" {
 			fmt.Fprintf(os.Stderr, "e2e: %s is not set: run these tests through make test-e2e (hack/cluster/e2e.sh)\n", k)

@@ -104,6 +104,7 @@ func TestOLM(t *testing.T) {
 		{"Samples", samples},
 		{"TenantCannotHurtOthers", tenantCannotHurtOthers},
 		{"AtAsATenant", atAsATenant},
+		{"DatabaseUserForApplications", databaseUserForApplications},
 		{"Scorecard", scorecard},
 		{"Uninstall", uninstallKeepsWorkloads},
 	} {

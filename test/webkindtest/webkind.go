@@ -31,10 +31,14 @@ import (
 	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -347,5 +351,147 @@ func (k Kind[T]) ExpectEditorGetsWhatCreatingPodsGives(t *testing.T, role, secre
 		if expectPod != nil {
 			expectPod(g, pod)
 		}
+	})
+}
+
+// ExpectProbeFailureReported checks that the custom resource newOwner makes (in a namespace named after
+// prefix, one pod wanted) reports Available=False with reason ReadinessProbeFailing, naming the pod, once a pod
+// of its Deployment has run unready for a while (envtest runs no kubelet: the test writes the pod and the
+// Deployment's status as they would), and MinimumReplicasAvailable once the pod is ready.
+func (k Kind[T]) ExpectProbeFailureReported(t *testing.T, prefix string, newOwner func(ns string) T, within time.Duration) {
+	t.Helper()
+	k.Start(t, nil)
+	ns := k.Env.NewNamespace(t, prefix)
+	key := testenv.Create(t, k.Env.Client, newOwner(ns))
+	var dep appsv1.Deployment
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		g.Expect(k.Env.Client.Get(ctx, key, &dep)).To(gomega.Succeed())
+	})
+
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name + "-abc12", Labels: dep.Spec.Template.Labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: dep.Spec.Template.Spec.Containers[0].Name, Image: "x"}}}}
+	if err := k.Env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	setContainer := func(ready bool, since time.Time) {
+		t.Helper()
+		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: pod.Spec.Containers[0].Name, Ready: ready, Image: "x", ImageID: "x",
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(since)}}}}}
+		if err := k.Env.Client.Status().Update(ctx, pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Started a minute ago, never ready: past any start-up.
+	setContainer(false, time.Now().Add(-time.Minute))
+	testenv.SetDeploymentStatus(t, k.Env.Client, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, UnavailableReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse,
+				Reason: "MinimumReplicasUnavailable", LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()}}}
+	})
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		c := meta.FindStatusCondition(k.Conditions(g, key), conditions.Available)
+		g.Expect(c).NotTo(gomega.BeNil())
+		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(gomega.Equal(conditions.ReasonProbeFailing))
+		g.Expect(c.Message).To(gomega.ContainSubstring("pod " + pod.Name))
+		g.Expect(c.Message).To(gomega.ContainSubstring("readiness probe"))
+	})
+
+	setContainer(true, time.Now().Add(-time.Minute))
+	testenv.MarkDeploymentAvailable(t, k.Env.Client, key)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Available, metav1.ConditionTrue, conditions.ReasonAvailable, "")
+	})
+}
+
+// ExpectDisruptionBudget checks the PodDisruptionBudget of the custom resource newOwner makes (in a namespace
+// named after prefix, with 2 pods wanted): controlled by it, one pod unavailable at most, selecting the pods of
+// its Deployment; gone when scale sets one pod, back with three; and no write at rest (a label, a restart).
+func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner func(ns string) T,
+	scale func(t *testing.T, key types.NamespacedName, replicas int32), within time.Duration) {
+	t.Helper()
+	cfg, counter := testenv.Counting(k.Env.Config)
+	mgr, rec := k.Start(t, cfg)
+	ns := k.Env.NewNamespace(t, prefix)
+	owner := newOwner(ns)
+	key := testenv.Create(t, k.Env.Client, owner)
+	budget := func(g gomega.Gomega) *policyv1.PodDisruptionBudget {
+		var pdb policyv1.PodDisruptionBudget
+		g.Expect(k.Env.Client.Get(ctx, key, &pdb)).To(gomega.Succeed())
+		var dep appsv1.Deployment
+		g.Expect(k.Env.Client.Get(ctx, key, &dep)).To(gomega.Succeed())
+		g.Expect(metav1.IsControlledBy(&pdb, owner)).To(gomega.BeTrue(), "controlled by the %s", k.Name)
+		g.Expect(pdb.Spec.MaxUnavailable).To(gomega.HaveValue(gomega.Equal(intstr.FromInt32(1))))
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		g.Expect(sel.Matches(labels.Set(dep.Spec.Template.Labels))).To(gomega.BeTrue(), "selects the Deployment's pods")
+		return &pdb
+	}
+	testenv.Eventually(t, within, func(g gomega.Gomega) { budget(g) })
+	k.WaitQuiet(t, rec, key, counter, within)
+	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+
+	scale(t, key, 1)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		err := k.Env.Client.Get(ctx, key, &policyv1.PodDisruptionBudget{})
+		g.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "one pod, no budget: %v", err)
+	})
+	scale(t, key, 3)
+	testenv.Eventually(t, within, func(g gomega.Gomega) { budget(g) })
+}
+
+// ExpectIngress checks the Ingress of the custom resource newOwner makes (in a namespace named after prefix,
+// asking for an Ingress of host shop.example, class "web" and TLS Secret "shop-tls"): controlled by it, routing
+// the host's every path to servicePort of its Service over TLS; IngressAdmitted False (NotAdmitted) until an
+// ingress controller writes an address into the Ingress's status, then True; no write at rest (a label, a
+// restart); and, once removeIngress drops it from the spec, the Ingress deleted and the condition gone.
+func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns string) T, servicePort int32,
+	removeIngress func(t *testing.T, key types.NamespacedName), within time.Duration) {
+	t.Helper()
+	cfg, counter := testenv.Counting(k.Env.Config)
+	mgr, rec := k.Start(t, cfg)
+	ns := k.Env.NewNamespace(t, prefix)
+	owner := newOwner(ns)
+	key := testenv.Create(t, k.Env.Client, owner)
+	var ing networkingv1.Ingress
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		g.Expect(k.Env.Client.Get(ctx, key, &ing)).To(gomega.Succeed())
+		g.Expect(metav1.IsControlledBy(&ing, owner)).To(gomega.BeTrue(), "controlled by the %s", k.Name)
+		g.Expect(ing.Spec.IngressClassName).To(gomega.HaveValue(gomega.Equal("web")))
+		g.Expect(ing.Spec.TLS).To(gomega.Equal([]networkingv1.IngressTLS{{Hosts: []string{"shop.example"}, SecretName: "shop-tls"}}))
+		g.Expect(ing.Spec.Rules).To(gomega.HaveLen(1))
+		rule := ing.Spec.Rules[0]
+		g.Expect(rule.Host).To(gomega.Equal("shop.example"))
+		g.Expect(rule.HTTP.Paths).To(gomega.HaveLen(1))
+		path := rule.HTTP.Paths[0]
+		g.Expect(path.Path).To(gomega.Equal("/"))
+		g.Expect(path.PathType).To(gomega.HaveValue(gomega.Equal(networkingv1.PathTypePrefix)))
+		g.Expect(path.Backend.Service.Name).To(gomega.Equal(key.Name), "the Service")
+		g.Expect(path.Backend.Service.Port.Number).To(gomega.Equal(servicePort))
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.IngressAdmitted, metav1.ConditionFalse,
+			conditions.ReasonIngressNotAdmitted, "class web")
+	})
+
+	// An ingress controller admits it: it writes the address it serves it at.
+	if err := k.Env.Client.Get(ctx, key, &ing); err != nil {
+		t.Fatal(err)
+	}
+	ing.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.10"}}
+	if err := k.Env.Client.Status().Update(ctx, &ing); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.IngressAdmitted, metav1.ConditionTrue,
+			conditions.ReasonIngressAdmitted, "https://shop.example/ is served by the ingress controller at 192.0.2.10")
+	})
+	k.WaitQuiet(t, rec, key, counter, within)
+	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+
+	removeIngress(t, key)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		err := k.Env.Client.Get(ctx, key, &networkingv1.Ingress{})
+		g.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "no ingress asked, no Ingress: %v", err)
+		g.Expect(meta.FindStatusCondition(k.Conditions(g, key), conditions.IngressAdmitted)).To(gomega.BeNil())
 	})
 }

@@ -15,6 +15,7 @@
 package v1
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,6 +23,17 @@ import (
 
 // Its conditions are the shared Available, Progressing and Degraded of package
 // github.com/operator101/operator101/api/conditions.
+
+// ServiceType is the type of the Service that exposes an AppService's ports.
+// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+type ServiceType string
+
+// The Service types an AppService may ask for.
+const (
+	ServiceTypeClusterIP    ServiceType = "ClusterIP"
+	ServiceTypeNodePort     ServiceType = "NodePort"
+	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
+)
 
 // Protocol is the network protocol of a port.
 // +kubebuilder:validation:Enum=TCP;UDP;SCTP
@@ -72,7 +84,8 @@ type ServicePort struct {
 	// +optional
 	TargetPort *int32 `json:"targetPort,omitempty"`
 
-	// nodePort is the port every node opens (default: one chosen by the cluster). It must lie in the
+	// nodePort is the port every node opens (default: one chosen by the cluster when serviceType is NodePort
+	// or LoadBalancer; none when it is ClusterIP). It must lie in the
 	// cluster's node-port range (30000-32767 unless the cluster is set up otherwise), and two Services cannot
 	// share a node port: a port outside the range or already in use shows as Degraded.
 	// +kubebuilder:validation:Minimum=1
@@ -81,7 +94,37 @@ type ServicePort struct {
 	NodePort int32 `json:"nodePort,omitempty"`
 }
 
-// AppServiceSpec is an application: an image run as size pods, reachable on node ports.
+// Ingress routes HTTP requests for a host name to the Service, through the cluster's ingress controller.
+type Ingress struct {
+	// host is the host name requests are routed by, such as shop.example.com.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Host string `json:"host"`
+
+	// path is the path prefix routed (default /: every path).
+	// +kubebuilder:default="/"
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^/`
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// className is the IngressClass of the controller that serves it (default: the cluster's default class).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ClassName string `json:"className,omitempty"`
+
+	// tlsSecretName names a Secret of type kubernetes.io/tls in the namespace whose certificate the ingress
+	// controller serves for host; without it the route is plain HTTP.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	TLSSecretName string `json:"tlsSecretName,omitempty"`
+}
+
+// AppServiceSpec is an application: an image run as size pods, reachable through a Service.
+// +kubebuilder:validation:XValidation:rule="!has(self.ingress) || (has(self.ports) && self.ports.exists(p, !has(p.protocol) || p.protocol == 'TCP'))",message="ingress needs a TCP port to route to"
+// +kubebuilder:validation:XValidation:rule="!has(self.serviceType) || self.serviceType != 'ClusterIP' || !has(self.ports) || self.ports.all(p, !has(p.nodePort))",message="a port's nodePort needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type AppServiceSpec struct {
 	// size is the number of pods (default 1). `kubectl scale appservice NAME --replicas=N` sets it.
 	// +kubebuilder:default=1
@@ -119,7 +162,16 @@ type Application struct {
 	// +optional
 	Envs []EnvVar `json:"envs,omitempty"`
 
-	// ports the application listens on, each exposed by a NodePort Service. Without ports there is no Service.
+	// serviceType is the type of the Service that exposes the ports: ClusterIP (reached inside the cluster, or
+	// through an Ingress or a route), NodePort (every node opens each port's nodePort, or one the cluster
+	// chooses) or LoadBalancer (the cluster's load balancer). Unset, it is NodePort when a port names a
+	// nodePort, as the tutorials' examples do, and ClusterIP otherwise.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:ClusterIP","urn:alm:descriptor:com.tectonic.ui:select:NodePort","urn:alm:descriptor:com.tectonic.ui:select:LoadBalancer"}
+	ServiceType ServiceType `json:"serviceType,omitempty"`
+
+	// ports the application listens on, each exposed by the Service (serviceType). Without ports there is no
+	// Service.
 	// +kubebuilder:validation:MaxItems=20
 	// +kubebuilder:validation:XValidation:rule="self.size() <= 1 || self.all(p, has(p.name) && p.name != '')",message="every port needs a name when there is more than one"
 	// +kubebuilder:validation:XValidation:rule="self.all(p, self.exists_one(q, q.port == p.port && q.protocol == p.protocol))",message="two ports cannot share a port number and protocol"
@@ -127,6 +179,33 @@ type Application struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ports"
 	Ports []ServicePort `json:"ports,omitempty"`
+
+	// readinessProbe tells when a pod is ready to serve; only ready pods receive traffic, and the AppService is
+	// Available only once its pods are ready. Default: a TCP connection to the first TCP port's targetPort (none without a TCP port). A change rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Readiness Probe",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ReadinessProbe *corev1.Probe `json:"readinessProbe,omitempty"`
+
+	// livenessProbe tells when a container is stuck: the kubelet restarts it. Default: the same TCP check, failing 3 times in a row 10 s apart. A change
+	// rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Liveness Probe",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	LivenessProbe *corev1.Probe `json:"livenessProbe,omitempty"`
+
+	// strategy is how the Deployment replaces old pods by new ones: RollingUpdate (the default, with
+	// maxUnavailable and maxSurge, 25% each unless set) or Recreate (all old pods stop first).
+	// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'Recreate' || !has(self.rollingUpdate)",message="rollingUpdate is only for type RollingUpdate"
+	// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type in ['RollingUpdate', 'Recreate']",message="type must be RollingUpdate or Recreate"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:updateStrategy"}
+	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
+
+	// ingress routes HTTP requests for a host name to the Service's first TCP port through the cluster's ingress controller,
+	// over TLS with tlsSecretName: an Ingress of the same name. Unset, there is none. Whether a controller
+	// admitted it shows as the condition IngressAdmitted.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
+	Ingress *Ingress `json:"ingress,omitempty"`
 
 	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the
 	// application's pods (default false: they get no credentials for the Kubernetes API). Set it to true only
@@ -196,10 +275,10 @@ type AppServiceStatus struct {
 	Selector string `json:"selector,omitempty"`
 }
 
-// AppService runs an application: a Deployment of size pods and a NodePort Service for its ports.
+// AppService runs an application: a Deployment of size pods and a Service for its ports.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{Event,v1,events}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{Event,v1,events}}
 // +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`

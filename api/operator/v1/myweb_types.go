@@ -15,6 +15,8 @@
 package v1
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -22,7 +24,47 @@ import (
 // Its conditions are the shared Available, Progressing and Degraded of package
 // github.com/operator101/operator101/api/conditions.
 
-// MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx on a node port.
+// ServiceType is the type of the Service that exposes the pods.
+// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+type ServiceType string
+
+// The Service types a MyWeb or an AppService may ask for.
+const (
+	ServiceTypeClusterIP    ServiceType = "ClusterIP"
+	ServiceTypeNodePort     ServiceType = "NodePort"
+	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
+)
+
+// Ingress routes HTTP requests for a host name to the Service, through the cluster's ingress controller.
+type Ingress struct {
+	// host is the host name requests are routed by, such as shop.example.com.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Host string `json:"host"`
+
+	// path is the path prefix routed (default /: every path).
+	// +kubebuilder:default="/"
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^/`
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// className is the IngressClass of the controller that serves it (default: the cluster's default class).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ClassName string `json:"className,omitempty"`
+
+	// tlsSecretName names a Secret of type kubernetes.io/tls in the namespace whose certificate the ingress
+	// controller serves for host; without it the route is plain HTTP.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	TLSSecretName string `json:"tlsSecretName,omitempty"`
+}
+
+// MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx behind a Service.
+// +kubebuilder:validation:XValidation:rule="!has(self.nodePortNumber) || !has(self.serviceType) || self.serviceType != 'ClusterIP'",message="nodePortNumber needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type MyWebSpec struct {
 	// image of the web server. It must serve the files in /usr/share/nginx/html on containerPort (80 unless
 	// set), as nginx does.
@@ -32,14 +74,24 @@ type MyWebSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
 
-	// nodePortNumber is the port every node opens for the site (a NodePort Service). It must lie in the
-	// cluster's node-port range (30000-32767 unless the cluster is set up otherwise), and two Services cannot
-	// share a node port: a port outside the range or already in use shows as Degraded.
+	// nodePortNumber is the port every node opens for the site (a NodePort Service, unless serviceType says
+	// LoadBalancer). It must lie in the cluster's node-port range (30000-32767 unless the cluster is set up
+	// otherwise), and two Services cannot share a node port: a port outside the range or already in use shows
+	// as Degraded. Leave it out to get no node port (a ClusterIP Service), or one the cluster chooses
+	// (serviceType NodePort or LoadBalancer).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
-	// +required
+	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
-	NodePortNumber int32 `json:"nodePortNumber"`
+	NodePortNumber int32 `json:"nodePortNumber,omitempty"`
+
+	// serviceType is the type of the site's Service: ClusterIP (reached inside the cluster, or through an
+	// Ingress or a route), NodePort (every node opens a port: nodePortNumber, or one the cluster chooses) or
+	// LoadBalancer (the cluster's load balancer, with a node port as the cluster decides). Unset, it is
+	// NodePort when nodePortNumber is set and ClusterIP otherwise.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:ClusterIP","urn:alm:descriptor:com.tectonic.ui:select:NodePort","urn:alm:descriptor:com.tectonic.ui:select:LoadBalancer"}
+	ServiceType ServiceType `json:"serviceType,omitempty"`
 
 	// pageContentHtml is the page served as index.html.
 	// A change rolls the pods, so that the new page is served without deleting anything by hand.
@@ -84,6 +136,39 @@ type MyWebSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Run As Non-Root",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RunAsNonRoot *bool `json:"runAsNonRoot,omitempty"`
+
+	// resources are the web server's CPU and memory requests and limits. A change rolls the pods.
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims)",message="resource claims are not supported: use limits and requests"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// readinessProbe tells when a pod is ready to serve; only ready pods receive traffic, and the MyWeb is
+	// Available only once its pods are ready. Default: an HTTP GET of the page (/) on containerPort. A change rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Readiness Probe",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ReadinessProbe *corev1.Probe `json:"readinessProbe,omitempty"`
+
+	// livenessProbe tells when a container is stuck: the kubelet restarts it. Default: the same HTTP GET, failing 3 times in a row 10 s apart. A change
+	// rolls the pods.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Liveness Probe",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	LivenessProbe *corev1.Probe `json:"livenessProbe,omitempty"`
+
+	// strategy is how the Deployment replaces old pods by new ones: RollingUpdate (the default, with
+	// maxUnavailable and maxSurge, 25% each unless set) or Recreate (all old pods stop first).
+	// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'Recreate' || !has(self.rollingUpdate)",message="rollingUpdate is only for type RollingUpdate"
+	// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type in ['RollingUpdate', 'Recreate']",message="type must be RollingUpdate or Recreate"
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:updateStrategy"}
+	Strategy *appsv1.DeploymentStrategy `json:"strategy,omitempty"`
+
+	// ingress routes HTTP requests for a host name to the page's Service (port 80) through the cluster's ingress controller,
+	// over TLS with tlsSecretName: an Ingress of the same name. Unset, there is none. Whether a controller
+	// admitted it shows as the condition IngressAdmitted.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
+	Ingress *Ingress `json:"ingress,omitempty"`
 }
 
 // MyWebStatus is what the operator observed of the site.
@@ -114,6 +199,10 @@ type MyWebStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready",xDescriptors={"urn:alm:descriptor:text"}
 	Ready string `json:"ready,omitempty"`
 
+	// selector is the label selector of the pods, for the scale subresource (and a HorizontalPodAutoscaler).
+	// +optional
+	Selector string `json:"selector,omitempty"`
+
 	// url is where the page is served: any node's address, on the node port.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
@@ -124,12 +213,13 @@ type MyWebStatus struct {
 	Completed bool `json:"completed"`
 }
 
-// MyWeb serves one HTML page with nginx on a node port.
-// A ConfigMap holds the page, a Deployment serves it and a NodePort Service exposes it.
+// MyWeb serves one HTML page with nginx behind a Service.
+// A ConfigMap holds the page, a Deployment serves it and a Service (ClusterIP, NodePort or LoadBalancer) exposes it.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=web,categories=all
-// +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{Event,v1,events}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{Event,v1,events}}
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.ready`

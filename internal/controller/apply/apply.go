@@ -166,6 +166,24 @@ func Child[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, a
 	return err
 }
 
+// Optional is Child for a child that exists only when owner's spec asks for it: desired nil means none may
+// exist, and a child owner controls is then deleted (with its UID as precondition, so that nothing of the same
+// name made since is); an object of that name owner does not control is left alone.
+func Optional[O client.Object, A runtime.ApplyConfiguration](ctx context.Context, a Applier,
+	owner metav1.Object, kind string, observed O, desired A, extract Extractor[O, A], lookFirst bool) error {
+	if !digest.IsNil(desired) {
+		return Child(ctx, a, owner, kind, observed, desired, extract, lookFirst)
+	}
+	if observed.GetUID() == "" || !metav1.IsControlledBy(observed, owner) {
+		return nil
+	}
+	uid := observed.GetUID()
+	if err := a.Client.Delete(ctx, observed, client.Preconditions{UID: &uid}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s %s/%s, which the spec no longer asks for: %w", kind, observed.GetNamespace(), observed.GetName(), err)
+	}
+	return nil
+}
+
 // readPast reads the object of desired's name from the API server into observed, which stays empty when there
 // is none.
 //

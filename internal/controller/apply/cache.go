@@ -34,11 +34,15 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/client-go/tools/cache"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -49,8 +53,9 @@ import (
 )
 
 // AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only those
-// labelled as operator101's, as ChildForCache leaves them (a ConfigMap's data and a Service's or Deployment's
-// spec are read by nobody once their digest is taken).
+// labelled as operator101's, as ChildForCache leaves them (a ConfigMap's data, a PodDisruptionBudget's spec and
+// status and a Service's or Deployment's spec are read by nobody once their digest is taken, but for a Service's ports and the node ports the
+// cluster chose them).
 // m remembers their digests.
 func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 	selector := managed.Selector()
@@ -59,10 +64,21 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 			cm.Data, cm.BinaryData = nil, nil
 		})},
 		&corev1.Service{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractService, func(svc *corev1.Service) {
-			svc.Spec = corev1.ServiceSpec{}
+			// The node ports the cluster chose stay: a status tells where the pods are reached.
+			var ports []corev1.ServicePort
+			for _, p := range svc.Spec.Ports {
+				ports = append(ports, corev1.ServicePort{Name: p.Name, Port: p.Port, Protocol: p.Protocol, NodePort: p.NodePort})
+			}
+			svc.Spec = corev1.ServiceSpec{Ports: ports}
 		})},
 		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
 			dep.Spec = appsv1.DeploymentSpec{}
+		})},
+		&networkingv1.Ingress{}: {Label: selector, Transform: ChildForCache(m, networkingv1ac.ExtractIngress, func(ing *networkingv1.Ingress) {
+			ing.Spec = networkingv1.IngressSpec{} // its status stays: whether a controller admitted it
+		})},
+		&policyv1.PodDisruptionBudget{}: {Label: selector, Transform: ChildForCache(m, policyv1ac.ExtractPodDisruptionBudget, func(pdb *policyv1.PodDisruptionBudget) {
+			pdb.Spec, pdb.Status = policyv1.PodDisruptionBudgetSpec{}, policyv1.PodDisruptionBudgetStatus{}
 		})},
 	}
 }

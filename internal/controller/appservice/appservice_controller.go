@@ -21,10 +21,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,6 +38,7 @@ import (
 	"github.com/operator101/operator101/internal/controller/health"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/rollout"
+	"github.com/operator101/operator101/internal/controller/route"
 )
 
 // The AppService controller serves both AppService APIs, app.example.com/v1 and batch.schwarzeni.github.com/v1alpha1,
@@ -55,6 +60,10 @@ import (
 // +kubebuilder:rbac:groups=batch.schwarzeni.github.com,resources=appservices/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
+// pods (list): the pods of a Deployment that has unready ones, read to tell a failing readiness probe.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list,namespace=system
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;patch;delete,namespace=system
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
 // AppServiceReconciler makes an AppService's Deployment and Service match its spec, and reports the
@@ -106,33 +115,42 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	}
 	a := r.api.view(obj)
 
-	dep, svc := &appsv1.Deployment{}, &corev1.Service{}
-	if err := apply.ReadChildren(ctx, r.Client, "AppService", a, dep, svc); err != nil {
+	dep, svc, pdb, ing := &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &networkingv1.Ingress{}
+	if err := apply.ReadChildren(ctx, r.Client, "AppService", a, dep, svc, pdb, ing); err != nil {
 		return ctrl.Result{}, err
 	}
 	// The cache's copy of the object has no environment (ForCache); it tells whether the children are already
 	// what the builders would make of the whole object. Only when they are not is it read whole.
 	var errs []error
-	if !apply.CachedConverged(r.Memory.Applied, a, map[string]client.Object{"Deployment": dep, "Service": svc}) {
+	if !apply.CachedConverged(r.Memory.Applied, a, map[string]client.Object{"Deployment": dep, "Service": svc, "PodDisruptionBudget": pdb,
+		"Ingress": ing}) {
 		whole := r.api.new()
 		if found, err := apply.ReadWhole(ctx, r.Reader, obj, whole); err != nil || !found || whole.GetDeletionTimestamp() != nil {
 			return ctrl.Result{}, err
 		}
-		errs = r.apply(ctx, r.api.view(whole), dep, svc)
+		errs = r.apply(ctx, r.api.view(whole), dep, svc, pdb, ing)
 	}
 	applyErr := errors.Join(errs...)
 
 	if rollout.DeploymentUnseen(dep, applyErr) {
 		return rollout.UnseenRetry(), nil
 	}
+	// Pods that run but do not get ready: a failing readiness probe, which the status names (a lookup past the
+	// cache only while some pod is not ready).
+	probeFailing, recheck, err := rollout.CheckProbes(ctx, r.Reader, apply.Controlled(dep, a), a.Namespace, podLabels(a.Name), r.Clock.Now())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	before := obj.DeepCopyObject().(T)
-	*r.api.status(obj) = Status(a, apply.Controlled(dep, a), applyErr, metav1.NewTime(r.Clock.Now()))
-	return r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
+	*r.api.status(obj) = Status(a, apply.Controlled(dep, a), apply.Controlled(ing, a), probeFailing, applyErr, metav1.NewTime(r.Clock.Now()))
+	res, err := r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
+	return rollout.RecheckProbes(res, err, recheck)
 }
 
-// apply applies a's children unless they already match (dep and svc are what the cache holds), and deletes the
-// Service when a has no ports.
-func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service) []error {
+// apply applies a's children unless they already match (dep, svc and pdb are what the cache holds), and deletes
+// the Service when a has no ports and the PodDisruptionBudget when it wants one pod or none.
+func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service,
+	pdb *policyv1.PodDisruptionBudget, ing *networkingv1.Ingress) []error {
 	var errs []error
 	taken := apply.NameTaken(a.Status.Conditions)
 	if desired := Service(a); desired != nil {
@@ -144,6 +162,8 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 			errs = append(errs, fmt.Errorf("deleting Service %s/%s, which has no ports left: %w", a.Namespace, a.Name, err))
 		}
 	}
+	errs = append(errs, apply.Optional(ctx, r.Applier(), a, "PodDisruptionBudget", pdb, DisruptionBudget(a), policyv1ac.ExtractPodDisruptionBudget, taken),
+		apply.Optional(ctx, r.Applier(), a, "Ingress", ing, Ingress(a), networkingv1ac.ExtractIngress, taken))
 	// The Deployment last: its rollout's events bring the next reconcile, by when the cache should hold the
 	// Service.
 	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
@@ -154,10 +174,11 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 	return errs
 }
 
-// Status is the status an AppService gets from its Deployment (nil when it does not exist yet) and the
-// error of writing its children. Unchanged conditions keep their lastTransitionTime; now is the
+// Status is the status an AppService gets from its Deployment (nil when it does not exist yet), the pods that
+// fail their readiness probe (rollout.ProbeFailures; empty when none) and the error of writing its children. Unchanged conditions keep their lastTransitionTime; now is the
 // lastTransitionTime of those that change.
-func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now metav1.Time) appv1.AppServiceStatus {
+func Status(a *appv1.AppService, dep *appsv1.Deployment, ing *networkingv1.Ingress, probeFailing string, applyErr error,
+	now metav1.Time) appv1.AppServiceStatus {
 	desired := desiredSize(a)
 	where := ""
 	if len(a.Spec.Ports) > 0 {
@@ -167,6 +188,7 @@ func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now met
 		ObservedGeneration: a.Generation,
 		Conditions: rollout.Conditions(a.Status.Conditions, rollout.Input{
 			Generation: a.Generation, Desired: desired, Deployment: dep, ApplyErr: applyErr, Where: where, Now: now,
+			ProbeFailing: probeFailing,
 		}),
 		Selector: selector(a.Name),
 	}
@@ -178,6 +200,11 @@ func Status(a *appv1.AppService, dep *appsv1.Deployment, applyErr error, now met
 		s.UnavailableReplicas = dep.Status.UnavailableReplicas
 	}
 	s.Ready = fmt.Sprintf("%d/%d", s.ReadyReplicas, desired)
+	if a.Spec.Ingress != nil {
+		s.Conditions = route.Admitted(s.Conditions, true, ing, routeSpec(a), a.Generation, now)
+	} else {
+		s.Conditions = route.Admitted(s.Conditions, false, nil, route.Spec{}, a.Generation, now)
+	}
 	s.Conditions = health.Set(s.Conditions, a.Generation, health.Rollout(s.Conditions), now)
 	return s
 }

@@ -24,6 +24,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -83,7 +84,7 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 		return
 	}
 	g.Expect(err).NotTo(gomega.HaveOccurred())
-	g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	g.Expect(svc.Spec.Type).To(gomega.Equal(appservice.ServiceType(a)))
 	g.Expect(svc.Spec.Ports).To(gomega.HaveLen(len(a.Spec.Ports)))
 	for i, p := range a.Spec.Ports {
 		target := p.Port
@@ -94,8 +95,13 @@ func expectFollows(g gomega.Gomega, a *appv1.AppService) {
 		g.Expect(got.Port).To(gomega.Equal(p.Port))
 		g.Expect(got.TargetPort).To(gomega.Equal(intstr.FromInt32(target)))
 		g.Expect(string(got.Protocol)).To(gomega.Equal(string(p.Protocol)))
-		if p.NodePort != 0 {
+		switch {
+		case svc.Spec.Type == corev1.ServiceTypeClusterIP:
+			g.Expect(got.NodePort).To(gomega.BeZero())
+		case p.NodePort != 0:
 			g.Expect(got.NodePort).To(gomega.Equal(p.NodePort))
+		default:
+			g.Expect(got.NodePort).NotTo(gomega.BeZero(), "the cluster chooses a node port")
 		}
 		g.Expect(c.Ports).To(gomega.ContainElement(gomega.HaveField("ContainerPort", target)))
 	}
@@ -192,8 +198,9 @@ func TestAppServiceZeroWritesAtRest(t *testing.T) {
 	waitQuiet(t, rec, key, counter)
 	t.Logf("writes at creation of one AppService: %d (%s)", counter.Total(), counter)
 	t.Logf("uncached lookups at creation: %v", counter.Gets())
-	if n := counter.Total(); n > 4 {
-		t.Errorf("%d writes to create one AppService (2 children and a status), want at most 4: %s", n, counter)
+	// Its 2 pods get a PodDisruptionBudget: 3 children and a status, and one write to spare, as before the budget.
+	if n := counter.Total(); n > 5 {
+		t.Errorf("%d writes to create one AppService (3 children and a status), want at most 5: %s", n, counter)
 	}
 
 	// The pods become ready: one status write.
@@ -265,6 +272,14 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 		{"target port above 65535", port(appv1.ServicePort{Port: 80, TargetPort: ptr.To[int32](65536)}), "spec.ports[0].targetPort"},
 		{"unknown protocol", port(appv1.ServicePort{Port: 80, Protocol: "HTTP"}), `spec.ports[0].protocol: Unsupported value: "HTTP"`},
 		{"node port above 65535", port(appv1.ServicePort{Port: 80, NodePort: 65536}), "spec.ports[0].nodePort"},
+		{"node port on a ClusterIP Service", func(a *appv1.AppService) { a.Spec.ServiceType = appv1.ServiceTypeClusterIP },
+			"a port's nodePort needs serviceType NodePort or LoadBalancer"},
+		{"unknown service type", func(a *appv1.AppService) { a.Spec.ServiceType = "ExternalName" }, "spec.serviceType"},
+		{"ingress without a TCP port", func(a *appv1.AppService) {
+			a.Spec.Ports = []appv1.ServicePort{{Port: 53, Protocol: "UDP"}}
+			a.Spec.Ingress = &appv1.Ingress{Host: "shop.example"}
+		}, "ingress needs a TCP port to route to"},
+		{"ingress host not a DNS name", func(a *appv1.AppService) { a.Spec.Ingress = &appv1.Ingress{Host: "Shop_Example"} }, "spec.ingress.host"},
 		{"unnamed ports", func(a *appv1.AppService) {
 			a.Spec.Ports = []appv1.ServicePort{{Port: 80}, {Port: 81}}
 		}, "every port needs a name when there is more than one"},
@@ -288,6 +303,80 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 			testenv.ExpectInvalid(t, env.Client, a, tc.want)
 		})
 	}
+}
+
+// TestAppServiceServiceType: the Service has node ports only where the AppService asks for them, and follows
+// every change of type; a converged AppService whose node port the cluster chose costs no write.
+func TestAppServiceServiceType(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := app().Start(t, cfg)
+	ns := env.NewNamespace(t, "appservice")
+	a := newApp(ns, "types", 0)
+	key := testenv.Create(t, env.Client, a)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getService(g, key).Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP), "no node port unless asked")
+	})
+
+	patchApp(t, key, func(a *appv1.AppService) { a.Spec.ServiceType = appv1.ServiceTypeNodePort })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getService(g, key).Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	})
+	waitQuiet(t, rec, key, counter)
+	app().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
+
+	patchApp(t, key, func(a *appv1.AppService) {
+		a.Spec.ServiceType = appv1.ServiceTypeLoadBalancer
+		a.Spec.Ports[0].NodePort = 30261
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getService(g, key).Spec.Type).To(gomega.Equal(corev1.ServiceTypeLoadBalancer))
+	})
+
+	patchApp(t, key, func(a *appv1.AppService) { a.Spec.ServiceType = ""; a.Spec.Ports[0].NodePort = 0 })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		svc := getService(g, key)
+		g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP))
+		g.Expect(svc.Spec.Ports[0].NodePort).To(gomega.BeZero(), "the node port is given back")
+	})
+}
+
+// TestAppServiceHealthAndRollout: the pods get a TCP readiness and liveness check of the first TCP port, the
+// AppService's own probe replaces it, and the rollout strategy goes to Recreate and back.
+func TestAppServiceHealthAndRollout(t *testing.T) {
+	app().Start(t, nil)
+	ns := env.NewNamespace(t, "appservice")
+	key := testenv.Create(t, env.Client, newApp(ns, "healthy", 0))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		c := getDeployment(g, key).Spec.Template.Spec.Containers[0]
+		g.Expect(c.ReadinessProbe).NotTo(gomega.BeNil())
+		g.Expect(c.ReadinessProbe.TCPSocket).NotTo(gomega.BeNil())
+		g.Expect(c.ReadinessProbe.TCPSocket.Port).To(gomega.Equal(intstr.FromInt32(8080)), "the first port's targetPort")
+		g.Expect(c.LivenessProbe).NotTo(gomega.BeNil())
+	})
+
+	own := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(8080)}}}
+	patchApp(t, key, func(a *appv1.AppService) {
+		a.Spec.ReadinessProbe = own
+		a.Spec.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		d := getDeployment(g, key)
+		g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet).NotTo(gomega.BeNil())
+		g.Expect(d.Spec.Template.Spec.Containers[0].ReadinessProbe.TCPSocket).To(gomega.BeNil())
+		g.Expect(d.Spec.Strategy.Type).To(gomega.Equal(appsv1.RecreateDeploymentStrategyType))
+		g.Expect(meta.IsStatusConditionFalse(getApp(g, key).Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+	})
+	patchApp(t, key, func(a *appv1.AppService) { a.Spec.Strategy = nil })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectFollows(g, getApp(g, key))
+		g.Expect(getDeployment(g, key).Spec.Strategy.Type).To(gomega.Equal(appsv1.RollingUpdateDeploymentStrategyType))
+	})
 }
 
 // TestAppServiceSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and
@@ -353,6 +442,8 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	children := []func() client.ObjectList{
 		func() client.ObjectList { return &appsv1.DeploymentList{} },
 		func() client.ObjectList { return &corev1.ServiceList{} },
+		// newApp wants 2 pods: a budget too.
+		func() client.ObjectList { return &policyv1.PodDisruptionBudgetList{} },
 	}
 	apis := map[string]testenv.TakenName{
 		"app.example.com": {
@@ -383,9 +474,12 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	tenant := map[string]func(ns, name string) client.Object{
 		"Deployment": func(ns, name string) client.Object { return testenv.TenantDeployment(ns, name) },
 		"Service":    func(ns, name string) client.Object { return testenv.TenantService(ns, name) },
+		"PodDisruptionBudget": func(ns, name string) client.Object {
+			return testenv.TenantDisruptionBudget(ns, name)
+		},
 	}
 	for _, api := range []string{"app.example.com", "batch.schwarzeni.github.com"} {
-		for _, kind := range []string{"Deployment", "Service"} {
+		for _, kind := range []string{"Deployment", "Service", "PodDisruptionBudget"} {
 			t.Run(api+"/"+kind, func(t *testing.T) {
 				apis[api].Run(t, tenant[kind](env.NewNamespace(t, "appservice"), "shop"), timeout)
 			})
@@ -438,4 +532,36 @@ func TestAppServiceCacheHoldsNoEnvironment(t *testing.T) {
 func TestAppServicePodsRefusedByPodSecurity(t *testing.T) {
 	_, rec := app().Start(t, nil)
 	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "appservice-restricted", newApp("", "root", 30277), getDeployment, conditionsOf)
+}
+
+// TestAppServiceProbeFailing: a pod that runs but never passes its readiness probe keeps the AppService from
+// Available, with a reason of its own that names the pod.
+func TestAppServiceProbeFailing(t *testing.T) {
+	app().ExpectProbeFailureReported(t, "appservice", func(ns string) *appv1.AppService {
+		a := newApp(ns, "unready", 0)
+		a.Spec.Size = ptr.To[int32](1)
+		return a
+	}, timeout)
+}
+
+// TestAppServiceDisruptionBudget: more than one pod, a PodDisruptionBudget; one, none.
+func TestAppServiceDisruptionBudget(t *testing.T) {
+	app().ExpectDisruptionBudget(t, "appservice", func(ns string) *appv1.AppService {
+		return newApp(ns, "budget", 0)
+	}, func(t *testing.T, key types.NamespacedName, n int32) {
+		patchApp(t, key, func(a *appv1.AppService) { a.Spec.Size = ptr.To(n) })
+	}, timeout)
+}
+
+// TestAppServiceIngress: spec.ingress gets an Ingress to the Service's first TCP port over TLS, whose admission
+// by an ingress controller the AppService reports; removed from the spec, the Ingress goes.
+func TestAppServiceIngress(t *testing.T) {
+	app().ExpectIngress(t, "appservice", func(ns string) *appv1.AppService {
+		a := newApp(ns, "routed", 0)
+		a.Spec.Ports = []appv1.ServicePort{{Name: "dns", Port: 53, Protocol: "UDP"}, {Name: "web", Port: 8000, TargetPort: ptr.To[int32](8080)}}
+		a.Spec.Ingress = &appv1.Ingress{Host: "shop.example", ClassName: "web", TLSSecretName: "shop-tls"}
+		return a
+	}, 8000, func(t *testing.T, key types.NamespacedName) {
+		patchApp(t, key, func(a *appv1.AppService) { a.Spec.Ingress = nil })
+	}, timeout)
 }

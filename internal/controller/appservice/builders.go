@@ -24,11 +24,15 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/internal/controller/podsecurity"
+	"github.com/operator101/operator101/internal/controller/podtemplate"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -107,6 +111,8 @@ func protocol(p appv1.ServicePort) corev1.Protocol {
 // proxy URL may carry (proxyenv.Env never holds them), unless spec.envs names the same variable: the spec
 // wins. Each port's target is declared on the container. The pods get no ServiceAccount token unless
 // spec.automountServiceAccountToken asks for it, and the securityContext of podsecurity.Contexts(spec.runAsNonRoot).
+// Its readiness and liveness probes are the spec's, by default a TCP connection to the first TCP port (none
+// without one); spec.strategy is passed on as it is.
 func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	container := corev1ac.Container().WithName(containerName).WithImage(a.Spec.Image)
 
@@ -134,14 +140,7 @@ func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.Deploymen
 		container.WithEnv(env)
 	}
 
-	if len(a.Spec.Resources.Limits) > 0 || len(a.Spec.Resources.Requests) > 0 {
-		res := corev1ac.ResourceRequirements()
-		if len(a.Spec.Resources.Limits) > 0 {
-			res.WithLimits(a.Spec.Resources.Limits.DeepCopy())
-		}
-		if len(a.Spec.Resources.Requests) > 0 {
-			res.WithRequests(a.Spec.Resources.Requests.DeepCopy())
-		}
+	if res := podtemplate.Resources(a.Spec.Resources); res != nil {
 		container.WithResources(res)
 	}
 
@@ -159,13 +158,25 @@ func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.Deploymen
 		container.WithPorts(corev1ac.ContainerPort().WithContainerPort(k.port).WithProtocol(k.proto))
 	}
 
+	var readiness, liveness *corev1ac.ProbeApplyConfiguration
+	if port, ok := firstTCPPort(a); ok {
+		readiness, liveness = podtemplate.TCPReadiness(port), podtemplate.TCPLiveness(port)
+	}
+	if p := podtemplate.Probe(a.Spec.ReadinessProbe, readiness); p != nil {
+		container.WithReadinessProbe(p)
+	}
+	if p := podtemplate.Probe(a.Spec.LivenessProbe, liveness); p != nil {
+		container.WithLivenessProbe(p)
+	}
+
 	podSecurity, containerSecurity := podsecurity.Contexts(ptr.Deref(a.Spec.RunAsNonRoot, false))
 	container.WithSecurityContext(containerSecurity)
 
+	spec := appsv1ac.DeploymentSpec().WithStrategy(podtemplate.Strategy(a.Spec.Strategy))
 	return appsv1ac.Deployment(a.Name, a.Namespace).
 		WithLabels(podLabels(a.Name)).
 		WithOwnerReferences(ownerRef(a)).
-		WithSpec(appsv1ac.DeploymentSpec().
+		WithSpec(spec.
 			WithReplicas(desiredSize(a)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(a.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().
@@ -176,12 +187,39 @@ func Deployment(a *appv1.AppService, proxyEnv proxyenv.Env) (*appsv1ac.Deploymen
 					WithContainers(container)))), nil
 }
 
-// Service exposes spec.ports on every node (a NodePort Service); nil when there are no ports.
+// firstTCPPort is the container port of the first TCP port of spec.ports, which the default probes connect to.
+func firstTCPPort(a *appv1.AppService) (int32, bool) {
+	for _, p := range a.Spec.Ports {
+		if protocol(p) == corev1.ProtocolTCP {
+			return targetPort(p), true
+		}
+	}
+	return 0, false
+}
+
+// ServiceType is the type of a's Service: spec.serviceType; unset, NodePort when a port names a nodePort (the
+// tutorials' examples) and ClusterIP otherwise.
+func ServiceType(a *appv1.AppService) corev1.ServiceType {
+	if a.Spec.ServiceType != "" {
+		return corev1.ServiceType(a.Spec.ServiceType)
+	}
+	for _, p := range a.Spec.Ports {
+		if p.NodePort != 0 {
+			return corev1.ServiceTypeNodePort
+		}
+	}
+	return corev1.ServiceTypeClusterIP
+}
+
+// Service exposes spec.ports through a Service of ServiceType; nil when there are no ports. A port's nodePort
+// is set where the spec names one (never on a ClusterIP Service); otherwise a NodePort or LoadBalancer
+// Service gets the one the cluster chooses.
 func Service(a *appv1.AppService) *corev1ac.ServiceApplyConfiguration {
 	if len(a.Spec.Ports) == 0 {
 		return nil
 	}
-	spec := corev1ac.ServiceSpec().WithType(corev1.ServiceTypeNodePort).WithSelector(podLabels(a.Name))
+	t := ServiceType(a)
+	spec := corev1ac.ServiceSpec().WithType(t).WithSelector(podLabels(a.Name))
 	for _, p := range a.Spec.Ports {
 		sp := corev1ac.ServicePort().
 			WithProtocol(protocol(p)).
@@ -190,7 +228,7 @@ func Service(a *appv1.AppService) *corev1ac.ServiceApplyConfiguration {
 		if p.Name != "" {
 			sp.WithName(p.Name)
 		}
-		if p.NodePort != 0 {
+		if p.NodePort != 0 && t != corev1.ServiceTypeClusterIP {
 			sp.WithNodePort(p.NodePort)
 		}
 		spec.WithPorts(sp)
@@ -209,6 +247,32 @@ func convert(in, out any) error {
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("decoding into %T: %w", out, err)
+	}
+	return nil
+}
+
+// DisruptionBudget keeps a drain from evicting more than one of a's pods at a time; nil (none may exist) when
+// a wants one pod or none (podtemplate.DisruptionBudget).
+func DisruptionBudget(a *appv1.AppService) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
+	return podtemplate.DisruptionBudget(a.Name, a.Namespace, podLabels(a.Name), ownerRef(a), desiredSize(a))
+}
+
+// routeSpec is what spec.ingress asks of the Ingress.
+func routeSpec(a *appv1.AppService) route.Spec {
+	in := a.Spec.Ingress
+	return route.Spec{Host: in.Host, Path: in.Path, ClassName: in.ClassName, TLSSecretName: in.TLSSecretName}
+}
+
+// Ingress routes spec.ingress's host and path to the Service's first TCP port; nil (none may exist) without
+// spec.ingress, or without a TCP port (the schema refuses that).
+func Ingress(a *appv1.AppService) *networkingv1ac.IngressApplyConfiguration {
+	if a.Spec.Ingress == nil {
+		return nil
+	}
+	for _, p := range a.Spec.Ports {
+		if protocol(p) == corev1.ProtocolTCP {
+			return route.Ingress(a.Name, a.Namespace, podLabels(a.Name), ownerRef(a), routeSpec(a), p.Port)
+		}
 	}
 	return nil
 }

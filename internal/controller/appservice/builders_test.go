@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
@@ -163,7 +164,7 @@ func TestStatusReplicaCounts(t *testing.T) {
 	a := newApp(func(s *appv1.AppServiceSpec) { s.Size = ptr.To[int32](4) })
 	dep := &appsv1.Deployment{Status: appsv1.DeploymentStatus{Replicas: 5, ReadyReplicas: 3, AvailableReplicas: 3,
 		UpdatedReplicas: 2, UnavailableReplicas: 2}}
-	s := Status(a, dep, nil, metav1.Now())
+	s := Status(a, dep, nil, "", nil, metav1.Now())
 	got := [5]int32{s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.UpdatedReplicas, s.UnavailableReplicas}
 	if want := [5]int32{5, 3, 3, 2, 2}; got != want {
 		t.Errorf("replicas, ready, available, updated, unavailable = %v, want %v", got, want)
@@ -224,4 +225,79 @@ func TestDeploymentDropsProxyCredentials(t *testing.T) {
 	testenv.ExpectProxyEnv(t, d, []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
 		"HTTPS_PROXY=http://proxy.example:3129", "NO_PROXY=.svc", "no_proxy=.svc",
 		"https_proxy=http://tenant:theirs@proxy.tenant:8080"})
+}
+
+func TestServiceType(t *testing.T) {
+	cases := []struct {
+		name     string
+		typ      appv1.ServiceType
+		nodePort int32
+		want     corev1.ServiceType
+		wantPort int32
+	}{
+		{"the tutorials' node port", "", 30002, corev1.ServiceTypeNodePort, 30002},
+		{"no node port asked", "", 0, corev1.ServiceTypeClusterIP, 0},
+		{"ClusterIP", appv1.ServiceTypeClusterIP, 0, corev1.ServiceTypeClusterIP, 0},
+		{"NodePort, the cluster's choice", appv1.ServiceTypeNodePort, 0, corev1.ServiceTypeNodePort, 0},
+		{"LoadBalancer on a node port", appv1.ServiceTypeLoadBalancer, 30003, corev1.ServiceTypeLoadBalancer, 30003},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Service(newApp(func(s *appv1.AppServiceSpec) { s.ServiceType = tc.typ; s.Ports[0].NodePort = tc.nodePort }))
+			if *s.Spec.Type != tc.want {
+				t.Errorf("type %s, want %s", *s.Spec.Type, tc.want)
+			}
+			if got := ptr.Deref(s.Spec.Ports[0].NodePort, 0); got != tc.wantPort {
+				t.Errorf("node port %d, want %d", got, tc.wantPort)
+			}
+		})
+	}
+}
+
+// The default probes connect to the first TCP port's container port (an application need not speak HTTP); a
+// UDP port gets none, and the AppService's own probes win.
+func TestDeploymentProbes(t *testing.T) {
+	cases := []struct {
+		name  string
+		ports []appv1.ServicePort
+		want  *intstr.IntOrString
+	}{
+		{"no ports", nil, nil},
+		{"udp only", []appv1.ServicePort{{Port: 53, Protocol: "UDP"}}, nil},
+		{"first tcp port's target", []appv1.ServicePort{{Name: "dns", Port: 53, Protocol: "UDP"},
+			{Name: "web", Port: 80, TargetPort: ptr.To[int32](8080)}, {Name: "admin", Port: 9000}}, ptr.To(intstr.FromInt32(8080))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ac, err := Deployment(newApp(func(s *appv1.AppServiceSpec) { s.Ports = tc.ports }), proxyenv.Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d appsv1.Deployment
+			roundTrip(t, ac, &d)
+			c := d.Spec.Template.Spec.Containers[0]
+			for name, p := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+				switch {
+				case tc.want == nil && p != nil:
+					t.Errorf("%s probe %+v, want none", name, p)
+				case tc.want != nil && (p == nil || p.TCPSocket == nil || p.TCPSocket.Port != *tc.want):
+					t.Errorf("%s probe %+v, want a TCP check of %s", name, p, tc.want)
+				}
+			}
+		})
+	}
+	own := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}
+	ac, _ := Deployment(newApp(func(s *appv1.AppServiceSpec) {
+		s.ReadinessProbe, s.LivenessProbe = own, own
+		s.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	}), proxyenv.Env{})
+	var d appsv1.Deployment
+	roundTrip(t, ac, &d)
+	c := d.Spec.Template.Spec.Containers[0]
+	if !equality.Semantic.DeepEqual(c.ReadinessProbe, own) || !equality.Semantic.DeepEqual(c.LivenessProbe, own) {
+		t.Errorf("probes %+v / %+v, want the AppService's", c.ReadinessProbe, c.LivenessProbe)
+	}
+	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("strategy %+v, want Recreate", d.Spec.Strategy)
+	}
 }

@@ -235,7 +235,7 @@ func checkChildren(t *testing.T, a *appv1.AppService) {
 	if sac != nil {
 		var s corev1.Service
 		roundTrip(t, sac, &s)
-		if s.Spec.Type != corev1.ServiceTypeNodePort || len(s.Spec.Ports) != len(a.Spec.Ports) {
+		if s.Spec.Type != ServiceType(a) || len(s.Spec.Ports) != len(a.Spec.Ports) {
 			t.Fatalf("service = %+v", s.Spec)
 		}
 		for i, p := range a.Spec.Ports {

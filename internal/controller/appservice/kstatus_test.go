@@ -36,7 +36,7 @@ func TestKstatus(t *testing.T) {
 			if tc.Deleting {
 				w.DeletionTimestamp = &now
 			}
-			w.Status = Status(w, tc.Deployment, tc.ApplyErr, now)
+			w.Status = Status(w, tc.Deployment, nil, "", tc.ApplyErr, now)
 			if got := kstatustest.Compute(t, w, appv1.GroupVersion.WithKind("AppService")); got.Status != tc.Want {
 				t.Errorf("kstatus says %s (%s), want %s; conditions %+v", got.Status, got.Message, tc.Want, w.Status.Conditions)
 			}

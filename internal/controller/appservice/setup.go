@@ -18,11 +18,14 @@ package appservice
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
@@ -50,7 +53,12 @@ func register[T client.Object](mgr ctrl.Manager, o reconciler.Options, name stri
 		For(api.new(), builder.WithPredicates(reconciler.ChangedByOthers())).
 		// The Deployment's rollout is the object's progress: ahead of new objects (priority.Progress).
 		Watches(&appsv1.Deployment{}, priority.OwnerAhead(mgr, api.new())).
-		Owns(&corev1.Service{}), r.Options, r)
+		Owns(&corev1.Service{}).
+		// The Ingress's status says whether a controller admitted it.
+		Owns(&networkingv1.Ingress{}).
+		// A budget's status follows every pod; only a change of its spec or labels needs a look.
+		Owns(&policyv1.PodDisruptionBudget{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))),
+		r.Options, r)
 }
 
 // Children is what the reconcile applies for a, by kind: its builders' output (a nil Service: none may exist).
@@ -59,7 +67,8 @@ func Children(a *appv1.AppService, proxyEnv proxyenv.Env) (map[string]runtime.Ap
 	if err != nil {
 		return nil, err
 	}
-	return map[string]runtime.ApplyConfiguration{"Deployment": dep, "Service": Service(a)}, nil
+	return map[string]runtime.ApplyConfiguration{"Deployment": dep, "Service": Service(a), "PodDisruptionBudget": DisruptionBudget(a),
+		"Ingress": Ingress(a)}, nil
 }
 
 // ForCache is how the manager's cache holds the AppServices of both APIs: without their environment (up to

@@ -15,6 +15,7 @@
 package myweb
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -24,11 +25,15 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/internal/controller/podsecurity"
+	"github.com/operator101/operator101/internal/controller/podtemplate"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
@@ -94,7 +99,8 @@ func ConfigMap(w *operatorv1.MyWeb) *corev1ac.ConfigMapApplyConfiguration {
 // (OLM's proxy settings, from proxy.ReadProxyVarsFromEnv) is passed to the container, without the user and
 // password a proxy URL may carry (proxyenv.Env never holds them). The pods get no ServiceAccount token unless
 // spec.automountServiceAccountToken asks for it, and the securityContext of podsecurity.Contexts(spec.runAsNonRoot);
-// the web server listens on ContainerPort.
+// the web server listens on ContainerPort. Its readiness and liveness probes are the spec's, by default an HTTP
+// GET of the page; spec.resources and spec.strategy are passed on as they are.
 func Deployment(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) *appsv1ac.DeploymentApplyConfiguration {
 	replicas := int32(1)
 	if w.Spec.Replicas != nil {
@@ -106,14 +112,20 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) *appsv1ac.Deployment
 		WithImage(w.Spec.Image).
 		WithPorts(corev1ac.ContainerPort().WithName("http").WithContainerPort(ContainerPort(w)).WithProtocol(corev1.ProtocolTCP)).
 		WithSecurityContext(containerSecurity).
-		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true))
+		WithVolumeMounts(corev1ac.VolumeMount().WithName(volumeName).WithMountPath(htmlDir).WithReadOnly(true)).
+		WithReadinessProbe(podtemplate.Probe(w.Spec.ReadinessProbe, podtemplate.HTTPReadiness("/", "http"))).
+		WithLivenessProbe(podtemplate.Probe(w.Spec.LivenessProbe, podtemplate.HTTPLiveness("/", "http")))
 	for e := range proxyEnv.All() {
 		container.WithEnv(corev1ac.EnvVar().WithName(e.Name).WithValue(e.Value))
 	}
+	if res := podtemplate.Resources(w.Spec.Resources); res != nil {
+		container.WithResources(res)
+	}
+	spec := appsv1ac.DeploymentSpec().WithStrategy(podtemplate.Strategy(w.Spec.Strategy))
 	return appsv1ac.Deployment(w.Name, w.Namespace).
 		WithLabels(podLabels(w.Name)).
 		WithOwnerReferences(ownerRef(w)).
-		WithSpec(appsv1ac.DeploymentSpec().
+		WithSpec(spec.
 			WithReplicas(replicas).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(podLabels(w.Name))).
 			WithTemplate(corev1ac.PodTemplateSpec().
@@ -127,23 +139,80 @@ func Deployment(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) *appsv1ac.Deployment
 						WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(w.Name))))))
 }
 
-// Service exposes the web servers on spec.nodePortNumber of every node.
+// ServiceType is the type of w's Service: spec.serviceType; unset, NodePort when spec.nodePortNumber names a
+// port (the seed's meaning) and ClusterIP otherwise.
+func ServiceType(w *operatorv1.MyWeb) corev1.ServiceType {
+	switch {
+	case w.Spec.ServiceType != "":
+		return corev1.ServiceType(w.Spec.ServiceType)
+	case w.Spec.NodePortNumber != 0:
+		return corev1.ServiceTypeNodePort
+	}
+	return corev1.ServiceTypeClusterIP
+}
+
+// Service exposes the web servers on port 80 inside the cluster, and on a node port where ServiceType has
+// one: spec.nodePortNumber, or the cluster's choice when it is unset (the builder then leaves nodePort to
+// the API server, which keeps the port it allocated).
 func Service(w *operatorv1.MyWeb) *corev1ac.ServiceApplyConfiguration {
+	port := corev1ac.ServicePort().
+		WithName("http").
+		WithProtocol(corev1.ProtocolTCP).
+		WithPort(httpPort).
+		WithTargetPort(intstr.FromString("http"))
+	t := ServiceType(w)
+	if t != corev1.ServiceTypeClusterIP && w.Spec.NodePortNumber != 0 {
+		port.WithNodePort(w.Spec.NodePortNumber)
+	}
 	return corev1ac.Service(w.Name, w.Namespace).
 		WithLabels(podLabels(w.Name)).
 		WithOwnerReferences(ownerRef(w)).
 		WithSpec(corev1ac.ServiceSpec().
-			WithType(corev1.ServiceTypeNodePort).
+			WithType(t).
 			WithSelector(podLabels(w.Name)).
-			WithPorts(corev1ac.ServicePort().
-				WithName("http").
-				WithProtocol(corev1.ProtocolTCP).
-				WithPort(httpPort).
-				WithTargetPort(intstr.FromString("http")).
-				WithNodePort(w.Spec.NodePortNumber)))
+			WithPorts(port))
 }
 
-// URL is where the page is served; NODE stands for the address of any node.
-func URL(w *operatorv1.MyWeb) string {
-	return fmt.Sprintf("http://NODE:%d/", w.Spec.NodePortNumber)
+// URL is where the page is served: on a node port, NODE stands for the address of any node; svc (nil when
+// not observed yet) gives the node port the cluster chose, and a load balancer's address once it has one.
+// Without either, the Service's name inside the cluster.
+func URL(w *operatorv1.MyWeb, svc *corev1.Service) string {
+	t := ServiceType(w)
+	if t == corev1.ServiceTypeLoadBalancer && svc != nil {
+		for _, in := range svc.Status.LoadBalancer.Ingress {
+			if host := cmp.Or(in.Hostname, in.IP); host != "" {
+				return fmt.Sprintf("http://%s/", host)
+			}
+		}
+	}
+	if t != corev1.ServiceTypeClusterIP {
+		if w.Spec.NodePortNumber != 0 {
+			return fmt.Sprintf("http://NODE:%d/", w.Spec.NodePortNumber)
+		}
+		if svc != nil && len(svc.Spec.Ports) > 0 && svc.Spec.Ports[0].NodePort != 0 {
+			return fmt.Sprintf("http://NODE:%d/", svc.Spec.Ports[0].NodePort)
+		}
+	}
+	return fmt.Sprintf("http://%s.%s.svc/", w.Name, w.Namespace)
+}
+
+// DisruptionBudget keeps a drain from evicting more than one of w's pods at a time; nil (none may exist) when
+// w wants one pod or none (podtemplate.DisruptionBudget).
+func DisruptionBudget(w *operatorv1.MyWeb) *policyv1ac.PodDisruptionBudgetApplyConfiguration {
+	return podtemplate.DisruptionBudget(w.Name, w.Namespace, podLabels(w.Name), ownerRef(w), desiredReplicas(w))
+}
+
+// routeSpec is what spec.ingress asks of the Ingress.
+func routeSpec(w *operatorv1.MyWeb) route.Spec {
+	in := w.Spec.Ingress
+	return route.Spec{Host: in.Host, Path: in.Path, ClassName: in.ClassName, TLSSecretName: in.TLSSecretName}
+}
+
+// Ingress routes spec.ingress's host and path to the Service's port 80; nil (none may exist) without
+// spec.ingress.
+func Ingress(w *operatorv1.MyWeb) *networkingv1ac.IngressApplyConfiguration {
+	if w.Spec.Ingress == nil {
+		return nil
+	}
+	return route.Ingress(w.Name, w.Namespace, podLabels(w.Name), ownerRef(w), routeSpec(w), httpPort)
 }

@@ -18,10 +18,13 @@ import (
 	"strconv"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -142,7 +145,7 @@ func TestService(t *testing.T) {
 			t.Errorf("target port %q is not the container's port", name)
 		}
 		checkOwner(t, s.OwnerReferences, w)
-		if got, want := URL(w), "http://NODE:"+itoa(port)+"/"; got != want {
+		if got, want := URL(w, nil), "http://NODE:"+itoa(port)+"/"; got != want {
 			t.Errorf("URL %s, want %s", got, want)
 		}
 	}
@@ -205,4 +208,80 @@ func TestDeploymentDropsProxyCredentials(t *testing.T) {
 	testenv.ExpectProxyEnv(t, d, []string{"HTTP_PROXY=http://proxy.example:3128", "http_proxy=http://proxy.example:3128",
 		"HTTPS_PROXY=http://proxy.example:3129", "https_proxy=http://proxy.example:3129",
 		"NO_PROXY=.svc,.cluster.local", "no_proxy=.svc,.cluster.local"})
+}
+
+func TestServiceType(t *testing.T) {
+	cases := []struct {
+		name     string
+		typ      operatorv1.ServiceType
+		nodePort int32
+		want     corev1.ServiceType
+		wantPort int32
+		wantURL  string
+	}{
+		{"the seed's node port", "", 30100, corev1.ServiceTypeNodePort, 30100, "http://NODE:30100/"},
+		{"no node port asked", "", 0, corev1.ServiceTypeClusterIP, 0, "http://s.ns.svc/"},
+		{"ClusterIP", operatorv1.ServiceTypeClusterIP, 0, corev1.ServiceTypeClusterIP, 0, "http://s.ns.svc/"},
+		{"NodePort, the cluster's choice", operatorv1.ServiceTypeNodePort, 0, corev1.ServiceTypeNodePort, 0, "http://NODE:31999/"},
+		{"NodePort on a port", operatorv1.ServiceTypeNodePort, 30200, corev1.ServiceTypeNodePort, 30200, "http://NODE:30200/"},
+		{"LoadBalancer", operatorv1.ServiceTypeLoadBalancer, 0, corev1.ServiceTypeLoadBalancer, 0, "http://lb.example/"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWeb("s", nil, "x", tc.nodePort)
+			w.Spec.ServiceType = tc.typ
+			s := Service(w)
+			if *s.Spec.Type != tc.want {
+				t.Errorf("type %s, want %s", *s.Spec.Type, tc.want)
+			}
+			if got := ptr.Deref(s.Spec.Ports[0].NodePort, 0); got != tc.wantPort {
+				t.Errorf("node port %d, want %d", got, tc.wantPort)
+			}
+			observed := &corev1.Service{Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80, NodePort: 31999}}}}
+			observed.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "lb.example"}}
+			if tc.want == corev1.ServiceTypeClusterIP {
+				observed.Spec.Ports[0].NodePort = 0
+			}
+			if got := URL(w, observed); got != tc.wantURL {
+				t.Errorf("URL %s, want %s", got, tc.wantURL)
+			}
+		})
+	}
+}
+
+// The web server's probes GET the page on its port unless the MyWeb gives its own; resources and the rollout
+// strategy are passed on.
+func TestDeploymentHealthAndRollout(t *testing.T) {
+	w := newWeb("h", nil, "x", 30100)
+	var d appsv1.Deployment
+	roundTrip(t, Deployment(w, proxyenv.Env{}), &d)
+	c := d.Spec.Template.Spec.Containers[0]
+	for name, p := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/" || p.HTTPGet.Port != intstr.FromString("http") {
+			t.Errorf("default %s probe %+v, want an HTTP GET of / on the port named http", name, p)
+		}
+	}
+	if c.Ports[0].Name != "http" {
+		t.Errorf("the probes' port %q is not the container's", c.Ports[0].Name)
+	}
+	if c.Resources.Limits != nil || d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
+		t.Errorf("resources %+v, strategy %+v: want none and RollingUpdate", c.Resources, d.Spec.Strategy)
+	}
+
+	own := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8081)}}}
+	w.Spec.ReadinessProbe, w.Spec.LivenessProbe = own, own
+	w.Spec.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}}
+	w.Spec.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	d = appsv1.Deployment{}
+	roundTrip(t, Deployment(w, proxyenv.Env{}), &d)
+	c = d.Spec.Template.Spec.Containers[0]
+	if !equality.Semantic.DeepEqual(c.ReadinessProbe, own) || !equality.Semantic.DeepEqual(c.LivenessProbe, own) {
+		t.Errorf("probes %+v / %+v, want the MyWeb's %+v", c.ReadinessProbe, c.LivenessProbe, own)
+	}
+	if !equality.Semantic.DeepEqual(c.Resources, w.Spec.Resources) {
+		t.Errorf("resources %+v, want %+v", c.Resources, w.Spec.Resources)
+	}
+	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("strategy %+v, want Recreate", d.Spec.Strategy)
+	}
 }

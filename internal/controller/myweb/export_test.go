@@ -21,3 +21,6 @@ const PageHashAnnotation = pageHashAnnotation
 
 // PageHash is the value of PageHashAnnotation for a page.
 var PageHash = pageHash
+
+// PodLabels are the labels of a MyWeb's pods, which its Service and the scale subresource's selector select.
+var PodLabels = podLabels

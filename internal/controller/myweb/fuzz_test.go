@@ -80,7 +80,7 @@ func FuzzMyWebChildren(f *testing.F) {
 
 		var s corev1.Service
 		roundTrip(t, Service(w), &s)
-		if len(s.Spec.Ports) != 1 || s.Spec.Ports[0].NodePort != nodePort || s.Spec.Type != corev1.ServiceTypeNodePort {
+		if len(s.Spec.Ports) != 1 || s.Spec.Ports[0].NodePort != nodePort || s.Spec.Type != ServiceType(w) {
 			t.Fatalf("service ports = %+v", s.Spec.Ports)
 		}
 		if !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {

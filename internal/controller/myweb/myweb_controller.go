@@ -20,9 +20,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
+	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,9 +51,13 @@ import (
 // +kubebuilder:rbac:groups=operator.k8s-summit.org,resources=mywebs/finalizers,verbs=update,namespace=system
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;patch,namespace=system
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch,namespace=system
+// pods (list): the pods of a Deployment that has unready ones, read to tell a failing readiness probe.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list,namespace=system
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;patch;delete,namespace=system
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
-// MyWebReconciler makes a MyWeb's ConfigMap, Deployment and Service match its spec, and reports the Deployment's
+// MyWebReconciler makes a MyWeb's ConfigMap, Deployment, Service and PodDisruptionBudget match its spec, and reports the Deployment's
 // progress in the MyWeb's status.
 type MyWebReconciler struct {
 	reconciler.Base
@@ -65,14 +73,15 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil // the garbage collector deletes the children
 	}
 
-	cm, dep, svc := &corev1.ConfigMap{}, &appsv1.Deployment{}, &corev1.Service{}
-	if err := apply.ReadChildren(ctx, r.Client, "MyWeb", w, cm, dep, svc); err != nil {
+	cm, dep, svc, pdb, ing := &corev1.ConfigMap{}, &appsv1.Deployment{}, &corev1.Service{}, &policyv1.PodDisruptionBudget{}, &networkingv1.Ingress{}
+	if err := apply.ReadChildren(ctx, r.Client, "MyWeb", w, cm, dep, svc, pdb, ing); err != nil {
 		return ctrl.Result{}, err
 	}
 	// The cache's copy of w has no page (ForCache); it tells whether the children are already what the
 	// builders would make of the whole MyWeb. Only when they are not is the MyWeb read whole, past the cache.
 	var applyErr error
-	if !apply.CachedConverged(r.Memory.Applied, w, map[string]client.Object{"ConfigMap": cm, "Deployment": dep, "Service": svc}) {
+	if !apply.CachedConverged(r.Memory.Applied, w, map[string]client.Object{"ConfigMap": cm, "Deployment": dep, "Service": svc,
+		"PodDisruptionBudget": pdb, "Ingress": ing}) {
 		whole := &operatorv1.MyWeb{}
 		if found, err := apply.ReadWhole(ctx, r.Reader, w, whole); err != nil || !found || whole.DeletionTimestamp != nil {
 			return ctrl.Result{}, err
@@ -83,13 +92,22 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		applyErr = errors.Join(
 			apply.Child(ctx, r.Applier(), whole, "ConfigMap", cm, ConfigMap(whole), corev1ac.ExtractConfigMap, taken),
 			apply.Child(ctx, r.Applier(), whole, "Service", svc, Service(whole), corev1ac.ExtractService, taken),
+			apply.Optional(ctx, r.Applier(), whole, "PodDisruptionBudget", pdb, DisruptionBudget(whole), policyv1ac.ExtractPodDisruptionBudget, taken),
+			apply.Optional(ctx, r.Applier(), whole, "Ingress", ing, Ingress(whole), networkingv1ac.ExtractIngress, taken),
 			apply.Child(ctx, r.Applier(), whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment, taken))
 	}
 
 	if rollout.DeploymentUnseen(dep, applyErr) {
 		return rollout.UnseenRetry(), nil
 	}
+	// Pods that run but do not get ready: a failing readiness probe, which the status names (a lookup past the
+	// cache only while some pod is not ready).
+	probeFailing, recheck, err := rollout.CheckProbes(ctx, r.Reader, apply.Controlled(dep, w), w.Namespace, podLabels(w.Name), r.Clock.Now())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	before := w.DeepCopy()
-	w.Status = Status(w, apply.Controlled(dep, w), applyErr, metav1.NewTime(r.Clock.Now()))
-	return r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
+	w.Status = Status(w, apply.Controlled(dep, w), apply.Controlled(svc, w), apply.Controlled(ing, w), probeFailing, applyErr, metav1.NewTime(r.Clock.Now()))
+	res, err := r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
+	return rollout.RecheckProbes(res, err, recheck)
 }

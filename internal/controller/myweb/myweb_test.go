@@ -15,15 +15,21 @@
 package myweb_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -84,9 +90,16 @@ func expectFollows(g gomega.Gomega, w *operatorv1.MyWeb, c *children) {
 	g.Expect(pod.Spec.Volumes[0].ConfigMap.Name).To(gomega.Equal(w.Name))
 	g.Expect(w.Spec.AutomountServiceAccountToken).NotTo(gomega.BeNil(), "the schema defaults it")
 	g.Expect(pod.Spec.AutomountServiceAccountToken).To(gomega.Equal(w.Spec.AutomountServiceAccountToken))
-	g.Expect(c.svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+	g.Expect(c.svc.Spec.Type).To(gomega.Equal(myweb.ServiceType(w)))
 	g.Expect(c.svc.Spec.Ports).To(gomega.HaveLen(1))
-	g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(w.Spec.NodePortNumber))
+	switch {
+	case c.svc.Spec.Type == corev1.ServiceTypeClusterIP:
+		g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.BeZero())
+	case w.Spec.NodePortNumber != 0:
+		g.Expect(c.svc.Spec.Ports[0].NodePort).To(gomega.Equal(w.Spec.NodePortNumber))
+	default:
+		g.Expect(c.svc.Spec.Ports[0].NodePort).NotTo(gomega.BeZero(), "the cluster chooses a node port")
+	}
 	g.Expect(c.svc.Spec.Ports[0].TargetPort).To(gomega.Equal(intstr.FromString("http")))
 }
 
@@ -220,7 +233,10 @@ func TestMyWebInvalidRejected(t *testing.T) {
 		mutate func(*operatorv1.MyWeb)
 		want   string
 	}{
-		{"node port 0", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 0 }, "spec.nodePortNumber"},
+		{"node port negative", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = -1 }, "spec.nodePortNumber"},
+		{"node port on a ClusterIP Service", func(w *operatorv1.MyWeb) { w.Spec.ServiceType = operatorv1.ServiceTypeClusterIP },
+			"nodePortNumber needs serviceType NodePort or LoadBalancer"},
+		{"unknown service type", func(w *operatorv1.MyWeb) { w.Spec.ServiceType = "ExternalName" }, "spec.serviceType"},
 		{"node port above 65535", func(w *operatorv1.MyWeb) { w.Spec.NodePortNumber = 65536 }, "spec.nodePortNumber"},
 		{"empty image", func(w *operatorv1.MyWeb) { w.Spec.Image = "" }, "spec.image"},
 		{"negative replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas"},
@@ -234,6 +250,130 @@ func TestMyWebInvalidRejected(t *testing.T) {
 			testenv.ExpectInvalid(t, env.Client, w, tc.want)
 		})
 	}
+}
+
+// TestMyWebServiceType: the Service has a node port only where the MyWeb asks for one, follows every change of
+// type, and the URL says where the page is served; a converged MyWeb whose node port the cluster chose costs
+// no write.
+func TestMyWebServiceType(t *testing.T) {
+	cfg, counter := testenv.Counting(env.Config)
+	mgr, rec := web().Start(t, cfg)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "types", 0)
+	key := testenv.Create(t, env.Client, w)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		g.Expect(getChildren(g, key).svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP), "no node port unless asked")
+		g.Expect(w.Status.URL).To(gomega.Equal("http://types." + ns + ".svc/"))
+	})
+
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.ServiceType = operatorv1.ServiceTypeNodePort })
+	var chosen int32
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		svc := getChildren(g, key).svc
+		g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+		chosen = svc.Spec.Ports[0].NodePort
+		g.Expect(w.Status.URL).To(gomega.Equal(fmt.Sprintf("http://NODE:%d/", chosen)))
+	})
+	waitQuiet(t, rec, key, counter)
+	web().ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, timeout)
+
+	patchWeb(t, key, func(w *operatorv1.MyWeb) {
+		w.Spec.ServiceType = operatorv1.ServiceTypeLoadBalancer
+		w.Spec.NodePortNumber = 30151
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		g.Expect(getChildren(g, key).svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeLoadBalancer))
+		g.Expect(w.Status.URL).To(gomega.Equal("http://NODE:30151/"), "no load balancer address yet")
+	})
+
+	patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.ServiceType = ""; w.Spec.NodePortNumber = 0 })
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		svc := getChildren(g, key).svc
+		g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeClusterIP))
+		g.Expect(svc.Spec.Ports[0].NodePort).To(gomega.BeZero(), "the node port is given back")
+		g.Expect(w.Status.URL).To(gomega.Equal("http://types." + ns + ".svc/"))
+	})
+}
+
+// TestMyWebScaleSubresource: the scale subresource reads and writes spec.replicas, reports the Deployment's
+// replicas and the pods' selector, as `kubectl scale web NAME --replicas=N` and an autoscaler need.
+func TestMyWebScaleSubresource(t *testing.T) {
+	web().Start(t, nil)
+	ns := env.NewNamespace(t, "web")
+	w := newWeb(ns, "scaled", 0)
+	key := testenv.Create(t, env.Client, w)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) { expectConverged(g, key) })
+
+	scale := &autoscalingv1.Scale{}
+	if err := env.Client.SubResource("scale").Patch(ctx, w, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":3}}`)),
+		client.WithSubResourceBody(scale)); err != nil {
+		t.Fatalf("patching /scale: %v", err)
+	}
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		w := expectConverged(g, key)
+		g.Expect(w.Spec.Replicas).To(gomega.HaveValue(gomega.Equal(int32(3))))
+	})
+	testenv.MarkDeploymentAvailable(t, env.Client, key)
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		s := &autoscalingv1.Scale{}
+		g.Expect(env.Client.SubResource("scale").Get(ctx, getWeb(g, key), s)).To(gomega.Succeed())
+		g.Expect(s.Spec.Replicas).To(gomega.Equal(int32(3)))
+		g.Expect(s.Status.Replicas).To(gomega.Equal(int32(3)))
+		g.Expect(s.Status.Selector).To(gomega.Equal(labels.SelectorFromSet(myweb.PodLabels("scaled")).String()))
+		pods, err := labels.Parse(s.Status.Selector)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		g.Expect(pods.Matches(labels.Set(getChildren(g, key).dep.Spec.Template.Labels))).To(gomega.BeTrue())
+	})
+}
+
+// TestMyWebHealthAndRollout: the pods get the default probes, the MyWeb's own probes, resources and rollout
+// strategy replace them in place, and a change back to RollingUpdate works too.
+func TestMyWebHealthAndRollout(t *testing.T) {
+	web().Start(t, nil)
+	ns := env.NewNamespace(t, "web")
+	key := testenv.Create(t, env.Client, newWeb(ns, "healthy", 0))
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectConverged(g, key)
+		c := getChildren(g, key).dep.Spec.Template.Spec.Containers[0]
+		g.Expect(c.ReadinessProbe).NotTo(gomega.BeNil())
+		g.Expect(c.ReadinessProbe.HTTPGet).NotTo(gomega.BeNil())
+		g.Expect(c.LivenessProbe).NotTo(gomega.BeNil())
+	})
+
+	own := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString("http")}}, PeriodSeconds: 2}
+	patchWeb(t, key, func(w *operatorv1.MyWeb) {
+		w.Spec.ReadinessProbe = own
+		w.Spec.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}}
+		w.Spec.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectConverged(g, key)
+		dep := getChildren(g, key).dep
+		c := dep.Spec.Template.Spec.Containers[0]
+		g.Expect(c.ReadinessProbe.HTTPGet).To(gomega.BeNil(), "the MyWeb's probe replaces the default")
+		g.Expect(c.ReadinessProbe.TCPSocket).NotTo(gomega.BeNil())
+		g.Expect(c.ReadinessProbe.PeriodSeconds).To(gomega.Equal(int32(2)))
+		g.Expect(c.Resources.Requests.Cpu().String()).To(gomega.Equal("10m"))
+		g.Expect(dep.Spec.Strategy.Type).To(gomega.Equal(appsv1.RecreateDeploymentStrategyType))
+		g.Expect(meta.IsStatusConditionFalse(getWeb(g, key).Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+	})
+
+	patchWeb(t, key, func(w *operatorv1.MyWeb) {
+		maxSurge := intstr.FromInt32(1)
+		w.Spec.Strategy = &appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType,
+			RollingUpdate: &appsv1.RollingUpdateDeployment{MaxSurge: &maxSurge}}
+	})
+	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
+		expectConverged(g, key)
+		dep := getChildren(g, key).dep
+		g.Expect(dep.Spec.Strategy.Type).To(gomega.Equal(appsv1.RollingUpdateDeploymentStrategyType))
+		g.Expect(dep.Spec.Strategy.RollingUpdate.MaxSurge).To(gomega.HaveValue(gomega.Equal(intstr.FromInt32(1))))
+		g.Expect(meta.IsStatusConditionFalse(getWeb(g, key).Status.Conditions, conditions.Degraded)).To(gomega.BeTrue())
+	})
 }
 
 // TestMyWebSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and converges.
@@ -357,6 +497,54 @@ func TestMyWebNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 			check.Run(t, tenant[kind](env.NewNamespace(t, "web"), "shop"), timeout)
 		})
 	}
+	// The budget exists only for more than one pod.
+	t.Run("PodDisruptionBudget", func(t *testing.T) {
+		budgeted := check
+		budgeted.NewOwner = func(ns, name string) client.Object {
+			w := check.NewOwner(ns, name).(*operatorv1.MyWeb)
+			w.Spec.Replicas = ptr.To[int32](2)
+			return w
+		}
+		budgeted.Children = append(check.Children, func() client.ObjectList { return &policyv1.PodDisruptionBudgetList{} })
+		budgeted.Run(t, testenv.TenantDisruptionBudget(env.NewNamespace(t, "web"), "shop"), timeout)
+	})
+	// The Ingress exists only when asked for.
+	t.Run("Ingress", func(t *testing.T) {
+		routed := check
+		routed.NewOwner = func(ns, name string) client.Object {
+			w := check.NewOwner(ns, name).(*operatorv1.MyWeb)
+			w.Spec.Ingress = &operatorv1.Ingress{Host: "shop.example"}
+			return w
+		}
+		routed.Children = append(check.Children, func() client.ObjectList { return &networkingv1.IngressList{} })
+		routed.Run(t, testenv.TenantIngress(env.NewNamespace(t, "web"), "shop"), timeout)
+	})
+}
+
+// TestMyWebDisruptionBudget: more than one pod, a PodDisruptionBudget; one, none.
+func TestMyWebDisruptionBudget(t *testing.T) {
+	web().ExpectDisruptionBudget(t, "web", func(ns string) *operatorv1.MyWeb {
+		w := newWeb(ns, "budget", 0)
+		w.Spec.Replicas = ptr.To[int32](2)
+		return w
+	}, func(t *testing.T, key types.NamespacedName, n int32) {
+		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To(n) })
+	}, timeout)
+}
+
+// TestMyWebIngress: spec.ingress gets an Ingress to the Service's port 80 over TLS, whose admission by an
+// ingress controller the MyWeb reports; removed from the spec, the Ingress goes. It runs before the tests that
+// leave a Degraded MyWeb behind (TestMyWebStatusOnlyFromItsOwnDeployment): its restarted operator reconciles
+// every MyWeb of the API server, and one whose child's name is taken is read whole, which the check of lookups
+// at rest would count.
+func TestMyWebIngress(t *testing.T) {
+	web().ExpectIngress(t, "web", func(ns string) *operatorv1.MyWeb {
+		w := newWeb(ns, "routed", 0)
+		w.Spec.Ingress = &operatorv1.Ingress{Host: "shop.example", ClassName: "web", TLSSecretName: "shop-tls"}
+		return w
+	}, 80, func(t *testing.T, key types.NamespacedName) {
+		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.Ingress = nil })
+	}, timeout)
 }
 
 // TestMyWebStatusOnlyFromItsOwnDeployment: a tenant's available Deployment with the MyWeb's name and
@@ -430,4 +618,10 @@ func TestMyWebCacheHoldsNoPage(t *testing.T) {
 func TestMyWebPodsRefusedByPodSecurity(t *testing.T) {
 	_, rec := web().Start(t, nil)
 	testenv.ExpectPodsRefusedByPodSecurity(t, env, rec, timeout, "web-restricted", newWeb("", "root", 30177), getChildren, conditionsOf)
+}
+
+// TestMyWebProbeFailing: a pod that runs but never passes its readiness probe keeps the MyWeb from Available,
+// with a reason of its own that names the pod.
+func TestMyWebProbeFailing(t *testing.T) {
+	web().ExpectProbeFailureReported(t, "web", func(ns string) *operatorv1.MyWeb { return newWeb(ns, "unready", 0) }, timeout)
 }

@@ -18,10 +18,13 @@ package myweb
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/apply"
@@ -42,13 +45,18 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, _ Config) error {
 		Owns(&corev1.ConfigMap{}).
 		// The Deployment's rollout is the object's progress: ahead of new objects (priority.Progress).
 		Watches(&appsv1.Deployment{}, priority.OwnerAhead(mgr, &operatorv1.MyWeb{})).
-		Owns(&corev1.Service{}), r.Options, r)
+		Owns(&corev1.Service{}).
+		// The Ingress's status says whether a controller admitted it.
+		Owns(&networkingv1.Ingress{}).
+		// A budget's status follows every pod; only a change of its spec or labels needs a look.
+		Owns(&policyv1.PodDisruptionBudget{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))),
+		r.Options, r)
 }
 
 // Children is what the reconcile applies for w, by kind: its builders' output.
 func Children(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) map[string]runtime.ApplyConfiguration {
 	return map[string]runtime.ApplyConfiguration{"ConfigMap": ConfigMap(w), "Deployment": Deployment(w, proxyEnv),
-		"Service": Service(w)}
+		"Service": Service(w), "PodDisruptionBudget": DisruptionBudget(w), "Ingress": Ingress(w)}
 }
 
 // ForCache is how the manager's cache holds MyWebs: without their page (up to 512 KiB each), with the digests

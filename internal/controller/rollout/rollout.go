@@ -18,6 +18,7 @@
 package rollout
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller/apply"
@@ -83,6 +85,8 @@ type Input struct {
 	Where string
 	// Now is the lastTransitionTime of the conditions that change.
 	Now metav1.Time
+	// ProbeFailing says which pods run but fail their readiness probe (ProbeFailures); empty when none do.
+	ProbeFailing string
 }
 
 // Conditions returns old updated from in: Available follows the Deployment's Available condition, Progressing
@@ -109,6 +113,9 @@ func Conditions(old []metav1.Condition, in Input) []metav1.Condition {
 			msg += "; " + in.Where
 		}
 		set(conditions.Available, metav1.ConditionTrue, conditions.ReasonAvailable, msg)
+	} else if in.ProbeFailing != "" {
+		set(conditions.Available, metav1.ConditionFalse, conditions.ReasonProbeFailing,
+			fmt.Sprintf("%d of %d pods ready; %s", ds.ReadyReplicas, in.Desired, in.ProbeFailing))
 	} else {
 		set(conditions.Available, metav1.ConditionFalse, conditions.ReasonUnavailable, fmt.Sprintf("%d of %d pods ready", ds.ReadyReplicas, in.Desired))
 	}
@@ -123,6 +130,9 @@ func Conditions(old []metav1.Condition, in Input) []metav1.Condition {
 	case complete:
 		set(conditions.Progressing, metav1.ConditionFalse, conditions.ReasonRolloutComplete,
 			fmt.Sprintf("%d of %d pods run the current spec", ds.UpdatedReplicas, in.Desired))
+	case in.ProbeFailing != "":
+		set(conditions.Progressing, metav1.ConditionTrue, conditions.ReasonProbeFailing,
+			fmt.Sprintf("%d of %d pods run the current spec, %d available; %s", ds.UpdatedReplicas, in.Desired, ds.AvailableReplicas, in.ProbeFailing))
 	default:
 		set(conditions.Progressing, metav1.ConditionTrue, conditions.ReasonRollingOut,
 			fmt.Sprintf("%d of %d pods run the current spec, %d available", ds.UpdatedReplicas, in.Desired, ds.AvailableReplicas))
@@ -200,3 +210,72 @@ func DeploymentUnseen(dep *appsv1.Deployment, applyErr error) bool {
 // Deployment's event never come (a watch that relisted after the Deployment's label was removed), the object
 // is looked at again in 30 s. The event, which normally comes within milliseconds, replaces it in the queue.
 func UnseenRetry() ctrl.Result { return ctrl.Result{RequeueAfter: 30 * time.Second} }
+
+// probeGrace is how long a container runs unready before it counts as failing its readiness probe rather than
+// starting: three default periods.
+const probeGrace = 15 * time.Second
+
+// ProbeFailures tells which of pods run a container that has not passed its readiness probe for probeGrace
+// (a message naming the first and how many they are; empty when none), and, when some run unready for less,
+// how long until the first of them would count (0 when none).
+func ProbeFailures(pods []corev1.Pod, now time.Time) (string, time.Duration) {
+	var first string
+	var failing int
+	var recheck time.Duration
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		for _, c := range p.Status.ContainerStatuses {
+			if c.Ready || c.State.Running == nil {
+				continue
+			}
+			running := now.Sub(c.State.Running.StartedAt.Time)
+			if running < probeGrace {
+				if wait := probeGrace - running; recheck == 0 || wait < recheck {
+					recheck = wait
+				}
+				continue
+			}
+			failing++
+			if first == "" {
+				first = fmt.Sprintf("container %s of pod %s has run for %s without passing its readiness probe (kubectl describe pod %s shows why)",
+					c.Name, p.Name, running.Round(time.Second), p.Name)
+			}
+			break
+		}
+	}
+	switch failing {
+	case 0:
+		return "", recheck
+	case 1:
+		return first, recheck
+	}
+	return fmt.Sprintf("%s, and %d more pods alike", first, failing-1), recheck
+}
+
+// CheckProbes lists, past the cache (reader), the pods matching podLabels in namespace when dep (as the cache
+// holds it; nil when there is none) has pods that are not ready, and says what ProbeFailures finds of them.
+// It reads nothing when every pod is ready: a converged object costs no lookup.
+func CheckProbes(ctx context.Context, reader client.Reader, dep *appsv1.Deployment, namespace string, podLabels map[string]string,
+	now time.Time) (string, time.Duration, error) {
+	if dep == nil || dep.Status.Replicas <= dep.Status.ReadyReplicas {
+		return "", 0, nil
+	}
+	pods := &corev1.PodList{}
+	if err := reader.List(ctx, pods, client.InNamespace(namespace), client.MatchingLabels(podLabels)); err != nil {
+		return "", 0, fmt.Errorf("listing the pods of Deployment %s/%s: %w", namespace, dep.Name, err)
+	}
+	msg, recheck := ProbeFailures(pods.Items, now)
+	return msg, recheck, nil
+}
+
+// RecheckProbes is a reconcile's result res, err, looking again after recheck (when not 0) if it would not
+// otherwise: a pod still starting then counts as failing its probe, which no watch event would tell.
+func RecheckProbes(res ctrl.Result, err error, recheck time.Duration) (ctrl.Result, error) {
+	if err == nil && res.IsZero() && recheck > 0 {
+		res.RequeueAfter = recheck
+	}
+	return res, err
+}

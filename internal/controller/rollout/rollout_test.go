@@ -217,3 +217,54 @@ func TestEventsLeaveKstatusConditionsOut(t *testing.T) {
 		t.Errorf("Degraded (and Stalled) raised %+v, want one NodePortInUse", got)
 	}
 }
+
+// A container that runs unready past its start-up fails its readiness probe; one that just started, or that
+// does not run, does not count, and the first starting one says when to look again.
+func TestProbeFailures(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	pod := func(name string, ready bool, runningFor time.Duration) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		st := corev1.ContainerStatus{Name: "web", Ready: ready}
+		if runningFor >= 0 {
+			st.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(now.Add(-runningFor))}
+		} else {
+			st.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ErrImagePull"}
+		}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{st}
+		return p
+	}
+	cases := []struct {
+		name        string
+		pods        []corev1.Pod
+		want        string
+		wantRecheck time.Duration
+	}{
+		{"all ready", []corev1.Pod{pod("a", true, time.Hour)}, "", 0},
+		{"not running", []corev1.Pod{pod("a", false, -1)}, "", 0},
+		{"starting", []corev1.Pod{pod("a", false, 5*time.Second)}, "", 10 * time.Second},
+		{"failing", []corev1.Pod{pod("a", true, time.Hour), pod("b", false, time.Minute)}, "container web of pod b has run for 1m0s", 0},
+		{"two failing, one starting", []corev1.Pod{pod("b", false, time.Minute), pod("c", false, time.Hour), pod("d", false, 3*time.Second)},
+			"and 1 more pods alike", 12 * time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, recheck := ProbeFailures(tc.pods, now)
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("message %q, want one containing %q", got, tc.want)
+			}
+			if recheck != tc.wantRecheck {
+				t.Errorf("recheck %s, want %s", recheck, tc.wantRecheck)
+			}
+		})
+	}
+
+	in := Input{Generation: 1, Desired: 2, Deployment: dep(2, 1, 2, 1), ProbeFailing: "container web of pod b fails"}
+	out := Conditions(nil, in)
+	if c := meta.FindStatusCondition(out, conditions.Available); c == nil || c.Reason != conditions.ReasonProbeFailing ||
+		!strings.Contains(c.Message, "pod b") {
+		t.Errorf("Available %+v, want False, %s, naming the pod", c, conditions.ReasonProbeFailing)
+	}
+	if c := meta.FindStatusCondition(out, conditions.Progressing); c == nil || c.Reason != conditions.ReasonProbeFailing {
+		t.Errorf("Progressing %+v, want %s", c, conditions.ReasonProbeFailing)
+	}
+}

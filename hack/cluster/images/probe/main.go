@@ -13,11 +13,14 @@
 // limitations under the License.
 
 // Command probe checks, from inside a pod, what busybox cannot: cluster DNS lookups with Go's resolver, TLS to
-// the API server through the kubernetes Service with the pod's ServiceAccount token, and HTTP GETs.
+// the API server through the kubernetes Service with the pod's ServiceAccount token, HTTP GETs, and a MySQL
+// login with a DatabaseUser's connection Secret.
 //
 //	probe api              GET /api on https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT with the token
 //	probe dns NAME...      resolve each NAME (through the pod's resolv.conf, i.e. the cluster DNS)
 //	probe http URL...      GET each URL, expect a 2xx answer
+//	probe mysql DIR        log in with the DatabaseUser connection Secret mounted in DIR (uri, ca.crt), over TLS
+//	                       that verifies the server, and write a row to its database
 //
 // It prints one line per check and exits non-zero on the first failure.
 package main
@@ -39,7 +42,7 @@ const saDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: probe api | dns NAME... | http URL...")
+		fmt.Fprintln(os.Stderr, "usage: probe api | dns NAME... | http URL... | mysql DIR")
 		os.Exit(2)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -52,6 +55,8 @@ func main() {
 		err = each(os.Args[2:], func(name string) error { return lookup(ctx, name) })
 	case "http":
 		err = each(os.Args[2:], func(url string) error { return get(ctx, http.DefaultClient, url, "") })
+	case "mysql":
+		err = each(os.Args[2:], func(dir string) error { return mysqlWrite(ctx, dir) })
 	default:
 		err = fmt.Errorf("unknown check %q", os.Args[1])
 	}

@@ -290,7 +290,7 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
 	// The status the operator computes, from the same function.
-	if err := l.status(ctx, mywebsGVR, w.Name, myweb.Status(w, avail, nil, metav1.Now())); err != nil {
+	if err := l.status(ctx, mywebsGVR, w.Name, myweb.Status(w, avail, nil, nil, "", nil, metav1.Now())); err != nil {
 		return err
 	}
 	l.finished(began)
@@ -332,7 +332,7 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	_ = json.Unmarshal(benchutil.AvailableStatusPatch(dep, metav1.Now()), &struct {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
-	if err := l.status(ctx, appsGVR, a.Name, appservice.Status(a, avail, nil, metav1.Now())); err != nil {
+	if err := l.status(ctx, appsGVR, a.Name, appservice.Status(a, avail, nil, "", nil, metav1.Now())); err != nil {
 		return err
 	}
 	l.finished(began)
