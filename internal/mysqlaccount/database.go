@@ -36,16 +36,14 @@ import (
 
 const databaseClaimTable = "`" + ClaimSchema + "`.`databases`"
 
-var createDatabaseClaimTable = []string{
-	createClaimTable[0], // the schema
-	"CREATE TABLE IF NOT EXISTS " + databaseClaimTable + ` (
+// createDatabaseClaimTable creates the databases' claim table, in the claim schema (createClaimTable[0]).
+const createDatabaseClaimTable = "CREATE TABLE IF NOT EXISTS " + databaseClaimTable + ` (
 	  name            VARCHAR(64)  CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
 	  owner_uid       VARCHAR(64)  NOT NULL,
 	  owner_namespace VARCHAR(63)  NOT NULL,
 	  owner_name      VARCHAR(253) NOT NULL,
 	  PRIMARY KEY (name)
-	) ENGINE=InnoDB COMMENT='operator101: databases it created, and for which Database'`,
-}
+	) ENGINE=InnoDB COMMENT='operator101: databases it created, and for which Database'`
 
 // Database is the desired state of one database.
 type Database struct {
@@ -226,7 +224,7 @@ func wrapDatabase(op string, err error) error {
 // recordDatabase writes the claim of d (creating the table on first use). The INSERT is the claim: it fails
 // when the name is recorded for anyone, and then d is refused (KindNotClaimed).
 func (c *Client) recordDatabase(ctx context.Context, d Database) error {
-	for _, stmt := range createDatabaseClaimTable {
+	for _, stmt := range []string{createClaimTable[0], createDatabaseClaimTable} {
 		if _, err := c.db.ExecContext(ctx, stmt); err != nil {
 			return wrap("creating the database claims", err)
 		}
