@@ -12,7 +12,6 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-
 package mysqlaccount_test
 
 import (
@@ -168,7 +167,9 @@ func TestDatabaseClaimTableBesideAccounts(t *testing.T) {
 				if _, err := c.DB().Exec("ALTER TABLE operator101.accounts DROP INDEX one_claim_per_user"); err != nil {
 					t.Fatal(err)
 				}
-				t.Cleanup(func() { _, _ = c.DB().Exec("ALTER TABLE operator101.accounts ADD UNIQUE KEY one_claim_per_user (user)") })
+				t.Cleanup(func() {
+					_, _ = c.DB().Exec("ALTER TABLE operator101.accounts ADD UNIQUE KEY one_claim_per_user (user)")
+				})
 			}
 			before := accounts()
 			const name = "dbbeside_app"

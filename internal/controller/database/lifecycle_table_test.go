@@ -200,17 +200,17 @@ func TestDatabasePolicyAgainstLifecycle(t *testing.T) {
 				testenv.Patch(t, env.Client, key, &mygroupv1alpha1.Database{}, mutate)
 			}
 
-			_ = o.reconcile(t, key, false) // a refusal is an error only when retried
+			_ = o.reconcile(key) // a refusal is an error only when retried
 			if got := ready(mustGet(t, key)); got == nil || got.Reason != row.wantReason() {
 				t.Errorf("Ready %+v, want reason %s", got, row.wantReason())
 			}
 			switch row.step {
 			case update:
 				change(func(d *mygroupv1alpha1.Database) { d.Spec.Collation = "utf8mb4_bin" })
-				_ = o.reconcile(t, key, false)
+				_ = o.reconcile(key)
 			case move:
 				change(func(d *mygroupv1alpha1.Database) { d.Labels[mygroupv1alpha1.TargetLabel] = "dbtable-nowhere" })
-				_ = o.reconcile(t, key, false)
+				_ = o.reconcile(key)
 			case remove, skipped:
 				o.deleteAndReconcile(t, key)
 			}

@@ -69,7 +69,7 @@ func TestTenantsCannotTouchDatabasesNotTheirs(t *testing.T) {
 	ownedDB := newDatabase(nsB, "orders", owned, target)
 	ownedDB.Spec.CleanupPolicy = mygroupv1alpha1.CleanupDelete
 	ownedKey := testenv.Create(t, env.Client, ownedDB)
-	o.reconcile(t, ownedKey, true)
+	o.mustReconcile(t, ownedKey)
 	if got := ready(mustGet(t, ownedKey)); got == nil || got.Reason != mygroupv1alpha1.ReasonReady {
 		t.Fatalf("tenant B's database: Ready %+v", got)
 	}
@@ -92,7 +92,7 @@ func TestTenantsCannotTouchDatabasesNotTheirs(t *testing.T) {
 		d := newDatabase(tc.ns, tc.name, tc.db, target)
 		d.Spec.CleanupPolicy = mygroupv1alpha1.CleanupDelete
 		key := testenv.Create(t, env.Client, d)
-		_ = o.reconcile(t, key, false)
+		_ = o.reconcile(key)
 		got := ready(mustGet(t, key))
 		if got == nil || got.Reason != tc.reason {
 			t.Errorf("%s: Ready %+v, want reason %s", tc.name, got, tc.reason)
@@ -178,8 +178,8 @@ func TestConvergedDatabaseCostsNothing(t *testing.T) {
 	readyKey := testenv.Create(t, env.Client, newDatabase(ns, "mine", mine, target))
 	refusedKey := testenv.Create(t, env.Client, newDatabase(ns, "handmade", handmade, target))
 	for range 2 { // the finalizer, then the status
-		o.reconcile(t, readyKey, true)
-		_ = o.reconcile(t, refusedKey, false)
+		o.mustReconcile(t, readyKey)
+		_ = o.reconcile(refusedKey)
 	}
 	if got := ready(mustGet(t, readyKey)); got == nil || got.Reason != mygroupv1alpha1.ReasonReady {
 		t.Fatalf("Ready %+v", got)
@@ -190,8 +190,8 @@ func TestConvergedDatabaseCostsNothing(t *testing.T) {
 	counter.Reset()
 	statements := writingStatements(t, db)
 	for range 3 {
-		o.reconcile(t, readyKey, true)
-		_ = o.reconcile(t, refusedKey, false)
+		o.mustReconcile(t, readyKey)
+		_ = o.reconcile(refusedKey)
 	}
 	if w := counter.Writes(true); len(w) > 0 {
 		t.Errorf("API writes at rest: %v", w)
