@@ -94,17 +94,32 @@ func (c *Client) ObserveDatabase(ctx context.Context, name string) (*ObservedDat
 		return nil, wrap("reading the database", err)
 	}
 	defer func() { _ = rows.Close() }()
+	var folded *ObservedDatabase // a name that differs only in case
 	for rows.Next() {
 		var n, cs, coll string
 		if err := rows.Scan(&n, &cs, &coll); err != nil {
 			return nil, wrap("reading the database", err)
 		}
-		if n == name {
+		switch {
+		case n == name:
 			o.Exists, o.CharacterSet, o.Collation = true, cs, coll
+		case strings.EqualFold(n, name):
+			folded = &ObservedDatabase{Exists: true, CharacterSet: cs, Collation: coll}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, wrap("reading the database", err)
+	}
+	if !o.Exists && folded != nil {
+		// A server with lower_case_table_names (Windows, macOS; never the default on Linux) stores names in
+		// lower case: there, that database is this one.
+		var lower int
+		if err := c.db.QueryRowContext(ctx, "SELECT @@lower_case_table_names").Scan(&lower); err != nil {
+			return nil, wrap("reading lower_case_table_names", err)
+		}
+		if lower != 0 {
+			o.Exists, o.CharacterSet, o.Collation = true, folded.CharacterSet, folded.Collation
+		}
 	}
 	var cl Claimant
 	err = c.db.QueryRowContext(ctx, "SELECT owner_uid, owner_namespace, owner_name FROM "+databaseClaimTable+

@@ -123,6 +123,20 @@ func TestDatabaseClaims(t *testing.T) {
 		t.Errorf("hand-made afterwards: %+v", o)
 	}
 
+	// On a server with lower_case_table_names 0 (Linux's default, this one), names that differ in case are two
+	// databases: one made by hand does not stand in the way of the other.
+	const upper, lower = "dbclaims_Case", "dbclaims_case"
+	if _, err := c.DB().Exec("CREATE DATABASE " + upper); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dropByHand(t, c.DB(), upper); dropByHand(t, c.DB(), lower) })
+	if n, err := c.EnsureDatabase(ctx, mysqlaccount.Database{Name: lower, Claimant: me}); err != nil || n != 2 {
+		t.Errorf("%s beside %s: %d statements, %v", lower, upper, n, err)
+	}
+	if o := observeDB(t, c, upper); !o.Exists || o.Claim != nil {
+		t.Errorf("%s afterwards: %+v", upper, o)
+	}
+
 	// The server refuses a character set: InvalidDatabase, and the claim taken back.
 	const bad = "dbclaims_badcharset"
 	t.Cleanup(func() { dropByHand(t, c.DB(), bad) })
