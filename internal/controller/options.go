@@ -48,9 +48,9 @@ type Options struct {
 	// AtDefaultImage runs an At's command when the At names no image.
 	AtDefaultImage string
 
-	// DatabaseDefaultTarget is the DatabaseTarget of DatabaseUsers without a `target` label.
+	// DatabaseDefaultTarget is the DatabaseTarget of DatabaseUsers and Databases without a `target` label.
 	DatabaseDefaultTarget string
-	// DatabaseResyncPeriod is how often each DatabaseUser is checked against its database.
+	// DatabaseResyncPeriod is how often each DatabaseUser and Database is checked against its database server.
 	DatabaseResyncPeriod time.Duration
 	// DatabaseMigratingTargets are the target names the former DATABASE_TARGETS still lists (databaseuser.Config).
 	DatabaseMigratingTargets []string

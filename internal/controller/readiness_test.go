@@ -37,7 +37,7 @@ var env *testenv.Env
 
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m, &env)) }
 
-// Watched names operator101's six kinds and the six kinds of child the cache holds, and nothing else.
+// Watched names operator101's seven kinds and the six kinds of child the cache holds, and nothing else.
 func TestWatched(t *testing.T) {
 	watched, err := controller.Watched(controller.CacheOptions(controller.Options{}, reconciler.NewMemory()))
 	if err != nil {
@@ -48,7 +48,7 @@ func TestWatched(t *testing.T) {
 		got = append(got, fmt.Sprintf("%T", obj))
 	}
 	want := []string{"*v1.AppService", "*v1.ConfigMap", "*v1.Deployment", "*v1.Ingress", "*v1.MyWeb", "*v1.Pod", "*v1.PodDisruptionBudget", "*v1.Service",
-		"*v1alpha1.AppService", "*v1alpha1.At", "*v1alpha1.DatabaseTarget", "*v1alpha1.DatabaseUser"}
+		"*v1alpha1.AppService", "*v1alpha1.At", "*v1alpha1.Database", "*v1alpha1.DatabaseTarget", "*v1alpha1.DatabaseUser"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("watched %v, want %v", got, want)

@@ -31,6 +31,7 @@ import (
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/at"
 	"github.com/operator101/operator101/internal/controller/cachetrim"
+	"github.com/operator101/operator101/internal/controller/database"
 	"github.com/operator101/operator101/internal/controller/databaseuser"
 	"github.com/operator101/operator101/internal/controller/myweb"
 	"github.com/operator101/operator101/internal/controller/reconciler"
@@ -58,6 +59,10 @@ func SetupWithManager(mgr ctrl.Manager, o Options, m *reconciler.Memory) error {
 		MigratingTargets: o.DatabaseMigratingTargets}); err != nil {
 		return fmt.Errorf("DatabaseUser controller: %w", err)
 	}
+	if err := database.Setup(mgr, k, database.Config{OperatorNamespace: o.OperatorNamespace,
+		DefaultTarget: o.DatabaseDefaultTarget, ResyncPeriod: o.DatabaseResyncPeriod}); err != nil {
+		return fmt.Errorf("Database controller: %w", err)
+	}
 	// What m remembers of an object goes once the cache has moved past it: every kind whose status a
 	// controller reports, and every kind a cache transform remembers digests of, registered themselves.
 	return m.Hook(context.Background(), mgr.GetCache())
@@ -78,6 +83,7 @@ func CacheOptions(o Options, m *reconciler.Memory) cache.Options {
 	opts.ByObject[&corev1.Pod{}] = at.PodCache()
 	opts.ByObject[&cnatv1alpha1.At{}] = at.ForCache()
 	opts.ByObject[&mygroupv1alpha1.DatabaseUser{}] = databaseuser.ForCache()
+	opts.ByObject[&mygroupv1alpha1.Database{}] = database.ForCache()
 	opts.ByObject[&operatorv1.MyWeb{}] = myweb.ForCache(m.Applied, o.ProxyEnv)
 	for obj, by := range appservice.ForCache(m.Applied, o.ProxyEnv) {
 		opts.ByObject[obj] = by

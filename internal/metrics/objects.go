@@ -82,6 +82,7 @@ func kinds() []struct {
 		{batchv1alpha1.GroupVersion.Group, "AppService", &batchv1alpha1.AppServiceList{}},
 		{cnatv1alpha1.GroupVersion.Group, "At", &cnatv1alpha1.AtList{}},
 		{mygroupv1alpha1.GroupVersion.Group, "DatabaseUser", &mygroupv1alpha1.DatabaseUserList{}},
+		{mygroupv1alpha1.GroupVersion.Group, "Database", &mygroupv1alpha1.DatabaseList{}},
 		{mygroupv1alpha1.GroupVersion.Group, "DatabaseTarget", &mygroupv1alpha1.DatabaseTargetList{}},
 	}
 }
@@ -107,6 +108,10 @@ func conditionsOf(list client.ObjectList) map[string][]metav1.Condition {
 			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
 		}
 	case *mygroupv1alpha1.DatabaseUserList:
+		for i := range l.Items {
+			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
+		}
+	case *mygroupv1alpha1.DatabaseList:
 		for i := range l.Items {
 			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
 		}

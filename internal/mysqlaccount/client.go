@@ -108,6 +108,8 @@ const (
 	// KindAdoptionRefused: the account exists without a claim, adoption is allowed, but the account holds
 	// privileges beyond the target's policy (adopt.go): it is left as it is.
 	KindAdoptionRefused
+	// KindInvalidDatabase: the server refuses a database's name, character set or collation (database.go).
+	KindInvalidDatabase
 )
 
 // Error is an operation that failed, with its kind.

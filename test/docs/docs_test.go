@@ -336,7 +336,7 @@ func TestRunBlocks(t *testing.T) {
 		t.Errorf("the quick start's CatalogSource does not name the newest release's catalog (%s)", strings.TrimSpace(want))
 	}
 	var kinds []string
-	for _, k := range []string{"databaseusers", "mywebs", "appservices.app.example.com",
+	for _, k := range []string{"databaseusers", "databases.mygroup.handsomeguy.cn", "mywebs", "appservices.app.example.com",
 		"appservices.batch.schwarzeni.github.com", "ats", "databasetargets"} {
 		if !regexp.MustCompile(`kubectl delete [^\n]*\b` + regexp.QuoteMeta(k) + `\b`).MatchString(all["uninstall"]) {
 			kinds = append(kinds, k)

@@ -87,7 +87,7 @@ func TestOLMv1Limits(t *testing.T) {
 }
 
 // TestRenderCoversTheBundle keeps the installer check honest: the objects it derives the installer's rights
-// from are the bundle's (the CRDs, the twelve ClusterRoles, the Service, the Deployment, the ServiceAccount
+// from are the bundle's (the CRDs, the fourteen ClusterRoles, the Service, the Deployment, the ServiceAccount
 // and the (Cluster)Roles generated from the CSV), so that a grant missing for one of them is seen.
 func TestRenderCoversTheBundle(t *testing.T) {
 	r, err := loadRepo(repoRoot(t))

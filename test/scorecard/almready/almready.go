@@ -212,6 +212,10 @@ func CreateAll(ctx context.Context, c client.Client, ns string, examples []unstr
 			continue
 		}
 		obj.SetNamespace(ns)
+		if err := forNamespace(obj, ns); err != nil {
+			outcomes[i].Detail = err.Error()
+			continue
+		}
 		pre, err := prerequisites(ctx, c, obj)
 		created = append(created, pre...)
 		if err == nil {
@@ -252,6 +256,21 @@ func ready(obj *unstructured.Unstructured) (bool, string) {
 		return false, "no Ready or Available condition yet"
 	}
 	return false, strings.Join(seen, ", ")
+}
+
+// forNamespace fits a Database example to the namespace it is created in: a database's name must be one the
+// DatabaseTarget allows that namespace, by default <namespace> or <namespace>_*, which no example can know, so
+// the test names it <namespace>_<the example's name>. It also asks for cleanupPolicy Delete, so that the test
+// leaves no database behind for its next run (the example keeps the default, Skip, that never drops data).
+func forNamespace(obj *unstructured.Unstructured, ns string) error {
+	if obj.GetKind() != "Database" {
+		return nil
+	}
+	name, _, _ := unstructured.NestedString(obj.Object, "spec", "name")
+	if err := unstructured.SetNestedField(obj.Object, ns+"_"+name, "spec", "name"); err != nil {
+		return fmt.Errorf("naming the Database example's database: %w", err)
+	}
+	return unstructured.SetNestedField(obj.Object, "Delete", "spec", "cleanupPolicy")
 }
 
 // prerequisites creates what an example needs and cannot carry itself: a DatabaseUser's password Secret.

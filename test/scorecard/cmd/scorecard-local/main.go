@@ -235,11 +235,11 @@ func runFunctional(root, bundle string, timeout time.Duration) scapiv1alpha3.Tes
 	if err != nil {
 		return almready.Status(nil, err)
 	}
-	// As the cluster admin: the DatabaseTargets the DatabaseUser examples name (and the default one), for the
-	// test namespace, on the private MariaDB (which has no TLS).
+	// As the cluster admin: the DatabaseTargets the DatabaseUser and Database examples name (and the default
+	// one), for the test namespace, on the private MariaDB (which has no TLS).
 	targets := []string{"default"}
 	for _, ex := range examples {
-		if t := ex.GetLabels()["target"]; t != "" && ex.GetKind() == "DatabaseUser" {
+		if t := ex.GetLabels()["target"]; t != "" && (ex.GetKind() == "DatabaseUser" || ex.GetKind() == "Database") {
 			targets = append(targets, t)
 		}
 	}
