@@ -68,7 +68,7 @@ func TestMemoryHooksWhatWasRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(c.hooked)
-	want := []string{"*v1.ConfigMap", "*v1.Deployment", "*v1.MyWeb", "*v1.Service", "*v1alpha1.At"}
+	want := []string{"*v1.ConfigMap", "*v1.Deployment", "*v1.Ingress", "*v1.MyWeb", "*v1.PodDisruptionBudget", "*v1.Service", "*v1alpha1.At"}
 	if !slices.Equal(c.hooked, want) {
 		t.Errorf("hooked %v, want %v", c.hooked, want)
 	}
