@@ -27,6 +27,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,8 +36,9 @@ import (
 )
 
 // databaseUserForApplications does, as a tenant following docs/guides/databaseuser.md, what issue 54 asks: a
-// DatabaseUser with no password Secret and a connection Secret becomes Ready, and a pod that reads only that
-// Secret logs in over TLS that verifies the server and writes to its database; an account that requires a
+// Database of the tenant's own and a DatabaseUser granted it, with no password Secret and a connection Secret,
+// become Ready, and a pod that reads only that Secret logs in over TLS that verifies the server and writes to
+// that database; deleting the Database (cleanupPolicy Delete) drops it; an account that requires a
 // client certificate (REQUIRE X509) is refused without one. The DatabaseTarget publishes the node address for
 // applications, with VerifyFull: the project's MariaDB has a certificate for that address.
 func databaseUserForApplications(t *testing.T) {
@@ -49,17 +51,13 @@ func databaseUserForApplications(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The database the account is granted (the target's default policy allows <namespace>_*), made by the
-	// server's admin.
+	// The database the account is granted (the target's default policy allows <namespace>_*).
 	database := strings.ReplaceAll(samplesNS, "-", "_") + "_apps"
 	admin, err := sql.Open("mysql", mariadbDSN("", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	if _, err := admin.Exec("CREATE DATABASE IF NOT EXISTS `" + database + "`"); err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() { _, _ = admin.Exec("DROP DATABASE IF EXISTS `" + database + "`") })
 
 	dt := databaseTarget("apps")
@@ -68,7 +66,22 @@ func databaseUserForApplications(t *testing.T) {
 	create(t, dt)
 	t.Cleanup(func() { _ = c.Delete(context.Background(), dt) })
 
+	// The tenant makes the database itself, with a Database.
 	tenant := tenantClient(t)
+	mydb := &mygroupv1alpha1.Database{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: samplesNS, Labels: map[string]string{"target": "apps"}},
+		Spec: mygroupv1alpha1.DatabaseSpec{Name: database, CharacterSet: "utf8mb4",
+			CleanupPolicy: mygroupv1alpha1.CleanupDelete}}
+	if err := tenant.Create(ctx, mydb); err != nil {
+		t.Fatalf("the tenant's create of Database shop: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), mydb) })
+	waitCondition(t, &mygroupv1alpha1.Database{}, samplesNS, "shop", mygroupv1alpha1.ConditionReady)
+	var charset string
+	if err := admin.QueryRow("SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+		database).Scan(&charset); err != nil || charset != "utf8mb4" {
+		t.Fatalf("database %s on the server: character set %q, %v; want utf8mb4", database, charset, err)
+	}
 	newUser := func(name string, require mygroupv1alpha1.AccountRequire) {
 		t.Helper()
 		dbu := &mygroupv1alpha1.DatabaseUser{
@@ -126,6 +139,18 @@ func databaseUserForApplications(t *testing.T) {
 	if logs, ok := runProbe(t, "shop-x509-db"); ok || !strings.Contains(logs, "Access denied") {
 		t.Errorf("an account that requires a client certificate let a pod in without one (or failed otherwise):\n%s", logs)
 	}
+
+	// The tenant deletes its Database, whose cleanupPolicy is Delete: the database and what the pod wrote go.
+	if err := tenant.Delete(ctx, mydb); err != nil {
+		t.Fatalf("the tenant's delete of Database shop: %v", err)
+	}
+	eventually(t, 2*time.Minute, "database "+database+" dropped with its Database", func() (bool, string) {
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", database).Scan(&n); err != nil {
+			return false, err.Error()
+		}
+		return n == 0 && apierrors.IsNotFound(get(&mygroupv1alpha1.Database{}, samplesNS, "shop")), fmt.Sprintf("%d databases of that name", n)
+	})
 }
 
 // runProbe runs, as the tenant, a pod of the probe image (hack/cluster/images/probe) that mounts only the
