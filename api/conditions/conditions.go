@@ -17,6 +17,13 @@
 // a Deployment and report it the same way. What only one kind reports is in that kind's API package.
 package conditions
 
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Getter is what every kind of operator101 has: its status conditions, as the API server stores them.
+type Getter interface {
+	GetConditions() []metav1.Condition
+}
+
 // Condition types of a kind that runs a Deployment (MyWeb, AppService).
 const (
 	// Available is True when the Deployment has its minimum of ready pods.

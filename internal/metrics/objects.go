@@ -16,6 +16,7 @@ package metrics
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -87,40 +88,28 @@ func kinds() []struct {
 	}
 }
 
-// conditionsOf is the conditions of every item of list.
-func conditionsOf(list client.ObjectList) map[string][]metav1.Condition {
-	out := map[string][]metav1.Condition{}
-	switch l := list.(type) {
-	case *operatorv1.MyWebList:
-		for i := range l.Items {
-			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
-		}
-	case *appv1.AppServiceList:
-		for i := range l.Items {
-			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
-		}
-	case *batchv1alpha1.AppServiceList:
-		for i := range l.Items {
-			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
-		}
-	case *cnatv1alpha1.AtList:
-		for i := range l.Items {
-			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
-		}
-	case *mygroupv1alpha1.DatabaseUserList:
-		for i := range l.Items {
-			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
-		}
-	case *mygroupv1alpha1.DatabaseList:
-		for i := range l.Items {
-			out[l.Items[i].Namespace+"/"+l.Items[i].Name] = l.Items[i].Status.Conditions
-		}
-	case *mygroupv1alpha1.DatabaseTargetList:
-		for i := range l.Items {
-			out[l.Items[i].Name] = l.Items[i].Status.Conditions
-		}
+// conditionsOf is the conditions of every item of list, by namespace/name (by name, cluster-scoped).
+func conditionsOf(list client.ObjectList) (map[string][]metav1.Condition, error) {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, fmt.Errorf("items of %T: %w", list, err)
 	}
-	return out
+	out := make(map[string][]metav1.Condition, len(items))
+	for _, it := range items {
+		obj, ok := it.(interface {
+			client.Object
+			conditions.Getter
+		})
+		if !ok {
+			return nil, fmt.Errorf("%T has no conditions", it)
+		}
+		name := obj.GetName()
+		if obj.GetNamespace() != "" {
+			name = obj.GetNamespace() + "/" + name
+		}
+		out[name] = obj.GetConditions()
+	}
+	return out, nil
 }
 
 // State is the kstatus condition of conds that is True (Ready, Reconciling or Stalled), with its reason; None
@@ -143,9 +132,14 @@ func (o *Objects) Collect(ch chan<- prometheus.Metric) {
 			o.log.Error(err, "metrics: cannot read the objects", "group", k.group, "kind", k.kind)
 			continue
 		}
+		byName, err := conditionsOf(k.list)
+		if err != nil {
+			o.log.Error(err, "metrics: cannot read the objects", "group", k.group, "kind", k.kind)
+			continue
+		}
 		type key struct{ condition, reason string }
 		counts := map[key]int{}
-		for name, conds := range conditionsOf(k.list) {
+		for name, conds := range byName {
 			c, r := State(conds)
 			counts[key{c, r}]++
 			if k.kind == "DatabaseTarget" {

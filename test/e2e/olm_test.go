@@ -1104,21 +1104,11 @@ func waitCondition(t *testing.T, obj client.Object, ns, name, condType string) {
 }
 
 func conditionsOf(obj client.Object) []metav1.Condition {
-	switch o := obj.(type) {
-	case *operatorv1.MyWeb:
-		return o.Status.Conditions
-	case *appv1.AppService:
-		return o.Status.Conditions
-	case *batchv1alpha1.AppService:
-		return o.Status.Conditions
-	case *mygroupv1alpha1.DatabaseUser:
-		return o.Status.Conditions
-	case *mygroupv1alpha1.DatabaseTarget:
-		return o.Status.Conditions
-	case *cnatv1alpha1.At:
-		return o.Status.Conditions
+	g, ok := obj.(conditions.Getter)
+	if !ok {
+		panic(fmt.Sprintf("no conditions on %T", obj))
 	}
-	panic(fmt.Sprintf("no conditions on %T", obj))
+	return g.GetConditions()
 }
 
 func waitAtPhase(t *testing.T, ns, name, phase string, timeout time.Duration) {
