@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/discovery"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/operator101/operator101/internal/metrics"
 	"github.com/operator101/operator101/internal/controller/route"
+	"github.com/operator101/operator101/internal/metrics"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 

@@ -46,8 +46,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 
 	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/digest"

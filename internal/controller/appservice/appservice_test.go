@@ -31,12 +31,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/api/conditions"
+	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/proxyenv"
@@ -280,6 +282,11 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 			a.Spec.Ingress = &appv1.Ingress{Host: "shop.example"}
 		}, "ingress needs a TCP port to route to"},
 		{"ingress host not a DNS name", func(a *appv1.AppService) { a.Spec.Ingress = &appv1.Ingress{Host: "Shop_Example"} }, "spec.ingress.host"},
+		{"httpRoute without a TCP port", func(a *appv1.AppService) {
+			a.Spec.Ports = []appv1.ServicePort{{Port: 53, Protocol: "UDP"}}
+			a.Spec.HTTPRoute = &appv1.HTTPRoute{ParentRefs: []appv1.ParentReference{{Name: "public"}}}
+		}, "httpRoute needs a TCP port to route to"},
+		{"httpRoute without a parent", func(a *appv1.AppService) { a.Spec.HTTPRoute = &appv1.HTTPRoute{} }, "spec.httpRoute.parentRefs"},
 		{"unnamed ports", func(a *appv1.AppService) {
 			a.Spec.Ports = []appv1.ServicePort{{Port: 80}, {Port: 81}}
 		}, "every port needs a name when there is more than one"},
@@ -563,5 +570,22 @@ func TestAppServiceIngress(t *testing.T) {
 		return a
 	}, 8000, func(t *testing.T, key types.NamespacedName) {
 		patchApp(t, key, func(a *appv1.AppService) { a.Spec.Ingress = nil })
+	}, timeout)
+}
+
+// TestAppServiceHTTPRouteNotServed: on an API server without the Gateway API, an AppService that asks for an
+// HTTPRoute gets everything else, becomes Available and says HTTPRouteNotServed, at no write at rest.
+func TestAppServiceHTTPRouteNotServed(t *testing.T) {
+	o, err := controller.Discover(controller.Options{Discovery: discovery.NewDiscoveryClientForConfigOrDie(env.Config)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := app()
+	k.Routes = o.Routes
+	k.ExpectHTTPRouteNotServed(t, "appservice", func(ns string) *appv1.AppService {
+		a := newApp(ns, "unrouted", 0)
+		a.Spec.Size = ptr.To[int32](1)
+		a.Spec.HTTPRoute = &appv1.HTTPRoute{ParentRefs: []appv1.ParentReference{{Name: "public"}}}
+		return a
 	}, timeout)
 }

@@ -21,10 +21,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
-	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
+	"k8s.io/client-go/discovery"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 
 	"github.com/operator101/operator101/api/conditions"
 )
@@ -75,12 +75,15 @@ type RouteSpec struct {
 }
 
 // HTTPRoute routes every path of spec's host names, through spec's parents, to port of the Service name; it is
-// named name in namespace, labelled labels and controlled by owner.
+// named name in namespace, labelled labels and controlled by owner. Its lists are atomic: the fields the CRD
+// defaults in them (a parent's group and kind, a backend's group, kind and weight) are set as the defaults
+// would be, or the fields the API server keeps under FieldManager would never equal what is applied, and every
+// reconcile would write.
 func HTTPRoute(name, namespace string, labels map[string]string, owner *metav1ac.OwnerReferenceApplyConfiguration,
 	spec RouteSpec, port int32) *gatewayv1ac.HTTPRouteApplyConfiguration {
 	rs := gatewayv1ac.HTTPRouteSpec()
 	for _, p := range spec.Parents {
-		ref := gatewayv1ac.ParentReference().WithName(gatewayv1.ObjectName(p.Name))
+		ref := gatewayv1ac.ParentReference().WithGroup(gatewayv1.GroupName).WithKind("Gateway").WithName(gatewayv1.ObjectName(p.Name))
 		if p.Namespace != "" {
 			ref.WithNamespace(gatewayv1.Namespace(p.Namespace))
 		}
@@ -95,7 +98,8 @@ func HTTPRoute(name, namespace string, labels map[string]string, owner *metav1ac
 	rs.WithRules(gatewayv1ac.HTTPRouteRule().
 		WithMatches(gatewayv1ac.HTTPRouteMatch().WithPath(gatewayv1ac.HTTPPathMatch().
 			WithType(gatewayv1.PathMatchPathPrefix).WithValue("/"))).
-		WithBackendRefs(gatewayv1ac.HTTPBackendRef().WithName(gatewayv1.ObjectName(name)).WithPort(port)))
+		WithBackendRefs(gatewayv1ac.HTTPBackendRef().WithGroup("").WithKind("Service").WithName(gatewayv1.ObjectName(name)).
+			WithPort(port).WithWeight(1)))
 	return gatewayv1ac.HTTPRoute(name, namespace).WithLabels(labels).WithOwnerReferences(owner).WithSpec(rs)
 }
 

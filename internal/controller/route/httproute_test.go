@@ -46,6 +46,7 @@ func TestHTTPRoute(t *testing.T) {
 	}
 	refs := hr.Spec.ParentRefs
 	if len(refs) != 2 || refs[0].Name != "public" || refs[0].Namespace != nil || refs[0].SectionName != nil ||
+		*refs[0].Group != "gateway.networking.k8s.io" || *refs[0].Kind != "Gateway" ||
 		refs[1].Name != "edge" || *refs[1].Namespace != "infra" || *refs[1].SectionName != "https" {
 		t.Errorf("parentRefs %+v", refs)
 	}
@@ -60,7 +61,8 @@ func TestHTTPRoute(t *testing.T) {
 		t.Errorf("every path: %+v", path)
 	}
 	be := hr.Spec.Rules[0].BackendRefs[0]
-	if be.Name != "shop" || be.Port == nil || *be.Port != 8000 || be.Kind != nil || be.Namespace != nil {
+	if be.Name != "shop" || be.Port == nil || *be.Port != 8000 || *be.Kind != "Service" || *be.Group != "" || be.Namespace != nil ||
+		*be.Weight != 1 {
 		t.Errorf("the Service's port: %+v", be.BackendObjectReference)
 	}
 	if len(hr.OwnerReferences) != 1 || hr.OwnerReferences[0].UID != "u" || hr.Labels["k"] != "v" {
