@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -88,28 +89,30 @@ func discovered(t *testing.T) controller.Options {
 	return options
 }
 
-func web(t *testing.T) webkindtest.Kind[*operatorv1.MyWeb] {
-	return webkindtest.Kind[*operatorv1.MyWeb]{Env: env, Name: "MyWeb", Resource: "mywebs", Routes: discovered(t).Routes,
+// kind is webkindtest's Kind for T, with the routes discovered here; conditions reads T's conditions.
+func kind[T client.Object](t *testing.T, name, resource string, conditions func(T) []metav1.Condition,
+	setup func(ctrl.Manager, reconciler.Options, route.Served) error) webkindtest.Kind[T] {
+	return webkindtest.Kind[T]{Env: env, Name: name, Resource: resource, Routes: discovered(t).Routes, Setup: setup,
 		Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
-			var w operatorv1.MyWeb
-			g.Expect(env.Client.Get(ctx, key, &w)).To(gomega.Succeed())
-			return w.Status.Conditions
-		},
-		Setup: func(mgr ctrl.Manager, o reconciler.Options, routes route.Served) error {
-			return myweb.Setup(mgr, o, myweb.Config{Routes: routes})
+			var zero T
+			obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+			g.Expect(env.Client.Get(ctx, key, obj)).To(gomega.Succeed())
+			return conditions(obj)
 		}}
 }
 
+func web(t *testing.T) webkindtest.Kind[*operatorv1.MyWeb] {
+	return kind(t, "MyWeb", "mywebs", func(w *operatorv1.MyWeb) []metav1.Condition { return w.Status.Conditions },
+		func(mgr ctrl.Manager, o reconciler.Options, routes route.Served) error {
+			return myweb.Setup(mgr, o, myweb.Config{Routes: routes})
+		})
+}
+
 func app(t *testing.T) webkindtest.Kind[*appv1.AppService] {
-	return webkindtest.Kind[*appv1.AppService]{Env: env, Name: "AppService", Resource: "appservices", Routes: discovered(t).Routes,
-		Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
-			var a appv1.AppService
-			g.Expect(env.Client.Get(ctx, key, &a)).To(gomega.Succeed())
-			return a.Status.Conditions
-		},
-		Setup: func(mgr ctrl.Manager, o reconciler.Options, routes route.Served) error {
+	return kind(t, "AppService", "appservices", func(a *appv1.AppService) []metav1.Condition { return a.Status.Conditions },
+		func(mgr ctrl.Manager, o reconciler.Options, routes route.Served) error {
 			return appservice.Setup(mgr, o, appservice.Config{Routes: routes})
-		}}
+		})
 }
 
 // routed is a MyWeb asking for the HTTPRoute webkindtest.ExpectHTTPRoute checks.
@@ -156,12 +159,8 @@ func TestHTTPRouteNeverAdopted(t *testing.T) {
 	_, rec := web(t).StartWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
 	check := testenv.TakenName{
 		Client: env.Client, Counter: counter, Reconciles: rec,
-		NewOwner: func(ns, name string) client.Object { return routed(ns, name) },
-		Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
-			var w operatorv1.MyWeb
-			g.Expect(env.Client.Get(ctx, key, &w)).To(gomega.Succeed())
-			return w.Status.Conditions
-		},
+		NewOwner:   func(ns, name string) client.Object { return routed(ns, name) },
+		Conditions: web(t).Conditions,
 		Children: []func() client.ObjectList{
 			func() client.ObjectList { return &corev1.ConfigMapList{} },
 			func() client.ObjectList { return &appsv1.DeploymentList{} },

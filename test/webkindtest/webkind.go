@@ -39,6 +39,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -213,6 +214,35 @@ func (k Kind[T]) ExpectNodePortQuotaRefusal(t *testing.T, prefix string, newOwne
 
 	testenv.SetNodePortQuota(t, k.Env.Client, owner.GetNamespace(), nodePorts)
 	k.expectHeals(t, key, follows)
+}
+
+// counted is a custom resource created under an operator (Start) whose requests counter counts.
+type counted[T client.Object] struct {
+	owner   T
+	key     types.NamespacedName
+	mgr     *testenv.Manager
+	rec     *testenv.Reconciles
+	cfg     *rest.Config
+	counter *testenv.Counter
+}
+
+// startAndCreate starts the operator on a counted config, then creates the custom resource newOwner makes in a
+// new namespace named after prefix.
+func (k Kind[T]) startAndCreate(t *testing.T, prefix string, newOwner func(ns string) T) counted[T] {
+	t.Helper()
+	c := counted[T]{}
+	c.cfg, c.counter = testenv.Counting(k.Env.Config)
+	c.mgr, c.rec = k.Start(t, c.cfg)
+	c.owner = newOwner(k.Env.NewNamespace(t, prefix))
+	c.key = testenv.Create(t, k.Env.Client, c.owner)
+	return c
+}
+
+// expectNoWritesAtRest is ExpectNoWritesAtRest of c, once its writes have stopped.
+func (k Kind[T]) expectNoWritesAtRest(t *testing.T, c counted[T], within time.Duration) {
+	t.Helper()
+	k.WaitQuiet(t, c.rec, c.key, c.counter, within)
+	k.ExpectNoWritesAtRest(t, c.mgr, c.rec, c.cfg, c.counter, c.key, within)
 }
 
 // startCounted starts the operator on a counted config, and makes (without creating it) the custom resource
@@ -415,11 +445,8 @@ func (k Kind[T]) ExpectProbeFailureReported(t *testing.T, prefix string, newOwne
 func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner func(ns string) T,
 	scale func(t *testing.T, key types.NamespacedName, replicas int32), within time.Duration) {
 	t.Helper()
-	cfg, counter := testenv.Counting(k.Env.Config)
-	mgr, rec := k.Start(t, cfg)
-	ns := k.Env.NewNamespace(t, prefix)
-	owner := newOwner(ns)
-	key := testenv.Create(t, k.Env.Client, owner)
+	c := k.startAndCreate(t, prefix, newOwner)
+	owner, key := c.owner, c.key
 	budget := func(g gomega.Gomega) *policyv1.PodDisruptionBudget {
 		var pdb policyv1.PodDisruptionBudget
 		g.Expect(k.Env.Client.Get(ctx, key, &pdb)).To(gomega.Succeed())
@@ -433,8 +460,7 @@ func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner fu
 		return &pdb
 	}
 	testenv.Eventually(t, within, func(g gomega.Gomega) { budget(g) })
-	k.WaitQuiet(t, rec, key, counter, within)
-	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+	k.expectNoWritesAtRest(t, c, within)
 
 	scale(t, key, 1)
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
@@ -453,11 +479,8 @@ func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner fu
 func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns string) T, servicePort int32,
 	removeIngress func(t *testing.T, key types.NamespacedName), within time.Duration) {
 	t.Helper()
-	cfg, counter := testenv.Counting(k.Env.Config)
-	mgr, rec := k.Start(t, cfg)
-	ns := k.Env.NewNamespace(t, prefix)
-	owner := newOwner(ns)
-	key := testenv.Create(t, k.Env.Client, owner)
+	c := k.startAndCreate(t, prefix, newOwner)
+	owner, key := c.owner, c.key
 	var ing networkingv1.Ingress
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
 		g.Expect(k.Env.Client.Get(ctx, key, &ing)).To(gomega.Succeed())
@@ -489,8 +512,7 @@ func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns str
 		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.IngressAdmitted, metav1.ConditionTrue,
 			conditions.ReasonIngressAdmitted, "https://shop.example/ is served by the ingress controller at 192.0.2.10")
 	})
-	k.WaitQuiet(t, rec, key, counter, within)
-	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+	k.expectNoWritesAtRest(t, c, within)
 
 	removeIngress(t, key)
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
@@ -510,11 +532,8 @@ func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns str
 func (k Kind[T]) ExpectHTTPRoute(t *testing.T, prefix string, newOwner func(ns string) T, servicePort int32,
 	removeRoute func(t *testing.T, key types.NamespacedName), within time.Duration) {
 	t.Helper()
-	cfg, counter := testenv.Counting(k.Env.Config)
-	mgr, rec := k.Start(t, cfg)
-	ns := k.Env.NewNamespace(t, prefix)
-	owner := newOwner(ns)
-	key := testenv.Create(t, k.Env.Client, owner)
+	c := k.startAndCreate(t, prefix, newOwner)
+	owner, key, ns := c.owner, c.key, c.key.Namespace
 	var hr gatewayv1.HTTPRoute
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
 		g.Expect(k.Env.Client.Get(ctx, key, &hr)).To(gomega.Succeed())
@@ -569,9 +588,8 @@ func (k Kind[T]) ExpectHTTPRoute(t *testing.T, prefix string, newOwner func(ns s
 		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.HTTPRouteAdmitted, metav1.ConditionTrue,
 			conditions.ReasonHTTPRouteAccepted, "HTTPRoute "+key.Name+" is accepted by Gateway "+ns+"/public, Gateway infra/edge (listener https)")
 	})
-	k.WaitQuiet(t, rec, key, counter, within)
-	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
-	if n := counter.Gets()["GET httproutes"]; n != 0 {
+	k.expectNoWritesAtRest(t, c, within)
+	if n := c.counter.Gets()["GET httproutes"]; n != 0 {
 		t.Errorf("%d lookups of the HTTPRoute past the cache at rest", n)
 	}
 
@@ -583,19 +601,22 @@ func (k Kind[T]) ExpectHTTPRoute(t *testing.T, prefix string, newOwner func(ns s
 	})
 }
 
-// ExpectHTTPRouteNotServed checks, on an API server that does not serve HTTPRoute (k.Routes says none), that
-// the custom resource newOwner makes (asking for an HTTPRoute) gets its other children and becomes Available,
-// that HTTPRouteAdmitted is False (HTTPRouteNotServed) with the restart that picks a CRD up, and that it costs
-// no write at rest (a label, a restart).
+// ExpectHTTPRouteNotServed checks, on an API server that does not serve HTTPRoute (as controller.Discover finds
+// it), that the custom resource newOwner makes (asking for an HTTPRoute) gets its other children and becomes
+// Available, that HTTPRouteAdmitted is False (HTTPRouteNotServed) with the restart that picks a CRD up, and
+// that it costs no write at rest (a label, a restart).
 func (k Kind[T]) ExpectHTTPRouteNotServed(t *testing.T, prefix string, newOwner func(ns string) T, within time.Duration) {
 	t.Helper()
-	if k.Routes.HTTPRoute {
+	o, err := controller.Discover(controller.Options{Discovery: discovery.NewDiscoveryClientForConfigOrDie(k.Env.Config)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Routes.HTTPRoute {
 		t.Fatal("the suite's API server serves HTTPRoute")
 	}
-	cfg, counter := testenv.Counting(k.Env.Config)
-	mgr, rec := k.Start(t, cfg)
-	ns := k.Env.NewNamespace(t, prefix)
-	key := testenv.Create(t, k.Env.Client, newOwner(ns))
+	k.Routes = o.Routes
+	c := k.startAndCreate(t, prefix, newOwner)
+	key := c.key
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
 		g.Expect(k.Env.Client.Get(ctx, key, &corev1.Service{})).To(gomega.Succeed())
 		g.Expect(k.Env.Client.Get(ctx, key, &appsv1.Deployment{})).To(gomega.Succeed())
@@ -608,6 +629,5 @@ func (k Kind[T]) ExpectHTTPRouteNotServed(t *testing.T, prefix string, newOwner 
 		testenv.ExpectCondition(g, conds, conditions.HTTPRouteAdmitted, metav1.ConditionFalse,
 			conditions.ReasonHTTPRouteNotServed, route.RestartHint)
 	})
-	k.WaitQuiet(t, rec, key, counter, within)
-	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+	k.expectNoWritesAtRest(t, c, within)
 }

@@ -31,14 +31,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/api/conditions"
-	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/proxyenv"
@@ -576,13 +574,7 @@ func TestAppServiceIngress(t *testing.T) {
 // TestAppServiceHTTPRouteNotServed: on an API server without the Gateway API, an AppService that asks for an
 // HTTPRoute gets everything else, becomes Available and says HTTPRouteNotServed, at no write at rest.
 func TestAppServiceHTTPRouteNotServed(t *testing.T) {
-	o, err := controller.Discover(controller.Options{Discovery: discovery.NewDiscoveryClientForConfigOrDie(env.Config)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := app()
-	k.Routes = o.Routes
-	k.ExpectHTTPRouteNotServed(t, "appservice", func(ns string) *appv1.AppService {
+	app().ExpectHTTPRouteNotServed(t, "appservice", func(ns string) *appv1.AppService {
 		a := newApp(ns, "unrouted", 0)
 		a.Spec.Size = ptr.To[int32](1)
 		a.Spec.HTTPRoute = &appv1.HTTPRoute{ParentRefs: []appv1.ParentReference{{Name: "public"}}}

@@ -32,13 +32,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/discovery"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/api/conditions"
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
-	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/myweb"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/proxyenv"
@@ -560,13 +558,7 @@ func TestMyWebIngress(t *testing.T) {
 // MyWeb that asks for one gets everything else, becomes Available and says HTTPRouteNotServed, at no write at
 // rest. (test/gatewayapi runs the HTTPRoute where it is served.)
 func TestMyWebHTTPRouteNotServed(t *testing.T) {
-	o, err := controller.Discover(controller.Options{Discovery: discovery.NewDiscoveryClientForConfigOrDie(env.Config)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := web()
-	k.Routes = o.Routes
-	k.ExpectHTTPRouteNotServed(t, "web", func(ns string) *operatorv1.MyWeb {
+	web().ExpectHTTPRouteNotServed(t, "web", func(ns string) *operatorv1.MyWeb {
 		w := newWeb(ns, "unrouted", 0)
 		w.Spec.HTTPRoute = &operatorv1.HTTPRoute{ParentRefs: []operatorv1.ParentReference{{Name: "public"}}}
 		return w
