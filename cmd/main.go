@@ -79,10 +79,6 @@ func run() error {
 		debug.SetGCPercent(cfg.gcPercent)
 	}
 
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(api.AddToScheme(scheme))
-
 	restConfig, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
@@ -92,6 +88,22 @@ func run() error {
 	if err := checkAPIServer(restConfig); err != nil {
 		return err
 	}
+	// Which optional APIs the cluster serves (the Gateway API's HTTPRoute), asked once: the scheme, the cache
+	// and the controllers take that answer. A CRD installed later is picked up on the next start.
+	dc, err := discovery.NewDiscoveryClientForConfig(restConfig)
+	if err != nil {
+		return fmt.Errorf("creating discovery client for %s: %w", restConfig.Host, err)
+	}
+	cfg.controllers.Discovery = dc
+	if cfg.controllers, err = controller.Discover(cfg.controllers); err != nil {
+		return err
+	}
+	log.Info("optional APIs", "httpRoute", cfg.controllers.Routes.HTTPRoute)
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(api.AddToScheme(scheme))
+	utilruntime.Must(controller.AddToScheme(scheme, cfg.controllers))
 
 	// HTTP/2 stays off unless asked for; see the flag's help.
 	var tlsOpts []func(*tls.Config)

@@ -47,6 +47,26 @@ const (
 	ReasonIngressNotAdmitted = "NotAdmitted"
 )
 
+// HTTPRouteAdmitted is True when every Gateway the object's HTTPRoute names in parentRefs accepted it (the
+// Gateway's controller wrote Accepted=True for it into the HTTPRoute's status); set only while the object asks
+// for an HTTPRoute.
+const HTTPRouteAdmitted = "HTTPRouteAdmitted"
+
+// Reasons of HTTPRouteAdmitted.
+const (
+	// ReasonHTTPRouteAccepted: HTTPRouteAdmitted=True, every parent accepted the HTTPRoute.
+	ReasonHTTPRouteAccepted = "Accepted"
+	// ReasonHTTPRouteNotAccepted: HTTPRouteAdmitted=False, a parent's controller refused the HTTPRoute; the
+	// message carries its reason and message (NotAllowedByListeners, NoMatchingParent, ...).
+	ReasonHTTPRouteNotAccepted = "NotAccepted"
+	// ReasonHTTPRoutePending: HTTPRouteAdmitted=Unknown, some parent has not answered yet (no Gateway
+	// controller serves it, or it has not seen the HTTPRoute's current generation).
+	ReasonHTTPRoutePending = "Pending"
+	// ReasonHTTPRouteNotServed: HTTPRouteAdmitted=False, the cluster did not serve the Gateway API's HTTPRoute
+	// when the operator started, so there is none; everything else is applied.
+	ReasonHTTPRouteNotServed = "HTTPRouteNotServed"
+)
+
 // Reasons of Available, Progressing and Degraded.
 const (
 	// ReasonAvailable: Available=True, the Deployment has its minimum of ready pods.

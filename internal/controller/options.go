@@ -17,6 +17,11 @@ package controller
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/metrics"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
@@ -57,4 +62,30 @@ type Options struct {
 	// Metrics receives what the controllers count; cmd/main.go registers it with controller-runtime's
 	// registry. nil: each controller counts into one of its own, registered nowhere.
 	Metrics *metrics.Metrics
+
+	// Discovery asks the API server, once (Discover), which optional APIs it serves: the Gateway API's
+	// HTTPRoute. cmd/main.go builds it from the manager's rest.Config. nil: none is served.
+	Discovery discovery.ServerResourcesInterface
+	// Routes is Discover's answer, which AddToScheme, CacheOptions and SetupWithManager read: a kind the cluster
+	// did not serve then is neither registered, cached nor watched, and /readyz does not wait for it. A CRD
+	// installed later is picked up when the operator restarts.
+	Routes route.Served
+}
+
+// Discover fills o.Routes from o.Discovery: call it once, before AddToScheme and CacheOptions.
+func Discover(o Options) (Options, error) {
+	served, err := route.Discover(o.Discovery)
+	if err != nil {
+		return o, err
+	}
+	o.Routes = served
+	return o, nil
+}
+
+// AddToScheme registers in s the optional APIs o.Routes says the cluster serves.
+func AddToScheme(s *runtime.Scheme, o Options) error {
+	if o.Routes.HTTPRoute {
+		return gatewayv1.Install(s)
+	}
+	return nil
 }

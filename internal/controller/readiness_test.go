@@ -25,11 +25,13 @@ import (
 	"github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -53,12 +55,34 @@ func TestWatched(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("watched %v, want %v", got, want)
 	}
+
+	// Where the cluster serves HTTPRoute, and only there, /readyz waits for HTTPRoutes too.
+	watched, err = controller.Watched(controller.CacheOptions(controller.Options{Routes: route.Served{HTTPRoute: true}}, reconciler.NewMemory()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, obj := range watched {
+		got = append(got, fmt.Sprintf("%T", obj))
+	}
+	slices.Sort(got)
+	if want = slices.Insert(want, slices.Index(want, "*v1.Ingress"), "*v1.HTTPRoute"); !slices.Equal(got, want) {
+		t.Errorf("HTTPRoute served: watched %v, want %v", got, want)
+	}
 }
 
 // Not ready before the manager's cache has started; ready once it has synced every watched kind; not ready
 // while a watched kind cannot be cached.
 func TestReadiness(t *testing.T) {
-	watched, err := controller.Watched(controller.CacheOptions(controller.Options{}, reconciler.NewMemory()))
+	// As cmd/main.go asks: this API server has no Gateway API, so HTTPRoute is neither cached nor waited for.
+	o, err := controller.Discover(controller.Options{Discovery: discovery.NewDiscoveryClientForConfigOrDie(env.Config)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Routes.HTTPRoute {
+		t.Fatal("HTTPRoute discovered on an API server without its CRD")
+	}
+	watched, err := controller.Watched(controller.CacheOptions(o, reconciler.NewMemory()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +93,8 @@ func TestReadiness(t *testing.T) {
 	memory := reconciler.NewMemory()
 	m := env.StartManager(t, nil, func(mgr ctrl.Manager) error {
 		beforeStart = ready(mgr, watched)
-		return controller.SetupWithManager(mgr, controller.Options{}, memory)
-	}, func(o *ctrl.Options) { o.Cache = controller.CacheOptions(controller.Options{}, memory) })
+		return controller.SetupWithManager(mgr, o, memory)
+	}, func(co *ctrl.Options) { co.Cache = controller.CacheOptions(o, memory) })
 	if beforeStart == nil {
 		t.Error("ready before the manager started")
 	}

@@ -42,10 +42,10 @@ import (
 // kind registered with it.
 func SetupWithManager(mgr ctrl.Manager, o Options, m *reconciler.Memory) error {
 	k := reconciler.Options{Workers: o.Workers, ProxyEnv: o.ProxyEnv, Memory: m, Metrics: o.Metrics}
-	if err := myweb.Setup(mgr, k, myweb.Config{}); err != nil {
+	if err := myweb.Setup(mgr, k, myweb.Config{Routes: o.Routes}); err != nil {
 		return fmt.Errorf("MyWeb controller: %w", err)
 	}
-	if err := appservice.Setup(mgr, k, appservice.Config{}); err != nil {
+	if err := appservice.Setup(mgr, k, appservice.Config{Routes: o.Routes}); err != nil {
 		return fmt.Errorf("AppService controller: %w", err)
 	}
 	atOptions := k
@@ -71,7 +71,8 @@ func SetupWithManager(mgr ctrl.Manager, o Options, m *reconciler.Memory) error {
 // CacheOptions scopes the manager's cache to the watched namespaces and keeps it small: of the kinds the
 // controllers create it holds only objects labelled as operator101's, in the shape the code that reads them
 // declares (apply.AppliedChildren for MyWeb's and AppService's children, at.PodCache for At's pods, which leaves
-// out the pods of MyWebs and AppServices); MyWebs and AppServices without the fields only their builders read,
+// out the pods of MyWebs and AppServices; apply.HTTPRouteForCache for their HTTPRoutes, only where o.Routes says
+// the cluster serves them); MyWebs and AppServices without the fields only their builders read,
 // whose size the tenant chooses (myweb.ForCache, appservice.ForCache); Ats and DatabaseUsers without the
 // metadata nobody reads (at.ForCache, databaseuser.ForCache); of everything else, operator101's managedFields
 // entries (cachetrim.Default). No cached object keeps what its owner may make large and nothing reads: the
@@ -84,8 +85,13 @@ func CacheOptions(o Options, m *reconciler.Memory) cache.Options {
 	opts.ByObject[&cnatv1alpha1.At{}] = at.ForCache()
 	opts.ByObject[&mygroupv1alpha1.DatabaseUser{}] = databaseuser.ForCache()
 	opts.ByObject[&mygroupv1alpha1.Database{}] = database.ForCache()
-	opts.ByObject[&operatorv1.MyWeb{}] = myweb.ForCache(m.Applied, o.ProxyEnv)
-	for obj, by := range appservice.ForCache(m.Applied, o.ProxyEnv) {
+	opts.ByObject[&operatorv1.MyWeb{}] = myweb.ForCache(m.Applied, o.ProxyEnv, o.Routes)
+	for obj, by := range appservice.ForCache(m.Applied, o.ProxyEnv, o.Routes) {
+		opts.ByObject[obj] = by
+	}
+	if o.Routes.HTTPRoute {
+		// Only where the cluster serves HTTPRoute: an entry here is a kind /readyz waits for (Watched).
+		obj, by := apply.HTTPRouteForCache(m.Applied)
 		opts.ByObject[obj] = by
 	}
 	if len(o.WatchNamespaces) > 0 {

@@ -305,7 +305,7 @@ func TestChecksCatchBrokenCopies(t *testing.T) {
 				"  kind: Role\n  name: operator101-installer\nsubjects:\n- kind: ServiceAccount\n  name: operator101-installer\n",
 				"  kind: Role\n  name: operator101-installer\nsubjects:\n- kind: ServiceAccount\n  name: someone-else\n")
 		}},
-		{"the installer granted more than the bundle needs", "InstallerRBAC", "ClusterRole operator101-installer, rule 25 allows nothing the bundle needs", func(t *testing.T, dir string) {
+		{"the installer granted more than the bundle needs", "InstallerRBAC", "ClusterRole operator101-installer, rule 26 allows nothing the bundle needs", func(t *testing.T, dir string) {
 			replace(t, dir, "config/olmv1/pre-v1.11/installer-rbac.yaml", "- nonResourceURLs: [/metrics]\n  verbs: [get]\n",
 				"- nonResourceURLs: [/metrics]\n  verbs: [get]\n- apiGroups: [batch]\n  resources: [jobs]\n  verbs: [create]\n")
 		}},

@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/operator101/operator101/api/conditions"
 )
@@ -89,6 +90,19 @@ func TenantIngress(ns, name string) *networkingv1.Ingress {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"team": "shop"}},
 		Spec: networkingv1.IngressSpec{DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
 			Name: name, Port: networkingv1.ServiceBackendPort{Number: 80}}}},
+	}
+}
+
+// TenantHTTPRoute is a tenant's HTTPRoute, through Gateway "public", to port 80 of a Service of that name.
+func TenantHTTPRoute(ns, name string) *gatewayv1.HTTPRoute {
+	port := gatewayv1.PortNumber(80)
+	return &gatewayv1.HTTPRoute{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"team": "shop"}},
+		Spec: gatewayv1.HTTPRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "public"}}},
+			Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+				BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(name), Port: &port}}}}}},
+		},
 	}
 }
 

@@ -25,7 +25,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -69,14 +71,17 @@ type Env struct {
 }
 
 // Run starts an Env into *env, runs the tests, stops the Env, and returns the exit code for os.Exit.
-func Run(m *testing.M, env **Env) int {
+func Run(m *testing.M, env **Env) int { return RunWith(m, env) }
+
+// RunWith is Run with the CRDs of crds (files or directories) installed beside operator101's.
+func RunWith(m *testing.M, env **Env, crds ...string) int {
 	// go test -fuzz runs TestMain again in every fuzzing worker; fuzz targets build objects without an API
 	// server, so the workers start none.
 	flag.Parse()
 	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
 		return m.Run()
 	}
-	e, err := Start()
+	e, err := Start(crds...)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
 		return 1
@@ -93,8 +98,8 @@ func Run(m *testing.M, env **Env) int {
 }
 
 // Start starts etcd and kube-apiserver from KUBEBUILDER_ASSETS (bin/k8s, which make sets up) and installs
-// the CRDs from config/crd/bases.
-func Start() (*Env, error) {
+// the CRDs from config/crd/bases, and those of crds (files or directories).
+func Start(crds ...string) (*Env, error) {
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true), zap.Level(zapLevel())))
 	root, err := RepoRoot()
 	if err != nil {
@@ -115,7 +120,7 @@ func Start() (*Env, error) {
 
 	te := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		CRDDirectoryPaths:     append([]string{filepath.Join(root, "config", "crd", "bases")}, crds...),
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
 	}
@@ -228,6 +233,31 @@ func (m *Manager) Stop(t testing.TB) {
 			t.Errorf("manager did not stop within 60s")
 		}
 	})
+}
+
+// GatewayAPICRDs are the files of the Gateway API's HTTPRoute and Gateway CRDs, from the config/crd/standard
+// directory of the module go.mod requires (sigs.k8s.io/gateway-api, in the module cache).
+func GatewayAPICRDs() ([]string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("locating sigs.k8s.io/gateway-api: %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard")
+	var files []string
+	for _, kind := range []string{"httproutes", "gateways"} {
+		f := filepath.Join(dir, "gateway.networking.k8s.io_"+kind+".yaml")
+		if _, err := os.Stat(f); err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // RepoRoot finds the repository's top directory (the one holding go.mod) from the working directory up.

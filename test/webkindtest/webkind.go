@@ -39,14 +39,17 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller"
 	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/test/testenv"
 )
 
@@ -57,8 +60,10 @@ type Kind[T client.Object] struct {
 	Env *testenv.Env
 	// Name is the kind (MyWeb), as Events name it; Resource is its resource (mywebs), as the API paths do.
 	Name, Resource string
-	// Setup registers the kind's controller with a manager.
-	Setup func(ctrl.Manager, reconciler.Options) error
+	// Setup registers the kind's controller with a manager, given which route kinds the cluster serves.
+	Setup func(ctrl.Manager, reconciler.Options, route.Served) error
+	// Routes is which route kinds the suite's API server serves (route.Discover): zero, none but Ingress.
+	Routes route.Served
 	// Conditions reads the conditions of the custom resource at key.
 	Conditions func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition
 }
@@ -79,9 +84,9 @@ func (k Kind[T]) StartWith(t *testing.T, cfg *rest.Config, o reconciler.Options)
 	o.Memory = reconciler.NewMemory()
 	proxyEnv, memory := o.ProxyEnv, o.Memory
 	mgr := k.Env.StartManager(t, cfg, func(mgr ctrl.Manager) error {
-		return k.Setup(mgr, o)
+		return k.Setup(mgr, o, k.Routes)
 	}, func(co *ctrl.Options) {
-		co.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv}, memory)
+		co.Cache = controller.CacheOptions(controller.Options{ProxyEnv: proxyEnv, Routes: k.Routes}, memory)
 	})
 	return mgr, mgr.Reconciles
 }
@@ -209,6 +214,35 @@ func (k Kind[T]) ExpectNodePortQuotaRefusal(t *testing.T, prefix string, newOwne
 
 	testenv.SetNodePortQuota(t, k.Env.Client, owner.GetNamespace(), nodePorts)
 	k.expectHeals(t, key, follows)
+}
+
+// counted is a custom resource created under an operator (Start) whose requests counter counts.
+type counted[T client.Object] struct {
+	owner   T
+	key     types.NamespacedName
+	mgr     *testenv.Manager
+	rec     *testenv.Reconciles
+	cfg     *rest.Config
+	counter *testenv.Counter
+}
+
+// startAndCreate starts the operator on a counted config, then creates the custom resource newOwner makes in a
+// new namespace named after prefix.
+func (k Kind[T]) startAndCreate(t *testing.T, prefix string, newOwner func(ns string) T) counted[T] {
+	t.Helper()
+	c := counted[T]{}
+	c.cfg, c.counter = testenv.Counting(k.Env.Config)
+	c.mgr, c.rec = k.Start(t, c.cfg)
+	c.owner = newOwner(k.Env.NewNamespace(t, prefix))
+	c.key = testenv.Create(t, k.Env.Client, c.owner)
+	return c
+}
+
+// expectNoWritesAtRest is ExpectNoWritesAtRest of c, once its writes have stopped.
+func (k Kind[T]) expectNoWritesAtRest(t *testing.T, c counted[T], within time.Duration) {
+	t.Helper()
+	k.WaitQuiet(t, c.rec, c.key, c.counter, within)
+	k.ExpectNoWritesAtRest(t, c.mgr, c.rec, c.cfg, c.counter, c.key, within)
 }
 
 // startCounted starts the operator on a counted config, and makes (without creating it) the custom resource
@@ -411,11 +445,8 @@ func (k Kind[T]) ExpectProbeFailureReported(t *testing.T, prefix string, newOwne
 func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner func(ns string) T,
 	scale func(t *testing.T, key types.NamespacedName, replicas int32), within time.Duration) {
 	t.Helper()
-	cfg, counter := testenv.Counting(k.Env.Config)
-	mgr, rec := k.Start(t, cfg)
-	ns := k.Env.NewNamespace(t, prefix)
-	owner := newOwner(ns)
-	key := testenv.Create(t, k.Env.Client, owner)
+	c := k.startAndCreate(t, prefix, newOwner)
+	owner, key := c.owner, c.key
 	budget := func(g gomega.Gomega) *policyv1.PodDisruptionBudget {
 		var pdb policyv1.PodDisruptionBudget
 		g.Expect(k.Env.Client.Get(ctx, key, &pdb)).To(gomega.Succeed())
@@ -429,8 +460,7 @@ func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner fu
 		return &pdb
 	}
 	testenv.Eventually(t, within, func(g gomega.Gomega) { budget(g) })
-	k.WaitQuiet(t, rec, key, counter, within)
-	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+	k.expectNoWritesAtRest(t, c, within)
 
 	scale(t, key, 1)
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
@@ -449,11 +479,8 @@ func (k Kind[T]) ExpectDisruptionBudget(t *testing.T, prefix string, newOwner fu
 func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns string) T, servicePort int32,
 	removeIngress func(t *testing.T, key types.NamespacedName), within time.Duration) {
 	t.Helper()
-	cfg, counter := testenv.Counting(k.Env.Config)
-	mgr, rec := k.Start(t, cfg)
-	ns := k.Env.NewNamespace(t, prefix)
-	owner := newOwner(ns)
-	key := testenv.Create(t, k.Env.Client, owner)
+	c := k.startAndCreate(t, prefix, newOwner)
+	owner, key := c.owner, c.key
 	var ing networkingv1.Ingress
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
 		g.Expect(k.Env.Client.Get(ctx, key, &ing)).To(gomega.Succeed())
@@ -485,8 +512,7 @@ func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns str
 		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.IngressAdmitted, metav1.ConditionTrue,
 			conditions.ReasonIngressAdmitted, "https://shop.example/ is served by the ingress controller at 192.0.2.10")
 	})
-	k.WaitQuiet(t, rec, key, counter, within)
-	k.ExpectNoWritesAtRest(t, mgr, rec, cfg, counter, key, within)
+	k.expectNoWritesAtRest(t, c, within)
 
 	removeIngress(t, key)
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
@@ -494,4 +520,114 @@ func (k Kind[T]) ExpectIngress(t *testing.T, prefix string, newOwner func(ns str
 		g.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "no ingress asked, no Ingress: %v", err)
 		g.Expect(meta.FindStatusCondition(k.Conditions(g, key), conditions.IngressAdmitted)).To(gomega.BeNil())
 	})
+}
+
+// ExpectHTTPRoute checks the HTTPRoute of the custom resource newOwner makes (in a namespace named after prefix,
+// asking for one for host shop.example through Gateway "public" of its namespace and listener "https" of Gateway
+// infra/edge) on an API server that serves HTTPRoute (k.Routes): controlled by it, routing
+// every path of the host name to servicePort of its Service through both parents; HTTPRouteAdmitted Unknown
+// (Pending) while no Gateway answered, False (NotAccepted, with the Gateway's reason and message) while one
+// refuses, True once both accepted; no write at rest (a label, a restart); and, once removeRoute drops it from
+// the spec, the HTTPRoute deleted and the condition gone.
+func (k Kind[T]) ExpectHTTPRoute(t *testing.T, prefix string, newOwner func(ns string) T, servicePort int32,
+	removeRoute func(t *testing.T, key types.NamespacedName), within time.Duration) {
+	t.Helper()
+	c := k.startAndCreate(t, prefix, newOwner)
+	owner, key, ns := c.owner, c.key, c.key.Namespace
+	var hr gatewayv1.HTTPRoute
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		g.Expect(k.Env.Client.Get(ctx, key, &hr)).To(gomega.Succeed())
+		g.Expect(metav1.IsControlledBy(&hr, owner)).To(gomega.BeTrue(), "controlled by the %s", k.Name)
+		g.Expect(hr.Spec.Hostnames).To(gomega.Equal([]gatewayv1.Hostname{"shop.example"}))
+		g.Expect(hr.Spec.ParentRefs).To(gomega.HaveLen(2))
+		g.Expect(hr.Spec.ParentRefs[0].Name).To(gomega.BeEquivalentTo("public"))
+		g.Expect(hr.Spec.ParentRefs[0].Namespace).To(gomega.BeNil())
+		g.Expect(hr.Spec.ParentRefs[1].Name).To(gomega.BeEquivalentTo("edge"))
+		g.Expect(hr.Spec.ParentRefs[1].Namespace).To(gomega.HaveValue(gomega.BeEquivalentTo("infra")))
+		g.Expect(hr.Spec.ParentRefs[1].SectionName).To(gomega.HaveValue(gomega.BeEquivalentTo("https")))
+		g.Expect(hr.Spec.Rules).To(gomega.HaveLen(1))
+		rule := hr.Spec.Rules[0]
+		g.Expect(rule.Matches).To(gomega.HaveLen(1))
+		g.Expect(rule.Matches[0].Path.Type).To(gomega.HaveValue(gomega.Equal(gatewayv1.PathMatchPathPrefix)))
+		g.Expect(rule.Matches[0].Path.Value).To(gomega.HaveValue(gomega.Equal("/")))
+		g.Expect(rule.BackendRefs).To(gomega.HaveLen(1))
+		g.Expect(rule.BackendRefs[0].Name).To(gomega.BeEquivalentTo(key.Name), "the Service")
+		g.Expect(rule.BackendRefs[0].Port).To(gomega.HaveValue(gomega.BeEquivalentTo(servicePort)))
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.HTTPRouteAdmitted, metav1.ConditionUnknown,
+			conditions.ReasonHTTPRoutePending, "no answer yet from Gateway "+ns+"/public, Gateway infra/edge (listener https)")
+	})
+
+	// The Gateways' controller answers: one parent accepts the route, the other refuses it, then accepts it.
+	answer := func(edge metav1.ConditionStatus, reason, message string) {
+		t.Helper()
+		if err := k.Env.Client.Get(ctx, key, &hr); err != nil {
+			t.Fatal(err)
+		}
+		infra, https := gatewayv1.Namespace("infra"), gatewayv1.SectionName("https")
+		parent := func(ref gatewayv1.ParentReference, status metav1.ConditionStatus, reason, message string) gatewayv1.RouteParentStatus {
+			return gatewayv1.RouteParentStatus{ParentRef: ref, ControllerName: "example.com/gateway-controller",
+				Conditions: []metav1.Condition{{Type: "Accepted", Status: status, Reason: reason, Message: message,
+					ObservedGeneration: hr.Generation, LastTransitionTime: metav1.Now()}}}
+		}
+		hr.Status.Parents = []gatewayv1.RouteParentStatus{
+			parent(gatewayv1.ParentReference{Name: "public"}, metav1.ConditionTrue, "Accepted", "Route is accepted"),
+			parent(gatewayv1.ParentReference{Name: "edge", Namespace: &infra, SectionName: &https}, edge, reason, message),
+		}
+		if err := k.Env.Client.Status().Update(ctx, &hr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	answer(metav1.ConditionFalse, "NotAllowedByListeners", "listener https allows no routes from namespace "+ns)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.HTTPRouteAdmitted, metav1.ConditionFalse,
+			conditions.ReasonHTTPRouteNotAccepted, "Gateway infra/edge (listener https) did not accept HTTPRoute "+key.Name+
+				": NotAllowedByListeners: listener https allows no routes from namespace "+ns)
+	})
+	answer(metav1.ConditionTrue, "Accepted", "Route is accepted")
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.HTTPRouteAdmitted, metav1.ConditionTrue,
+			conditions.ReasonHTTPRouteAccepted, "HTTPRoute "+key.Name+" is accepted by Gateway "+ns+"/public, Gateway infra/edge (listener https)")
+	})
+	k.expectNoWritesAtRest(t, c, within)
+	if n := c.counter.Gets()["GET httproutes"]; n != 0 {
+		t.Errorf("%d lookups of the HTTPRoute past the cache at rest", n)
+	}
+
+	removeRoute(t, key)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		err := k.Env.Client.Get(ctx, key, &gatewayv1.HTTPRoute{})
+		g.Expect(apierrors.IsNotFound(err)).To(gomega.BeTrue(), "no httpRoute asked, no HTTPRoute: %v", err)
+		g.Expect(meta.FindStatusCondition(k.Conditions(g, key), conditions.HTTPRouteAdmitted)).To(gomega.BeNil())
+	})
+}
+
+// ExpectHTTPRouteNotServed checks, on an API server that does not serve HTTPRoute (as controller.Discover finds
+// it), that the custom resource newOwner makes (asking for an HTTPRoute) gets its other children and becomes
+// Available, that HTTPRouteAdmitted is False (HTTPRouteNotServed) with the restart that picks a CRD up, and
+// that it costs no write at rest (a label, a restart).
+func (k Kind[T]) ExpectHTTPRouteNotServed(t *testing.T, prefix string, newOwner func(ns string) T, within time.Duration) {
+	t.Helper()
+	o, err := controller.Discover(controller.Options{Discovery: discovery.NewDiscoveryClientForConfigOrDie(k.Env.Config)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Routes.HTTPRoute {
+		t.Fatal("the suite's API server serves HTTPRoute")
+	}
+	k.Routes = o.Routes
+	c := k.startAndCreate(t, prefix, newOwner)
+	key := c.key
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		g.Expect(k.Env.Client.Get(ctx, key, &corev1.Service{})).To(gomega.Succeed())
+		g.Expect(k.Env.Client.Get(ctx, key, &appsv1.Deployment{})).To(gomega.Succeed())
+	})
+	testenv.MarkDeploymentAvailable(t, k.Env.Client, key)
+	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		conds := k.Conditions(g, key)
+		testenv.ExpectCondition(g, conds, conditions.Available, metav1.ConditionTrue, conditions.ReasonAvailable, "")
+		testenv.ExpectCondition(g, conds, conditions.Degraded, metav1.ConditionFalse, conditions.ReasonAsExpected, "")
+		testenv.ExpectCondition(g, conds, conditions.HTTPRouteAdmitted, metav1.ConditionFalse,
+			conditions.ReasonHTTPRouteNotServed, route.RestartHint)
+	})
+	k.expectNoWritesAtRest(t, c, within)
 }

@@ -122,8 +122,54 @@ type Ingress struct {
 	TLSSecretName string `json:"tlsSecretName,omitempty"`
 }
 
+// HTTPRoute routes HTTP requests for host names to the Service through Gateways of the Gateway API
+// (gateway.networking.k8s.io), whose controller serves them.
+type HTTPRoute struct {
+	// parentRefs are the Gateways (or one listener of each) the route attaches to.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
+	// +required
+	ParentRefs []ParentReference `json:"parentRefs"`
+
+	// hostnames are the host names requests are routed by, such as shop.example.com; none: every host name the
+	// Gateway's listener accepts.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +listType=atomic
+	// +optional
+	Hostnames []string `json:"hostnames,omitempty"`
+}
+
+// ParentReference names a Gateway an HTTPRoute attaches to.
+type ParentReference struct {
+	// name of the Gateway.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+
+	// namespace of the Gateway (default: the object's own). A Gateway in another namespace must allow routes
+	// from this one (its listeners' allowedRoutes).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// sectionName names one listener of the Gateway (default: every listener that allows the route).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +optional
+	SectionName string `json:"sectionName,omitempty"`
+}
+
 // AppServiceSpec is an application: an image run as size pods, reachable through a Service.
 // +kubebuilder:validation:XValidation:rule="!has(self.ingress) || (has(self.ports) && self.ports.exists(p, !has(p.protocol) || p.protocol == 'TCP'))",message="ingress needs a TCP port to route to"
+// +kubebuilder:validation:XValidation:rule="!has(self.httpRoute) || (has(self.ports) && self.ports.exists(p, !has(p.protocol) || p.protocol == 'TCP'))",message="httpRoute needs a TCP port to route to"
 // +kubebuilder:validation:XValidation:rule="!has(self.serviceType) || self.serviceType != 'ClusterIP' || !has(self.ports) || self.ports.all(p, !has(p.nodePort))",message="a port's nodePort needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type AppServiceSpec struct {
 	// size is the number of pods (default 1). `kubectl scale appservice NAME --replicas=N` sets it.
@@ -207,6 +253,14 @@ type Application struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
 	Ingress *Ingress `json:"ingress,omitempty"`
 
+	// httpRoute routes every path of its hostnames to the Service's first TCP port through the Gateways it names in
+	// parentRefs: an HTTPRoute (gateway.networking.k8s.io/v1) of the same name. Unset, there is none. Whether
+	// the Gateways accepted it shows as the condition HTTPRouteAdmitted; on a cluster that did not serve the
+	// Gateway API when the operator started, HTTPRouteAdmitted is False (HTTPRouteNotServed).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="HTTP Route"
+	HTTPRoute *HTTPRoute `json:"httpRoute,omitempty"`
+
 	// automountServiceAccountToken mounts the token of the namespace's default ServiceAccount into the
 	// application's pods (default false: they get no credentials for the Kubernetes API). Set it to true only
 	// for an application that calls the Kubernetes API; a change rolls the pods.
@@ -278,7 +332,7 @@ type AppServiceStatus struct {
 // AppService runs an application: a Deployment of size pods and a Service for its ports.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{Event,v1,events}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="App Service",resources={{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{HTTPRoute,v1,httproutes},{Event,v1,events}}
 // +kubebuilder:subresource:scale:specpath=.spec.size,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`

@@ -27,6 +27,7 @@ import (
 
 // AppServiceSpec is an application: an image run as replicas pods, reachable through a Service.
 // +kubebuilder:validation:XValidation:rule="!has(self.ingress) || (has(self.ports) && self.ports.exists(p, !has(p.protocol) || p.protocol == 'TCP'))",message="ingress needs a TCP port to route to"
+// +kubebuilder:validation:XValidation:rule="!has(self.httpRoute) || (has(self.ports) && self.ports.exists(p, !has(p.protocol) || p.protocol == 'TCP'))",message="httpRoute needs a TCP port to route to"
 // +kubebuilder:validation:XValidation:rule="!has(self.serviceType) || self.serviceType != 'ClusterIP' || !has(self.ports) || self.ports.all(p, !has(p.nodePort))",message="a port's nodePort needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type AppServiceSpec struct {
 	// replicas is the number of pods (default 1). `kubectl scale appservices.batch.schwarzeni.github.com NAME
@@ -44,7 +45,7 @@ type AppServiceSpec struct {
 // AppService runs an application: a Deployment of replicas pods and a Service for its ports.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +operator-sdk:csv:customresourcedefinitions:displayName="App Service (batch.schwarzeni.github.com)",resources={{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{Event,v1,events}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="App Service (batch.schwarzeni.github.com)",resources={{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{HTTPRoute,v1,httproutes},{Event,v1,events}}
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`

@@ -63,6 +63,51 @@ type Ingress struct {
 	TLSSecretName string `json:"tlsSecretName,omitempty"`
 }
 
+// HTTPRoute routes HTTP requests for host names to the Service through Gateways of the Gateway API
+// (gateway.networking.k8s.io), whose controller serves them.
+type HTTPRoute struct {
+	// parentRefs are the Gateways (or one listener of each) the route attaches to.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
+	// +required
+	ParentRefs []ParentReference `json:"parentRefs"`
+
+	// hostnames are the host names requests are routed by, such as shop.example.com; none: every host name the
+	// Gateway's listener accepts.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +listType=atomic
+	// +optional
+	Hostnames []string `json:"hostnames,omitempty"`
+}
+
+// ParentReference names a Gateway an HTTPRoute attaches to.
+type ParentReference struct {
+	// name of the Gateway.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+
+	// namespace of the Gateway (default: the object's own). A Gateway in another namespace must allow routes
+	// from this one (its listeners' allowedRoutes).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// sectionName names one listener of the Gateway (default: every listener that allows the route).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +optional
+	SectionName string `json:"sectionName,omitempty"`
+}
+
 // MyWebSpec is the web site a MyWeb serves: one HTML page, served by nginx behind a Service.
 // +kubebuilder:validation:XValidation:rule="!has(self.nodePortNumber) || !has(self.serviceType) || self.serviceType != 'ClusterIP'",message="nodePortNumber needs serviceType NodePort or LoadBalancer: a ClusterIP Service has no node port"
 type MyWebSpec struct {
@@ -169,6 +214,14 @@ type MyWebSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
 	Ingress *Ingress `json:"ingress,omitempty"`
+
+	// httpRoute routes every path of its hostnames to the page's Service (port 80) through the Gateways it names in
+	// parentRefs: an HTTPRoute (gateway.networking.k8s.io/v1) of the same name. Unset, there is none. Whether
+	// the Gateways accepted it shows as the condition HTTPRouteAdmitted; on a cluster that did not serve the
+	// Gateway API when the operator started, HTTPRouteAdmitted is False (HTTPRouteNotServed).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="HTTP Route"
+	HTTPRoute *HTTPRoute `json:"httpRoute,omitempty"`
 }
 
 // MyWebStatus is what the operator observed of the site.
@@ -219,7 +272,7 @@ type MyWebStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=web,categories=all
-// +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{Event,v1,events}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="My Web",resources={{ConfigMap,v1,configmaps},{Deployment,v1,deployments},{Service,v1,services},{PodDisruptionBudget,v1,poddisruptionbudgets},{Ingress,v1,ingresses},{HTTPRoute,v1,httproutes},{Event,v1,events}}
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && self.metadata.name.size() <= 63",message="metadata.name must be a DNS label of at most 63 characters starting with a letter (it names the Service)"
 // +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.ready`

@@ -46,6 +46,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 
 	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/digest"
@@ -81,6 +83,15 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 			pdb.Spec, pdb.Status = policyv1.PodDisruptionBudgetSpec{}, policyv1.PodDisruptionBudgetStatus{}
 		})},
 	}
+}
+
+// HTTPRouteForCache is how the cache holds HTTPRoutes (on a cluster that serves them: route.Discover), as
+// AppliedChildren holds the other children: labelled as operator101's, without their spec; their status stays,
+// since it says whether the Gateways accepted them.
+func HTTPRouteForCache(m *Memory) (client.Object, ctrlcache.ByObject) {
+	return &gatewayv1.HTTPRoute{}, ctrlcache.ByObject{Label: managed.Selector(), Transform: ChildForCache(m, gatewayv1ac.ExtractHTTPRoute, func(hr *gatewayv1.HTTPRoute) {
+		hr.Spec = gatewayv1.HTTPRouteSpec{}
+	})}
 }
 
 // digestAnnotation holds, in the cache's copy of a child only, the Digest of the fields FieldManager manages.

@@ -31,6 +31,8 @@ import (
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
@@ -63,6 +65,7 @@ import (
 // pods (list): the pods of a Deployment that has unready ones, read to tell a failing readiness probe.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list,namespace=system
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;patch;delete,namespace=system
+// +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=httproutes,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
@@ -71,6 +74,8 @@ import (
 type AppServiceReconciler[T client.Object] struct {
 	reconciler.Base
 	api apiOf[T]
+	// routes is which route kinds the cluster served at setup (Config).
+	routes route.Served
 }
 
 // apiOf is what the reconcile needs to know of one AppService API.
@@ -119,16 +124,23 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 	if err := apply.ReadChildren(ctx, r.Client, "AppService", a, dep, svc, pdb, ing); err != nil {
 		return ctrl.Result{}, err
 	}
+	children := map[string]client.Object{"Deployment": dep, "Service": svc, "PodDisruptionBudget": pdb, "Ingress": ing}
+	hr := &gatewayv1.HTTPRoute{}
+	if r.routes.HTTPRoute {
+		if err := apply.ReadChildren(ctx, r.Client, "AppService", a, hr); err != nil {
+			return ctrl.Result{}, err
+		}
+		children["HTTPRoute"] = hr
+	}
 	// The cache's copy of the object has no environment (ForCache); it tells whether the children are already
 	// what the builders would make of the whole object. Only when they are not is it read whole.
 	var errs []error
-	if !apply.CachedConverged(r.Memory.Applied, a, map[string]client.Object{"Deployment": dep, "Service": svc, "PodDisruptionBudget": pdb,
-		"Ingress": ing}) {
+	if !apply.CachedConverged(r.Memory.Applied, a, children) {
 		whole := r.api.new()
 		if found, err := apply.ReadWhole(ctx, r.Reader, obj, whole); err != nil || !found || whole.GetDeletionTimestamp() != nil {
 			return ctrl.Result{}, err
 		}
-		errs = r.apply(ctx, r.api.view(whole), dep, svc, pdb, ing)
+		errs = r.apply(ctx, r.api.view(whole), dep, svc, pdb, ing, hr)
 	}
 	applyErr := errors.Join(errs...)
 
@@ -142,15 +154,18 @@ func (r *AppServiceReconciler[T]) Reconcile(ctx context.Context, req ctrl.Reques
 		return ctrl.Result{}, err
 	}
 	before := obj.DeepCopyObject().(T)
-	*r.api.status(obj) = Status(a, apply.Controlled(dep, a), apply.Controlled(ing, a), probeFailing, applyErr, metav1.NewTime(r.Clock.Now()))
+	routeState := route.HTTPRouteState{Served: r.routes.HTTPRoute, Route: apply.Controlled(hr, a)}
+	*r.api.status(obj) = Status(a, apply.Controlled(dep, a), apply.Controlled(ing, a), routeState, probeFailing, applyErr,
+		metav1.NewTime(r.Clock.Now()))
 	res, err := r.ReportRollout(ctx, before, obj, r.api.status(before).Conditions, r.api.status(obj).Conditions, applyErr)
 	return rollout.RecheckProbes(res, err, recheck)
 }
 
 // apply applies a's children unless they already match (dep, svc and pdb are what the cache holds), and deletes
-// the Service when a has no ports and the PodDisruptionBudget when it wants one pod or none.
+// the Service when a has no ports and the PodDisruptionBudget when it wants one pod or none. The HTTPRoute (hr) is
+// applied only where the cluster serves HTTPRoute.
 func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService, dep *appsv1.Deployment, svc *corev1.Service,
-	pdb *policyv1.PodDisruptionBudget, ing *networkingv1.Ingress) []error {
+	pdb *policyv1.PodDisruptionBudget, ing *networkingv1.Ingress, hr *gatewayv1.HTTPRoute) []error {
 	var errs []error
 	taken := apply.NameTaken(a.Status.Conditions)
 	if desired := Service(a); desired != nil {
@@ -164,6 +179,9 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 	}
 	errs = append(errs, apply.Optional(ctx, r.Applier(), a, "PodDisruptionBudget", pdb, DisruptionBudget(a), policyv1ac.ExtractPodDisruptionBudget, taken),
 		apply.Optional(ctx, r.Applier(), a, "Ingress", ing, Ingress(a), networkingv1ac.ExtractIngress, taken))
+	if r.routes.HTTPRoute {
+		errs = append(errs, apply.Optional(ctx, r.Applier(), a, "HTTPRoute", hr, HTTPRoute(a), gatewayv1ac.ExtractHTTPRoute, taken))
+	}
 	// The Deployment last: its rollout's events bring the next reconcile, by when the cache should hold the
 	// Service.
 	if desired, err := Deployment(a, r.ProxyEnv); err != nil {
@@ -174,11 +192,12 @@ func (r *AppServiceReconciler[T]) apply(ctx context.Context, a *appv1.AppService
 	return errs
 }
 
-// Status is the status an AppService gets from its Deployment (nil when it does not exist yet), the pods that
+// Status is the status an AppService gets from its Deployment and Ingress (nil when they do not exist yet), its
+// HTTPRoute (hr: whether the cluster serves HTTPRoute, and the route observed; Status fills in the rest), the pods that
 // fail their readiness probe (rollout.ProbeFailures; empty when none) and the error of writing its children. Unchanged conditions keep their lastTransitionTime; now is the
 // lastTransitionTime of those that change.
-func Status(a *appv1.AppService, dep *appsv1.Deployment, ing *networkingv1.Ingress, probeFailing string, applyErr error,
-	now metav1.Time) appv1.AppServiceStatus {
+func Status(a *appv1.AppService, dep *appsv1.Deployment, ing *networkingv1.Ingress, hr route.HTTPRouteState, probeFailing string,
+	applyErr error, now metav1.Time) appv1.AppServiceStatus {
 	desired := desiredSize(a)
 	where := ""
 	if len(a.Spec.Ports) > 0 {
@@ -205,6 +224,11 @@ func Status(a *appv1.AppService, dep *appsv1.Deployment, ing *networkingv1.Ingre
 	} else {
 		s.Conditions = route.Admitted(s.Conditions, false, nil, route.Spec{}, a.Generation, now)
 	}
+	hr.Wanted = a.Spec.HTTPRoute != nil
+	if hr.Wanted {
+		hr.Spec = httpRouteSpec(a)
+	}
+	s.Conditions = route.HTTPRouteAdmitted(s.Conditions, hr, a.Generation, now)
 	s.Conditions = health.Set(s.Conditions, a.Generation, health.Rollout(s.Conditions), now)
 	return s
 }

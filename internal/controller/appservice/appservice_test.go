@@ -280,6 +280,11 @@ func TestAppServiceInvalidRejected(t *testing.T) {
 			a.Spec.Ingress = &appv1.Ingress{Host: "shop.example"}
 		}, "ingress needs a TCP port to route to"},
 		{"ingress host not a DNS name", func(a *appv1.AppService) { a.Spec.Ingress = &appv1.Ingress{Host: "Shop_Example"} }, "spec.ingress.host"},
+		{"httpRoute without a TCP port", func(a *appv1.AppService) {
+			a.Spec.Ports = []appv1.ServicePort{{Port: 53, Protocol: "UDP"}}
+			a.Spec.HTTPRoute = &appv1.HTTPRoute{ParentRefs: []appv1.ParentReference{{Name: "public"}}}
+		}, "httpRoute needs a TCP port to route to"},
+		{"httpRoute without a parent", func(a *appv1.AppService) { a.Spec.HTTPRoute = &appv1.HTTPRoute{} }, "spec.httpRoute.parentRefs"},
 		{"unnamed ports", func(a *appv1.AppService) {
 			a.Spec.Ports = []appv1.ServicePort{{Port: 80}, {Port: 81}}
 		}, "every port needs a name when there is more than one"},
@@ -563,5 +568,16 @@ func TestAppServiceIngress(t *testing.T) {
 		return a
 	}, 8000, func(t *testing.T, key types.NamespacedName) {
 		patchApp(t, key, func(a *appv1.AppService) { a.Spec.Ingress = nil })
+	}, timeout)
+}
+
+// TestAppServiceHTTPRouteNotServed: on an API server without the Gateway API, an AppService that asks for an
+// HTTPRoute gets everything else, becomes Available and says HTTPRouteNotServed, at no write at rest.
+func TestAppServiceHTTPRouteNotServed(t *testing.T) {
+	app().ExpectHTTPRouteNotServed(t, "appservice", func(ns string) *appv1.AppService {
+		a := newApp(ns, "unrouted", 0)
+		a.Spec.Size = ptr.To[int32](1)
+		a.Spec.HTTPRoute = &appv1.HTTPRoute{ParentRefs: []appv1.ParentReference{{Name: "public"}}}
+		return a
 	}, timeout)
 }

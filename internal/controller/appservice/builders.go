@@ -27,6 +27,7 @@ import (
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
+	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/internal/controller/managed"
@@ -266,13 +267,39 @@ func routeSpec(a *appv1.AppService) route.Spec {
 // Ingress routes spec.ingress's host and path to the Service's first TCP port; nil (none may exist) without
 // spec.ingress, or without a TCP port (the schema refuses that).
 func Ingress(a *appv1.AppService) *networkingv1ac.IngressApplyConfiguration {
-	if a.Spec.Ingress == nil {
+	port, ok := routedPort(a)
+	if a.Spec.Ingress == nil || !ok {
 		return nil
 	}
+	return route.Ingress(a.Name, a.Namespace, podLabels(a.Name), ownerRef(a), routeSpec(a), port)
+}
+
+// routedPort is the Service's port an Ingress or HTTPRoute routes to: that of the first TCP port of spec.ports.
+func routedPort(a *appv1.AppService) (int32, bool) {
 	for _, p := range a.Spec.Ports {
 		if protocol(p) == corev1.ProtocolTCP {
-			return route.Ingress(a.Name, a.Namespace, podLabels(a.Name), ownerRef(a), routeSpec(a), p.Port)
+			return p.Port, true
 		}
 	}
-	return nil
+	return 0, false
+}
+
+// httpRouteSpec is what spec.httpRoute asks of the HTTPRoute.
+func httpRouteSpec(a *appv1.AppService) route.RouteSpec {
+	in := a.Spec.HTTPRoute
+	spec := route.RouteSpec{Hostnames: in.Hostnames}
+	for _, p := range in.ParentRefs {
+		spec.Parents = append(spec.Parents, route.Parent{Name: p.Name, Namespace: p.Namespace, SectionName: p.SectionName})
+	}
+	return spec
+}
+
+// HTTPRoute routes every path of spec.httpRoute's host names, through its Gateways, to the Service's first TCP
+// port; nil (none may exist) without spec.httpRoute, or without a TCP port (the schema refuses that).
+func HTTPRoute(a *appv1.AppService) *gatewayv1ac.HTTPRouteApplyConfiguration {
+	port, ok := routedPort(a)
+	if a.Spec.HTTPRoute == nil || !ok {
+		return nil
+	}
+	return route.HTTPRoute(a.Name, a.Namespace, podLabels(a.Name), ownerRef(a), httpRouteSpec(a), port)
 }

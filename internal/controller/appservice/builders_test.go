@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/proxyenv"
 
 	"github.com/operator101/operator101/test/testenv"
@@ -164,7 +165,7 @@ func TestStatusReplicaCounts(t *testing.T) {
 	a := newApp(func(s *appv1.AppServiceSpec) { s.Size = ptr.To[int32](4) })
 	dep := &appsv1.Deployment{Status: appsv1.DeploymentStatus{Replicas: 5, ReadyReplicas: 3, AvailableReplicas: 3,
 		UpdatedReplicas: 2, UnavailableReplicas: 2}}
-	s := Status(a, dep, nil, "", nil, metav1.Now())
+	s := Status(a, dep, nil, route.HTTPRouteState{}, "", nil, metav1.Now())
 	got := [5]int32{s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.UpdatedReplicas, s.UnavailableReplicas}
 	if want := [5]int32{5, 3, 3, 2, 2}; got != want {
 		t.Errorf("replicas, ready, available, updated, unavailable = %v, want %v", got, want)

@@ -22,6 +22,7 @@ import (
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/test/kstatustest"
 )
 
@@ -36,7 +37,7 @@ func TestKstatus(t *testing.T) {
 			if tc.Deleting {
 				w.DeletionTimestamp = &now
 			}
-			w.Status = Status(w, tc.Deployment, nil, "", tc.ApplyErr, now)
+			w.Status = Status(w, tc.Deployment, nil, route.HTTPRouteState{}, "", tc.ApplyErr, now)
 			if got := kstatustest.Compute(t, w, appv1.GroupVersion.WithKind("AppService")); got.Status != tc.Want {
 				t.Errorf("kstatus says %s (%s), want %s; conditions %+v", got.Status, got.Message, tc.Want, w.Status.Conditions)
 			}

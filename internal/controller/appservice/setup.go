@@ -26,29 +26,40 @@ import (
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/apply"
 	"github.com/operator101/operator101/internal/controller/priority"
 	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
-// Config is the AppService controller's own configuration; it has none yet besides reconciler.Options.
-type Config struct{}
-
-// Setup registers the AppService controller of each AppService API with the manager.
-func Setup(mgr ctrl.Manager, o reconciler.Options, _ Config) error {
-	if err := register(mgr, o, "appservice", v1API); err != nil {
-		return err
-	}
-	return register(mgr, o, "appservice-batch", batchAPI)
+// Config is the AppService controller's own configuration, besides reconciler.Options.
+type Config struct {
+	// Routes is which route kinds the cluster served at setup (route.Discover): an HTTPRoute is watched and
+	// applied only where it is served. ForCache must be given the same.
+	Routes route.Served
 }
 
-func register[T client.Object](mgr ctrl.Manager, o reconciler.Options, name string, api apiOf[T]) error {
-	r := &AppServiceReconciler[T]{Base: reconciler.NewBase(mgr, "appservice", o, api.new()), api: api}
-	return reconciler.Complete(ctrl.NewControllerManagedBy(mgr).
+// Setup registers the AppService controller of each AppService API with the manager.
+func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
+	if err := register(mgr, o, c, "appservice", v1API); err != nil {
+		return err
+	}
+	return register(mgr, o, c, "appservice-batch", batchAPI)
+}
+
+func register[T client.Object](mgr ctrl.Manager, o reconciler.Options, c Config, name string, api apiOf[T]) error {
+	r := &AppServiceReconciler[T]{Base: reconciler.NewBase(mgr, "appservice", o, api.new()), api: api, routes: c.Routes}
+	b := ctrl.NewControllerManagedBy(mgr)
+	if c.Routes.HTTPRoute {
+		// The HTTPRoute's status says whether its Gateways accepted it.
+		b = b.Owns(&gatewayv1.HTTPRoute{})
+	}
+	return reconciler.Complete(b.
 		Named(name).
 		For(api.new(), builder.WithPredicates(reconciler.ChangedByOthers())).
 		// The Deployment's rollout is the object's progress: ahead of new objects (priority.Progress).
@@ -61,29 +72,34 @@ func register[T client.Object](mgr ctrl.Manager, o reconciler.Options, name stri
 		r.Options, r)
 }
 
-// Children is what the reconcile applies for a, by kind: its builders' output (a nil Service: none may exist).
-func Children(a *appv1.AppService, proxyEnv proxyenv.Env) (map[string]runtime.ApplyConfiguration, error) {
+// Children is what the reconcile applies for a, by kind: its builders' output (a nil Service: none may exist);
+// an HTTPRoute only where routes says the cluster serves it.
+func Children(a *appv1.AppService, proxyEnv proxyenv.Env, routes route.Served) (map[string]runtime.ApplyConfiguration, error) {
 	dep, err := Deployment(a, proxyEnv)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]runtime.ApplyConfiguration{"Deployment": dep, "Service": Service(a), "PodDisruptionBudget": DisruptionBudget(a),
-		"Ingress": Ingress(a)}, nil
+	c := map[string]runtime.ApplyConfiguration{"Deployment": dep, "Service": Service(a), "PodDisruptionBudget": DisruptionBudget(a),
+		"Ingress": Ingress(a)}
+	if routes.HTTPRoute {
+		c["HTTPRoute"] = HTTPRoute(a)
+	}
+	return c, nil
 }
 
 // ForCache is how the manager's cache holds the AppServices of both APIs: without their environment (up to
 // 100 values of 32 KiB each) and resources, with the digests of the children the reconcile would apply
-// (apply.OwnerForCache), remembered in m. proxyEnv is the reconcile's (reconciler.Options).
-func ForCache(m *apply.Memory, proxyEnv proxyenv.Env) map[client.Object]ctrlcache.ByObject {
+// (apply.OwnerForCache), remembered in m. proxyEnv is the reconcile's (reconciler.Options), routes its Config's.
+func ForCache(m *apply.Memory, proxyEnv proxyenv.Env, routes route.Served) map[client.Object]ctrlcache.ByObject {
 	return map[client.Object]ctrlcache.ByObject{
-		v1API.new():    forCache(m, v1API, proxyEnv, func(a *appv1.AppService) { a.Spec.Application = stripped(a.Spec.Application) }),
-		batchAPI.new(): forCache(m, batchAPI, proxyEnv, func(b *batchv1alpha1.AppService) { b.Spec.Application = stripped(b.Spec.Application) }),
+		v1API.new():    forCache(m, v1API, proxyEnv, routes, func(a *appv1.AppService) { a.Spec.Application = stripped(a.Spec.Application) }),
+		batchAPI.new(): forCache(m, batchAPI, proxyEnv, routes, func(b *batchv1alpha1.AppService) { b.Spec.Application = stripped(b.Spec.Application) }),
 	}
 }
 
-func forCache[T client.Object](m *apply.Memory, api apiOf[T], proxyEnv proxyenv.Env, strip func(T)) ctrlcache.ByObject {
+func forCache[T client.Object](m *apply.Memory, api apiOf[T], proxyEnv proxyenv.Env, routes route.Served, strip func(T)) ctrlcache.ByObject {
 	return ctrlcache.ByObject{Transform: apply.OwnerForCache(m, func(obj T) (map[string]runtime.ApplyConfiguration, error) {
-		return Children(api.view(obj), proxyEnv)
+		return Children(api.view(obj), proxyEnv, routes)
 	}, strip)}
 }
 

@@ -28,6 +28,7 @@ import (
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/test/testenv"
 	"github.com/operator101/operator101/test/webkindtest"
 )
@@ -43,8 +44,8 @@ var ctx = context.Background()
 // app is the AppService (app.example.com) for test/webkindtest: app().Start runs the controllers of both
 // AppService APIs, and the checks the MyWeb suite shares take it.
 func app() webkindtest.Kind[*appv1.AppService] {
-	setup := func(mgr ctrl.Manager, o reconciler.Options) error {
-		return appservice.Setup(mgr, o, appservice.Config{})
+	setup := func(mgr ctrl.Manager, o reconciler.Options, routes route.Served) error {
+		return appservice.Setup(mgr, o, appservice.Config{Routes: routes})
 	}
 	return webkindtest.Kind[*appv1.AppService]{Env: env, Name: "AppService", Resource: "appservices", Setup: setup,
 		Conditions: conditionsOf}

@@ -28,6 +28,7 @@ import (
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
+	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/managed"
@@ -215,4 +216,23 @@ func Ingress(w *operatorv1.MyWeb) *networkingv1ac.IngressApplyConfiguration {
 		return nil
 	}
 	return route.Ingress(w.Name, w.Namespace, podLabels(w.Name), ownerRef(w), routeSpec(w), httpPort)
+}
+
+// httpRouteSpec is what spec.httpRoute asks of the HTTPRoute.
+func httpRouteSpec(w *operatorv1.MyWeb) route.RouteSpec {
+	in := w.Spec.HTTPRoute
+	spec := route.RouteSpec{Hostnames: in.Hostnames}
+	for _, p := range in.ParentRefs {
+		spec.Parents = append(spec.Parents, route.Parent{Name: p.Name, Namespace: p.Namespace, SectionName: p.SectionName})
+	}
+	return spec
+}
+
+// HTTPRoute routes every path of spec.httpRoute's host names, through its Gateways, to the Service's port 80;
+// nil (none may exist) without spec.httpRoute.
+func HTTPRoute(w *operatorv1.MyWeb) *gatewayv1ac.HTTPRouteApplyConfiguration {
+	if w.Spec.HTTPRoute == nil {
+		return nil
+	}
+	return route.HTTPRoute(w.Name, w.Namespace, podLabels(w.Name), ownerRef(w), httpRouteSpec(w), httpPort)
 }

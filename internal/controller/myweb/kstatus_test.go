@@ -22,6 +22,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/test/kstatustest"
 )
 
@@ -35,7 +36,7 @@ func TestKstatus(t *testing.T) {
 			if tc.Deleting {
 				w.DeletionTimestamp = &now
 			}
-			w.Status = Status(w, tc.Deployment, nil, nil, "", tc.ApplyErr, now)
+			w.Status = Status(w, tc.Deployment, nil, nil, route.HTTPRouteState{}, "", tc.ApplyErr, now)
 			if got := kstatustest.Compute(t, w, operatorv1.GroupVersion.WithKind("MyWeb")); got.Status != tc.Want {
 				t.Errorf("kstatus says %s (%s), want %s; conditions %+v", got.Status, got.Message, tc.Want, w.Status.Conditions)
 			}

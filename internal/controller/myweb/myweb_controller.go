@@ -29,11 +29,14 @@ import (
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/apply"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/rollout"
+	"github.com/operator101/operator101/internal/controller/route"
 )
 
 // The MyWeb controller reads MyWebs and their children from the manager's cache and writes children with
@@ -54,6 +57,7 @@ import (
 // pods (list): the pods of a Deployment that has unready ones, read to tell a failing readiness probe.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list,namespace=system
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=ingresses,verbs=get;list;watch;create;patch;delete,namespace=system
+// +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=httproutes,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete,namespace=system
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch,namespace=system
 
@@ -61,6 +65,8 @@ import (
 // progress in the MyWeb's status.
 type MyWebReconciler struct {
 	reconciler.Base
+	// routes is which route kinds the cluster served at setup (Config).
+	routes route.Served
 }
 
 // Reconcile brings one MyWeb's children to its spec and writes what it observed to its status.
@@ -77,11 +83,18 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := apply.ReadChildren(ctx, r.Client, "MyWeb", w, cm, dep, svc, pdb, ing); err != nil {
 		return ctrl.Result{}, err
 	}
+	children := map[string]client.Object{"ConfigMap": cm, "Deployment": dep, "Service": svc, "PodDisruptionBudget": pdb, "Ingress": ing}
+	hr := &gatewayv1.HTTPRoute{}
+	if r.routes.HTTPRoute {
+		if err := apply.ReadChildren(ctx, r.Client, "MyWeb", w, hr); err != nil {
+			return ctrl.Result{}, err
+		}
+		children["HTTPRoute"] = hr
+	}
 	// The cache's copy of w has no page (ForCache); it tells whether the children are already what the
 	// builders would make of the whole MyWeb. Only when they are not is the MyWeb read whole, past the cache.
 	var applyErr error
-	if !apply.CachedConverged(r.Memory.Applied, w, map[string]client.Object{"ConfigMap": cm, "Deployment": dep, "Service": svc,
-		"PodDisruptionBudget": pdb, "Ingress": ing}) {
+	if !apply.CachedConverged(r.Memory.Applied, w, children) {
 		whole := &operatorv1.MyWeb{}
 		if found, err := apply.ReadWhole(ctx, r.Reader, w, whole); err != nil || !found || whole.DeletionTimestamp != nil {
 			return ctrl.Result{}, err
@@ -94,6 +107,7 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			apply.Child(ctx, r.Applier(), whole, "Service", svc, Service(whole), corev1ac.ExtractService, taken),
 			apply.Optional(ctx, r.Applier(), whole, "PodDisruptionBudget", pdb, DisruptionBudget(whole), policyv1ac.ExtractPodDisruptionBudget, taken),
 			apply.Optional(ctx, r.Applier(), whole, "Ingress", ing, Ingress(whole), networkingv1ac.ExtractIngress, taken),
+			r.applyHTTPRoute(ctx, whole, hr, taken),
 			apply.Child(ctx, r.Applier(), whole, "Deployment", dep, Deployment(whole, r.ProxyEnv), appsv1ac.ExtractDeployment, taken))
 	}
 
@@ -107,7 +121,18 @@ func (r *MyWebReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, err
 	}
 	before := w.DeepCopy()
-	w.Status = Status(w, apply.Controlled(dep, w), apply.Controlled(svc, w), apply.Controlled(ing, w), probeFailing, applyErr, metav1.NewTime(r.Clock.Now()))
+	routeState := route.HTTPRouteState{Served: r.routes.HTTPRoute, Route: apply.Controlled(hr, w)}
+	w.Status = Status(w, apply.Controlled(dep, w), apply.Controlled(svc, w), apply.Controlled(ing, w), routeState, probeFailing,
+		applyErr, metav1.NewTime(r.Clock.Now()))
 	res, err := r.ReportRollout(ctx, before, w, before.Status.Conditions, w.Status.Conditions, applyErr)
 	return rollout.RecheckProbes(res, err, recheck)
+}
+
+// applyHTTPRoute applies w's HTTPRoute (observed: what the cache holds) where the cluster serves HTTPRoute;
+// elsewhere there is none to apply, and the status says so.
+func (r *MyWebReconciler) applyHTTPRoute(ctx context.Context, w *operatorv1.MyWeb, observed *gatewayv1.HTTPRoute, taken bool) error {
+	if !r.routes.HTTPRoute {
+		return nil
+	}
+	return apply.Optional(ctx, r.Applier(), w, "HTTPRoute", observed, HTTPRoute(w), gatewayv1ac.ExtractHTTPRoute, taken)
 }

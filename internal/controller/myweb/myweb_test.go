@@ -242,6 +242,13 @@ func TestMyWebInvalidRejected(t *testing.T) {
 		{"negative replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas"},
 		{"too many replicas", func(w *operatorv1.MyWeb) { w.Spec.Replicas = ptr.To[int32](101) }, "spec.replicas"},
 		{"name not a DNS label", func(w *operatorv1.MyWeb) { w.Name = "9.site" }, "metadata.name must be a DNS label"},
+		{"httpRoute without a parent", func(w *operatorv1.MyWeb) { w.Spec.HTTPRoute = &operatorv1.HTTPRoute{} }, "spec.httpRoute.parentRefs"},
+		{"httpRoute host name not a DNS name", func(w *operatorv1.MyWeb) {
+			w.Spec.HTTPRoute = &operatorv1.HTTPRoute{ParentRefs: []operatorv1.ParentReference{{Name: "public"}}, Hostnames: []string{"Shop_Example"}}
+		}, "spec.httpRoute.hostnames[0]"},
+		{"httpRoute parent's namespace not a DNS label", func(w *operatorv1.MyWeb) {
+			w.Spec.HTTPRoute = &operatorv1.HTTPRoute{ParentRefs: []operatorv1.ParentReference{{Name: "public", Namespace: "In.fra"}}}
+		}, "spec.httpRoute.parentRefs[0].namespace"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -544,6 +551,17 @@ func TestMyWebIngress(t *testing.T) {
 		return w
 	}, 80, func(t *testing.T, key types.NamespacedName) {
 		patchWeb(t, key, func(w *operatorv1.MyWeb) { w.Spec.Ingress = nil })
+	}, timeout)
+}
+
+// TestMyWebHTTPRouteNotServed: on an API server without the Gateway API, discovery finds no HTTPRoute; a
+// MyWeb that asks for one gets everything else, becomes Available and says HTTPRouteNotServed, at no write at
+// rest. (test/gatewayapi runs the HTTPRoute where it is served.)
+func TestMyWebHTTPRouteNotServed(t *testing.T) {
+	web().ExpectHTTPRouteNotServed(t, "web", func(ns string) *operatorv1.MyWeb {
+		w := newWeb(ns, "unrouted", 0)
+		w.Spec.HTTPRoute = &operatorv1.HTTPRoute{ParentRefs: []operatorv1.ParentReference{{Name: "public"}}}
+		return w
 	}, timeout)
 }
 

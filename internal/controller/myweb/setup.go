@@ -25,21 +25,32 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/apply"
 	"github.com/operator101/operator101/internal/controller/priority"
 	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
 
-// Config is the MyWeb controller's own configuration; it has none yet besides reconciler.Options.
-type Config struct{}
+// Config is the MyWeb controller's own configuration, besides reconciler.Options.
+type Config struct {
+	// Routes is which route kinds the cluster served at setup (route.Discover): an HTTPRoute is watched and
+	// applied only where it is served. ForCache must be given the same.
+	Routes route.Served
+}
 
 // Setup registers the MyWeb controller with the manager.
-func Setup(mgr ctrl.Manager, o reconciler.Options, _ Config) error {
-	r := &MyWebReconciler{Base: reconciler.NewBase(mgr, "myweb", o, &operatorv1.MyWeb{})}
-	return reconciler.Complete(ctrl.NewControllerManagedBy(mgr).
+func Setup(mgr ctrl.Manager, o reconciler.Options, c Config) error {
+	r := &MyWebReconciler{Base: reconciler.NewBase(mgr, "myweb", o, &operatorv1.MyWeb{}), routes: c.Routes}
+	b := ctrl.NewControllerManagedBy(mgr)
+	if c.Routes.HTTPRoute {
+		// The HTTPRoute's status says whether its Gateways accepted it.
+		b = b.Owns(&gatewayv1.HTTPRoute{})
+	}
+	return reconciler.Complete(b.
 		Named("myweb").
 		For(&operatorv1.MyWeb{}, builder.WithPredicates(reconciler.ChangedByOthers())).
 		Owns(&corev1.ConfigMap{}).
@@ -53,17 +64,22 @@ func Setup(mgr ctrl.Manager, o reconciler.Options, _ Config) error {
 		r.Options, r)
 }
 
-// Children is what the reconcile applies for w, by kind: its builders' output.
-func Children(w *operatorv1.MyWeb, proxyEnv proxyenv.Env) map[string]runtime.ApplyConfiguration {
-	return map[string]runtime.ApplyConfiguration{"ConfigMap": ConfigMap(w), "Deployment": Deployment(w, proxyEnv),
+// Children is what the reconcile applies for w, by kind: its builders' output; an HTTPRoute only where routes
+// says the cluster serves it.
+func Children(w *operatorv1.MyWeb, proxyEnv proxyenv.Env, routes route.Served) map[string]runtime.ApplyConfiguration {
+	c := map[string]runtime.ApplyConfiguration{"ConfigMap": ConfigMap(w), "Deployment": Deployment(w, proxyEnv),
 		"Service": Service(w), "PodDisruptionBudget": DisruptionBudget(w), "Ingress": Ingress(w)}
+	if routes.HTTPRoute {
+		c["HTTPRoute"] = HTTPRoute(w)
+	}
+	return c
 }
 
 // ForCache is how the manager's cache holds MyWebs: without their page (up to 512 KiB each), with the digests
 // of the children the reconcile would apply (apply.OwnerForCache), remembered in m. proxyEnv is the
-// reconcile's (reconciler.Options).
-func ForCache(m *apply.Memory, proxyEnv proxyenv.Env) ctrlcache.ByObject {
+// reconcile's (reconciler.Options), routes its Config's.
+func ForCache(m *apply.Memory, proxyEnv proxyenv.Env, routes route.Served) ctrlcache.ByObject {
 	return ctrlcache.ByObject{Transform: apply.OwnerForCache(m, func(w *operatorv1.MyWeb) (map[string]runtime.ApplyConfiguration, error) {
-		return Children(w, proxyEnv), nil
+		return Children(w, proxyEnv, routes), nil
 	}, func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "" })}
 }

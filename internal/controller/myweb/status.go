@@ -40,12 +40,13 @@ func desiredReplicas(w *operatorv1.MyWeb) int32 {
 	return 1
 }
 
-// Status is the status a MyWeb gets from its Deployment, Service and Ingress (nil when they do not exist yet), the pods
+// Status is the status a MyWeb gets from its Deployment, Service and Ingress (nil when they do not exist yet), its
+// HTTPRoute (hr: whether the cluster serves HTTPRoute, and the route observed; Status fills in the rest), the pods
 // that fail their readiness probe (rollout.ProbeFailures; empty when none) and the error
 // of writing its children (nil when they match the spec). Unchanged conditions keep their lastTransitionTime;
 // now is the lastTransitionTime of those that change.
-func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, svc *corev1.Service, ing *networkingv1.Ingress, probeFailing string,
-	applyErr error, now metav1.Time) operatorv1.MyWebStatus {
+func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, svc *corev1.Service, ing *networkingv1.Ingress, hr route.HTTPRouteState,
+	probeFailing string, applyErr error, now metav1.Time) operatorv1.MyWebStatus {
 	desired := desiredReplicas(w)
 	url := URL(w, svc)
 	if w.Spec.Ingress != nil {
@@ -71,6 +72,11 @@ func Status(w *operatorv1.MyWeb, dep *appsv1.Deployment, svc *corev1.Service, in
 	} else {
 		s.Conditions = route.Admitted(s.Conditions, false, nil, route.Spec{}, w.Generation, now)
 	}
+	hr.Wanted = w.Spec.HTTPRoute != nil
+	if hr.Wanted {
+		hr.Spec = httpRouteSpec(w)
+	}
+	s.Conditions = route.HTTPRouteAdmitted(s.Conditions, hr, w.Generation, now)
 	s.Conditions = health.Set(s.Conditions, w.Generation, health.Rollout(s.Conditions), now)
 	return s
 }

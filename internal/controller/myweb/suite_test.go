@@ -25,6 +25,7 @@ import (
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/myweb"
 	"github.com/operator101/operator101/internal/controller/reconciler"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/test/testenv"
 	"github.com/operator101/operator101/test/webkindtest"
 )
@@ -41,5 +42,7 @@ var ctx = context.Background()
 // shares take it.
 func web() webkindtest.Kind[*operatorv1.MyWeb] {
 	return webkindtest.Kind[*operatorv1.MyWeb]{Env: env, Name: "MyWeb", Resource: "mywebs", Conditions: conditionsOf,
-		Setup: func(mgr ctrl.Manager, o reconciler.Options) error { return myweb.Setup(mgr, o, myweb.Config{}) }}
+		Setup: func(mgr ctrl.Manager, o reconciler.Options, routes route.Served) error {
+			return myweb.Setup(mgr, o, myweb.Config{Routes: routes})
+		}}
 }

@@ -12,8 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package route holds the HTTP route MyWeb and AppService give their Service when the tenant asks for one: an
-// Ingress, and the condition that says whether an ingress controller admitted it.
+// Package route holds the HTTP routes MyWeb and AppService give their Service when the tenant asks for them: an
+// Ingress, and the condition that says whether an ingress controller admitted it; a Gateway API HTTPRoute, and
+// the condition that says whether its Gateways accepted it (on a cluster that serves HTTPRoute: Discover).
 package route
 
 import (

@@ -52,6 +52,7 @@ import (
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/appservice"
 	"github.com/operator101/operator101/internal/controller/myweb"
+	"github.com/operator101/operator101/internal/controller/route"
 	"github.com/operator101/operator101/internal/proxyenv"
 	"github.com/operator101/operator101/test/bench/benchutil"
 )
@@ -290,7 +291,7 @@ func (l *lb) myweb(ctx context.Context, i int) error {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
 	// The status the operator computes, from the same function.
-	if err := l.status(ctx, mywebsGVR, w.Name, myweb.Status(w, avail, nil, nil, "", nil, metav1.Now())); err != nil {
+	if err := l.status(ctx, mywebsGVR, w.Name, myweb.Status(w, avail, nil, nil, route.HTTPRouteState{}, "", nil, metav1.Now())); err != nil {
 		return err
 	}
 	l.finished(began)
@@ -332,7 +333,7 @@ func (l *lb) appService(ctx context.Context, i int) error {
 	_ = json.Unmarshal(benchutil.AvailableStatusPatch(dep, metav1.Now()), &struct {
 		Status *appsv1.DeploymentStatus `json:"status"`
 	}{&avail.Status})
-	if err := l.status(ctx, appsGVR, a.Name, appservice.Status(a, avail, nil, "", nil, metav1.Now())); err != nil {
+	if err := l.status(ctx, appsGVR, a.Name, appservice.Status(a, avail, nil, route.HTTPRouteState{}, "", nil, metav1.Now())); err != nil {
 		return err
 	}
 	l.finished(began)
