@@ -18,7 +18,6 @@ package e2e
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -53,11 +52,7 @@ func databaseUserForApplications(t *testing.T) {
 	}
 	// The database the account is granted (the target's default policy allows <namespace>_*).
 	database := samplesNS + "_apps" // taken literally, hyphens included, as the policy's <namespace>_* is
-	admin, err := sql.Open("mysql", mariadbDSN("", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin := adminDB(t)
 	t.Cleanup(func() { _, _ = admin.Exec("DROP DATABASE IF EXISTS `" + database + "`") })
 
 	dt := databaseTarget("apps")

@@ -625,11 +625,7 @@ func samples(t *testing.T) {
 // target does not allow, naming a hand-made account (a monitoring login with USAGE only), refused while it
 // lives and then deleted, leaves that account as it was.
 func tenantCannotHurtOthers(t *testing.T) {
-	db, err := sql.Open("mysql", mariadbDSN("", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := adminDB(t)
 	if _, err := db.Exec("CREATE USER IF NOT EXISTS `monitor_probe`@`%` IDENTIFIED BY 'monitor-pw'"); err != nil {
 		t.Fatal(err)
 	}
@@ -943,6 +939,19 @@ func mariadbDSN(user, password string) string {
 		user, password = env["MARIADB_ADMIN_USER"], env["MARIADB_ADMIN_PASSWORD"]
 	}
 	return fmt.Sprintf("%s:%s@tcp(%s:%s)/", user, password, env["MARIADB_HOST"], env["MARIADB_PORT"])
+}
+
+// adminDB connects to the e2e's MariaDB as its admin until the test and its cleanups end: a cleanup the test
+// registers after it still has the connection (cleanups run last first), which a deferred Close would have
+// closed before any cleanup ran.
+func adminDB(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", mariadbDSN("", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 // login connects as user and returns CURRENT_USER().
