@@ -99,7 +99,7 @@ func routesThroughTraefik(t *testing.T) {
 	web := &operatorv1.MyWeb{ObjectMeta: metav1.ObjectMeta{Name: webName, Namespace: samplesNS},
 		Spec: operatorv1.MyWebSpec{Image: "nginx", PageContentHtml: webPage + "\n",
 			ServiceType: operatorv1.ServiceTypeClusterIP,
-			Ingress: &operatorv1.Ingress{Host: webHost, ClassName: traefikClass, TLSSecretName: webName + "-tls"}}}
+			Ingress:     &operatorv1.Ingress{Host: webHost, ClassName: traefikClass, TLSSecretName: webName + "-tls"}}}
 	app := &appv1.AppService{ObjectMeta: metav1.ObjectMeta{Name: appName, Namespace: samplesNS},
 		Spec: appv1.AppServiceSpec{Size: ptr.To[int32](1), Application: appv1.Application{Image: "nginx:1.27",
 			ServiceType: appv1.ServiceTypeClusterIP, Ports: []appv1.ServicePort{{Port: 80}},

@@ -160,9 +160,7 @@ func TestTraefikRoutesByHostOverTLS(t *testing.T) {
 	backend.Listener = l
 	backend.Start()
 	t.Cleanup(backend.Close)
-	_, portStr, _ := net.SplitHostPort(l.Addr().String())
-	var backendPort int32
-	fmt.Sscan(portStr, &backendPort)
+	backendPort := int32(l.Addr().(*net.TCPAddr).Port)
 
 	ca := newCA(t)
 	mustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenant}})
