@@ -52,7 +52,7 @@ func databaseUserForApplications(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The database the account is granted (the target's default policy allows <namespace>_*).
-	database := strings.ReplaceAll(samplesNS, "-", "_") + "_apps"
+	database := samplesNS + "_apps" // taken literally, hyphens included, as the policy's <namespace>_* is
 	admin, err := sql.Open("mysql", mariadbDSN("", ""))
 	if err != nil {
 		t.Fatal(err)
