@@ -76,9 +76,13 @@ cluster-images: ## Build the local cluster's images (pause, busybox, web) offlin
 	hack/cluster/images.sh
 
 .PHONY: cluster-tools
-cluster-tools: ## Build the local cluster's binaries (kubelet, kube-proxy, controller-manager, scheduler, CoreDNS, grpc_health_probe).
+cluster-tools: ## Build the local cluster's binaries (kubelet, kube-proxy, controller-manager, scheduler, CoreDNS, grpc_health_probe, Traefik).
 	@$(TOOLS) etcd kube-apiserver kubectl cluster
 
 .PHONY: olm-install
 olm-install: ## Install OLM v0.41.0 on the local cluster from its released manifests, with locally built images.
 	hack/cluster/olm.sh
+
+.PHONY: traefik-install
+traefik-install: ## Install Traefik v3.6.12 (IngressClass, GatewayClass and Gateway traefik) on the local cluster.
+	CLUSTER_DIR=$(CLUSTER_DIR) LOCALBIN=$(LOCALBIN) hack/cluster/traefik.sh

@@ -52,6 +52,8 @@ TIGHTENED=1 "$root/hack/cluster/release-images.sh"
 # The scorecard-test image the bundle names (quay.io/operator-framework/...): the local cluster serves quay.io
 # from its registry; a cluster of your own pulls it from quay.io or its mirror.
 $existing || PUSHED_DIR=$CLUSTER_DIR/registry/pushed "$root/hack/cluster/images.sh" scorecard-test
+# Traefik serves the routes (Ingress and HTTPRoute) TestOLM/RoutesThroughTraefik fetches; TRAEFIK=0 leaves it out.
+$existing || [[ ${TRAEFIK:-1} == 0 ]] || "$root/hack/cluster/traefik.sh"
 hack/tools/install.sh operator-sdk kubectl
 node=$(target_node_address)
 say "the cluster: ${EXISTING_KUBECONFIG:-the local one}; node address $node; images $IMAGE_TAG_BASE"

@@ -31,8 +31,10 @@ declare -A IMAGES=(
 	[probe]="operator101/probe:1"
 	[olm]="operator101/olm:v0.41.0"
 	[scorecard-test]="operator-framework/scorecard-test:v1.33.0"
+	[traefik]="operator101/traefik:v3.6.12"
 )
-# up.sh builds these; olm (hack/cluster/olm.sh) and scorecard-test (the e2e tests) are built when asked for.
+# up.sh builds these; olm (hack/cluster/olm.sh), traefik (hack/cluster/traefik.sh) and scorecard-test (the e2e
+# tests) are built when asked for.
 ORDER="pause busybox web web-unprivileged probe"
 
 # forget REPO:TAG...: after a push, the node's containerd drops the names it may hold for these images, so the
@@ -61,6 +63,10 @@ context_olm() {
 context_scorecard-test() {
 	[[ -x bin/scorecard-test ]] || hack/tools/install.sh operator-sdk
 	cp -L bin/scorecard-test /bin/busybox "$1/"
+}
+context_traefik() {
+	[[ -x bin/traefik ]] || hack/tools/install.sh traefik
+	cp -L bin/traefik "$1/"
 }
 context_web() { static_go "$1/web" ./hack/cluster/images/web && cp hack/cluster/images/web/index.html "$1/"; }
 context_web-unprivileged() { context_web "$@"; }

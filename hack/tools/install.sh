@@ -39,12 +39,14 @@ spec() {
 	# The local cluster (hack/cluster): its DNS and the probe OLM's catalog pods exec.
 	coredns) echo "coredns|v1.12.4|CGO_ENABLED=0||-s -w|coredns=github.com/coredns/coredns" ;;
 	grpc-health-probe) echo "grpc-health-probe|v0.4.61|CGO_ENABLED=0||-s -w|grpc_health_probe=github.com/grpc-ecosystem/grpc-health-probe" ;;
+	# Its ingress and Gateway API controller (hack/cluster/traefik); v3.7 cannot be fetched from the proxy here.
+	traefik) echo "traefik|v3.6.12|CGO_ENABLED=0||-s -w -X github.com/traefik/traefik/v3/pkg/version.Version=v3.6.12|traefik=github.com/traefik/traefik/v3/cmd/traefik" ;;
 	*) return 1 ;;
 	esac
 }
 ALL="controller-gen kustomize etcd kube-apiserver kubectl operator-sdk opm olm golangci-lint promtool"
 # What `make cluster-up` needs besides etcd, kube-apiserver and kubectl ("cluster" builds these).
-CLUSTER="kube-node coredns grpc-health-probe"
+CLUSTER="kube-node coredns grpc-health-probe traefik"
 
 install_one() {
 	local tool=$1 line dir version envs tags ldflags bins

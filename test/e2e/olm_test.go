@@ -104,6 +104,8 @@ func TestOLM(t *testing.T) {
 		{"Samples", samples},
 		{"TenantCannotHurtOthers", tenantCannotHurtOthers},
 		{"AtAsATenant", atAsATenant},
+		// Skips itself unless hack/cluster/traefik.sh installed Traefik (not yet part of e2e.sh; never run yet).
+		{"RoutesThroughTraefik", routesThroughTraefik},
 		{"DatabaseUserForApplications", databaseUserForApplications},
 		{"Scorecard", scorecard},
 		{"Uninstall", uninstallKeepsWorkloads},
