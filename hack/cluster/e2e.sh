@@ -53,7 +53,11 @@ TIGHTENED=1 "$root/hack/cluster/release-images.sh"
 # from its registry; a cluster of your own pulls it from quay.io or its mirror.
 $existing || PUSHED_DIR=$CLUSTER_DIR/registry/pushed "$root/hack/cluster/images.sh" scorecard-test
 # Traefik serves the routes (Ingress and HTTPRoute) TestOLM/RoutesThroughTraefik fetches; TRAEFIK=0 leaves it out.
-$existing || [[ ${TRAEFIK:-1} == 0 ]] || "$root/hack/cluster/traefik.sh"
+traefik=0
+if ! $existing && [[ ${TRAEFIK:-1} != 0 ]]; then
+	"$root/hack/cluster/traefik.sh"
+	traefik=1
+fi
 hack/tools/install.sh operator-sdk kubectl
 node=$(target_node_address)
 say "the cluster: ${EXISTING_KUBECONFIG:-the local one}; node address $node; images $IMAGE_TAG_BASE"
@@ -79,6 +83,7 @@ e2e_test() {
 		E2E_KUBECTL=$BIN/kubectl \
 		E2E_OPERATOR_SDK=$BIN/operator-sdk \
 		E2E_NODE_IP=$node \
+		E2E_TRAEFIK=$traefik \
 		E2E_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:v$(bundle_version) \
 		E2E_TIGHTENED_CATALOG_IMAGE=$IMAGE_TAG_BASE-catalog:tightened \
 		E2E_BUNDLE_REPO=$POD_IMAGE_TAG_BASE-bundle \

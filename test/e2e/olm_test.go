@@ -104,7 +104,7 @@ func TestOLM(t *testing.T) {
 		{"Samples", samples},
 		{"TenantCannotHurtOthers", tenantCannotHurtOthers},
 		{"AtAsATenant", atAsATenant},
-		// Skips itself unless hack/cluster/traefik.sh installed Traefik (not yet part of e2e.sh; never run yet).
+		// Skipped only where e2e.sh installed no Traefik (TRAEFIK=0, or a cluster of your own).
 		{"RoutesThroughTraefik", routesThroughTraefik},
 		{"DatabaseUserForApplications", databaseUserForApplications},
 		{"Scorecard", scorecard},
