@@ -24,6 +24,19 @@ fmt-check: ## Fail if any Go file is not gofmt-formatted.
 test-go: envtest operator-sdk opm kustomize prometheus-crds image-deps ## All Go tests, not -short: make test's, plus those that need MariaDB, podman images or root.
 	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
 
+# make ci runs test-go in two parts: the packages that build, tag and remove images in podman's store first, on
+# their own; the others beside the e2e, which builds and pushes images of the same IDs from the same store.
+IMAGE_TEST_PACKAGES = ./test/images ./test/release
+GO_MODULE = $(shell go list -m)
+
+.PHONY: test-go-images
+test-go-images: envtest operator-sdk opm kustomize prometheus-crds image-deps ## test-go's packages that build images with podman (IMAGE_TEST_PACKAGES).
+	go test $(IMAGE_TEST_PACKAGES) -count=1 -timeout 30m $(TEST_ARGS)
+
+.PHONY: test-go-others
+test-go-others: envtest operator-sdk opm kustomize prometheus-crds image-deps ## test-go's other packages: none touches podman's image store.
+	go test $$(go list ./... | grep -vxF $(foreach p,$(IMAGE_TEST_PACKAGES),-e $(GO_MODULE)/$(patsubst ./%,%,$(p)))) -count=1 -timeout 30m $(TEST_ARGS)
+
 .PHONY: test-chaos
 test-chaos: ## The chaos upgrade on the local cluster with real OLM (CHAOS_SEED replays a run, CHAOS_SCALE sizes it): faults during an upgrade.
 	CHAOS_ONLY=1 $(TARGET_VARS) hack/cluster/e2e.sh
