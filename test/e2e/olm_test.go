@@ -129,14 +129,7 @@ func installFromCatalog(t *testing.T) {
 	if pod.Spec.ServiceAccountName != identity {
 		t.Errorf("operator pod runs as ServiceAccount %q, want %q", pod.Spec.ServiceAccountName, identity)
 	}
-	// The Go runtime's soft memory limit is the container's memory limit (passed by the downward API) less
-	// 64 MiB for what Go does not count.
-	limit := pod.Spec.Containers[0].Resources.Limits.Memory().Value()
-	wantLimit := fmt.Sprintf(`"bytes":%d`, limit-64<<20)
-	if logs := kubectl(t, "logs", "-n", opNS, pod.Name); limit == 0 || !strings.Contains(logs, "Go memory limit set from the container's") ||
-		!strings.Contains(logs, wantLimit) {
-		t.Errorf("the manager did not set Go's memory limit from its %d-byte container limit (want %s in its log):\n%s", limit, wantLimit, logs)
-	}
+	goMemoryLimitFollows(t, pod)
 	var sa corev1.ServiceAccount
 	if err := get(&sa, opNS, identity); err != nil {
 		t.Fatalf("the ServiceAccount OLM creates: %v", err)
@@ -277,9 +270,12 @@ func migrateDatabaseTargets(t *testing.T) {
 		t.Errorf("after the migration, logged in as %q", who)
 	}
 
-	// Step 3: DATABASE_TARGETS leaves the Subscription; OLM rolls the operator out without it.
-	kubectl(t, "patch", "-n", opNS, "subscription", "operator101", "--type", "json", "-p", `[{"op":"remove","path":"/spec/config"}]`)
-	eventually(t, 3*time.Minute, "the operator without DATABASE_TARGETS", func() (bool, string) {
+	// Step 3: DATABASE_TARGETS leaves the Subscription's config, and resources take its place, as
+	// docs/admin/configuration.md sizes the operator: OLM rolls the operator out with both changes, and the Go
+	// runtime's soft limit follows the new memory limit.
+	kubectl(t, "patch", "-n", opNS, "subscription", "operator101", "--type", "json", "-p",
+		`[{"op":"replace","path":"/spec/config","value":{"resources":{"limits":{"cpu":"500m","memory":"384Mi"},"requests":{"cpu":"10m","memory":"128Mi"}}}}]`)
+	eventually(t, 3*time.Minute, "the operator without DATABASE_TARGETS, limited to 384Mi", func() (bool, string) {
 		var dep appsv1.Deployment
 		if err := get(&dep, opNS, deployment); err != nil {
 			return false, err.Error()
@@ -289,10 +285,26 @@ func migrateDatabaseTargets(t *testing.T) {
 				return false, "still set"
 			}
 		}
+		if limit := dep.Spec.Template.Spec.Containers[0].Resources.Limits.Memory().String(); limit != "384Mi" {
+			return false, "memory limit " + limit
+		}
 		return dep.Status.UpdatedReplicas == 1 && dep.Status.AvailableReplicas == 1 && dep.Status.Replicas == 1,
 			fmt.Sprintf("replicas %d updated %d available %d", dep.Status.Replicas, dep.Status.UpdatedReplicas, dep.Status.AvailableReplicas)
 	})
+	goMemoryLimitFollows(t, operatorPod(t, opNS, headVersion))
 	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
+}
+
+// goMemoryLimitFollows checks that the manager in pod set the Go runtime's soft memory limit to the container's
+// memory limit (passed by the downward API) less 64 MiB for what Go does not count.
+func goMemoryLimitFollows(t *testing.T, pod corev1.Pod) {
+	t.Helper()
+	limit := pod.Spec.Containers[0].Resources.Limits.Memory().Value()
+	wantLimit := fmt.Sprintf(`"bytes":%d`, limit-64<<20)
+	if logs := kubectl(t, "logs", "-n", opNS, pod.Name); limit == 0 || !strings.Contains(logs, "Go memory limit set from the container's") ||
+		!strings.Contains(logs, wantLimit) {
+		t.Errorf("the manager did not set Go's memory limit from its %d-byte container limit (want %s in its log):\n%s", limit, wantLimit, logs)
+	}
 }
 
 // 4b. The committed catalog's head is what a user who subscribes gets: not deprecated, nothing to upgrade to.
@@ -325,7 +337,12 @@ func upgradeToThisTree(t *testing.T) {
 		err := get(&operatorsv1alpha1.ClusterServiceVersion{}, opNS, headCSV)
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
-	operatorPod(t, opNS, newVersion)
+	// The Subscription's resources (step 3 of the migration) carry over to the new CSV's Deployment.
+	if pod := operatorPod(t, opNS, newVersion); pod.Spec.Containers[0].Resources.Limits.Memory().String() != "384Mi" {
+		t.Errorf("the upgraded operator's memory limit is %s, not the Subscription's 384Mi", pod.Spec.Containers[0].Resources.Limits.Memory())
+	} else {
+		goMemoryLimitFollows(t, pod)
+	}
 	if after := sampleUIDs(t); !maps.Equal(uids, after) {
 		t.Errorf("objects changed identity across the upgrade: before %v, after %v", uids, after)
 	}
