@@ -4,8 +4,9 @@
 
 # VERSION is the bundle and operator version; a release pipeline sets it: make bundle VERSION=0.2.0
 VERSION ?= 0.3.0
-# CHANNELS / DEFAULT_CHANNEL go into the bundle's annotations. The catalog (config/catalog) also has an alpha channel;
-# bundle annotations name only conventional channels (stable/fast/candidate), else the validators warn.
+# CHANNELS / DEFAULT_CHANNEL go into the bundle's annotations. stable is the only channel, in the bundle and in the
+# catalog (config/catalog); bundle annotations name only conventional channels (stable/fast/candidate), else the
+# validators warn.
 CHANNELS ?= stable
 DEFAULT_CHANNEL ?= stable
 BUNDLE_CHANNELS := --channels=$(CHANNELS)

@@ -43,6 +43,8 @@ func Generate(crdDir, apiDir string) (string, error) {
 	b.WriteString("Every kind operator101 serves, as its CustomResourceDefinition declares it: the fields, their types, ")
 	b.WriteString("defaults and validation (what the API server enforces), the columns `kubectl get` prints, and the ")
 	b.WriteString("condition types and reasons the operator reports. Guides for each kind: [docs/README.md](../README.md).\n\n")
+	b.WriteString("It describes this tree's CRDs; an earlier release's CRDs refuse the fields they do not have. ")
+	b.WriteString("Which release brought each kind and field: [CHANGELOG.md](../../CHANGELOG.md).\n\n")
 	for _, c := range crds {
 		for _, v := range c.Spec.Versions {
 			fmt.Fprintf(&b, "- [%s (%s/%s)](#%s)\n", c.Spec.Names.Kind, c.Spec.Group, v.Name, anchor(c.Spec.Names.Kind, c.Spec.Group, v.Name))
