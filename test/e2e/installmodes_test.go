@@ -51,22 +51,30 @@ const (
 )
 
 // TestOLMNamespacedInstallModes installs operator101 through a Subscription in each namespaced install mode the
-// CSV declares, one after the other (one install of the package per cluster), and proves from the real cluster
-// that OLM scoped it: the authorizer allows every rule in the target namespace and nothing on pods, deployments,
-// services, configmaps or secrets outside it (kube-system included); the samples reconcile there and the
-// operator logs no 403. The permission table it reads back must be the one docs/admin/security.md shows.
-// TestOLM does the same for AllNamespaces.
+// CSV declares, both at once (two installs whose namespaces do not overlap, as docs/admin/configuration.md
+// splits the work), and proves from the real cluster that OLM scoped each: the authorizer allows every rule in
+// its target namespace and nothing on pods, deployments, services, configmaps or secrets outside it (kube-system
+// and the other install's namespaces included); the samples reconcile there, each install serves the
+// DatabaseTarget whose admin Secret is in its namespace, and neither operator logs a 403. The permission table
+// it reads back must be the one docs/admin/security.md shows. TestOLM does the same for AllNamespaces.
 func TestOLMNamespacedInstallModes(t *testing.T) {
 	clearInstalls(t)
-	for _, m := range []struct {
+	clearDatabaseTargets(t)
+	modes := []struct {
 		mode        operatorsv1alpha1.InstallModeType
 		ns, target  string
 		extraTarget bool
+		// What each install's tenant names, apart from the other's: node ports, DatabaseTarget, account.
+		webPort, appPort int32
+		dbTarget, dbUser string
 	}{
-		{operatorsv1alpha1.InstallModeTypeOwnNamespace, ownNS, ownNS, false},
-		{operatorsv1alpha1.InstallModeTypeSingleNamespace, singleNS, singleTargetNS, true},
-	} {
+		{operatorsv1alpha1.InstallModeTypeOwnNamespace, ownNS, ownNS, false, 30080, 30081, "that-database", "cnhandsomeguy"},
+		{operatorsv1alpha1.InstallModeTypeSingleNamespace, singleNS, singleTargetNS, true, 30090, 30091, "single-database", "cnsingle"},
+	}
+	for i, m := range modes {
+		other := modes[1-i]
 		t.Run(string(m.mode), func(t *testing.T) {
+			t.Parallel()
 			freshNamespace(t, m.ns)
 			if m.extraTarget {
 				// A tenant's namespace as they commonly are: enforcing the restricted Pod Security Standard.
@@ -86,7 +94,7 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 
 			for _, ch := range olmrbac.TenantKinds {
 				for _, verb := range tableVerbs {
-					for _, ns := range []string{"kube-system", "default", ""} {
+					for _, ns := range []string{"kube-system", "default", "", other.ns, other.target} {
 						if ns == m.ns || ns == m.target {
 							continue
 						}
@@ -100,24 +108,32 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 
 			// The samples, in the target namespace.
 			if m.extraTarget {
-				restrictedTenant(t, m.target)
+				restrictedTenant(t, m.target, m.webPort, m.appPort)
 			} else {
-				samplesConverge(t, m.target)
+				samplesConverge(t, m.target, m.webPort, m.appPort)
 			}
 			// The DatabaseUser's: a DatabaseTarget for the target namespace whose admin Secret is in the
-			// operator's; the operator reads the tenant's password Secret there.
-			clearDatabaseTargets(t)
-			t.Cleanup(func() { clearDatabaseTargets(t) })
+			// operator's (so this install serves it, and the other leaves it alone); the operator reads the
+			// tenant's password Secret there. The sample, with this install's target and account.
 			create(t, targetSecret(m.ns))
-			dt := databaseTarget("that-database")
+			dt := databaseTarget(m.dbTarget)
 			dt.Spec.AdminSecretRef.Namespace = m.ns
 			dt.Spec.AllowedNamespaces = []string{m.target}
 			create(t, dt)
-			kubectl(t, "apply", "-n", m.target, "-f", "config/samples/mygroup_v1alpha1_databaseuser.yaml")
-			waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", "that-database", mygroupv1alpha1.ConditionReady)
-			waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, m.target, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
-			if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
-				t.Errorf("%s: the DatabaseUser sample's account logged in as %q, want cnhandsomeguy@%%", m.mode, who)
+			t.Cleanup(func() { _ = c.Delete(context.Background(), dt) })
+			raw, err := os.ReadFile(filepath.Join(f.root, "config", "samples", "mygroup_v1alpha1_databaseuser.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sample := filepath.Join(t.TempDir(), "databaseuser.yaml")
+			if err := os.WriteFile(sample, []byte(strings.NewReplacer("that-database", m.dbTarget, "cnhandsomeguy", m.dbUser).Replace(string(raw))), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			kubectl(t, "apply", "-n", m.target, "-f", sample)
+			waitCondition(t, &mygroupv1alpha1.DatabaseTarget{}, "", m.dbTarget, mygroupv1alpha1.ConditionReady)
+			waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, m.target, m.dbUser, mygroupv1alpha1.ConditionReady)
+			if who := login(t, m.dbUser, "changeit"); who != m.dbUser+"@%" {
+				t.Errorf("%s: the DatabaseUser sample's account logged in as %q, want %s@%%", m.mode, who, m.dbUser)
 			}
 			if logs := kubectl(t, "logs", "-n", m.ns, pod.Name); forbiddenLine.MatchString(logs) {
 				t.Errorf("%s: the operator was refused something:\n%s", m.mode, strings.Join(forbiddenLine.FindAllString(logs, 5), "\n"))
@@ -125,20 +141,22 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			// The samples go while the operator runs (before the uninstall the cleanups do).
 			kubectl(t, "delete", "-n", m.target, "--wait=true", "--timeout=120s",
 				"databaseusers.mygroup.handsomeguy.cn,mywebs.operator.k8s-summit.org,appservices.app.example.com,ats.cnat.programming-kubernetes.info", "--all")
-			if n := accounts(t, "cnhandsomeguy"); n != 0 {
+			if n := accounts(t, m.dbUser); n != 0 {
 				t.Errorf("%s: the DatabaseUser's account is still on the server (%d) after its deletion", m.mode, n)
 			}
 		})
 	}
 }
 
-// samplesConverge creates the MyWeb, AppService and At samples in ns and waits until each converged.
-func samplesConverge(t *testing.T, ns string) {
+// samplesConverge creates the MyWeb, AppService and At samples in ns, the first two on node ports webPort and
+// appPort, and waits until each converged.
+func samplesConverge(t *testing.T, ns string, webPort, appPort int32) {
 	t.Helper()
 	myweb := sampleMyWeb(t)
 	myweb.Namespace = ns
+	myweb.Spec.NodePortNumber = webPort
 	create(t, myweb)
-	kubectl(t, "apply", "-n", ns, "-f", "config/samples/app_v1_appservice.yaml")
+	create(t, sampleAppService(t, ns, appPort))
 	kubectl(t, "apply", "-n", ns, "-f", "config/samples/cnat_v1alpha1_at.yaml")
 	waitCondition(t, &operatorv1.MyWeb{}, ns, myweb.Name, conditions.Available)
 	waitCondition(t, &appv1.AppService{}, ns, "nginx-app", conditions.Available)
@@ -152,13 +170,14 @@ func samplesConverge(t *testing.T, ns string) {
 // refused, and each says so (Degraded, ReplicaFailure, with the admission's message). With what the docs say
 // to set (an image that runs as non-root, nginxinc/nginx-unprivileged on port 8080, and runAsNonRoot) they
 // converge, their pods running as the range's first UID.
-func restrictedTenant(t *testing.T, ns string) {
+func restrictedTenant(t *testing.T, ns string, webPort, appPort int32) {
 	t.Helper()
 	first, _ := uidRange(t, ns)
 	myweb := sampleMyWeb(t)
 	myweb.Namespace = ns
+	myweb.Spec.NodePortNumber = webPort
 	create(t, myweb)
-	kubectl(t, "apply", "-n", ns, "-f", "config/samples/app_v1_appservice.yaml")
+	create(t, sampleAppService(t, ns, appPort))
 	kubectl(t, "apply", "-n", ns, "-f", "config/samples/cnat_v1alpha1_at.yaml")
 
 	waitAtPhase(t, ns, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
@@ -178,11 +197,11 @@ func restrictedTenant(t *testing.T, ns string) {
 	kubectl(t, "patch", "-n", ns, "myweb/"+myweb.Name, "--type", "merge", "-p",
 		`{"spec":{"image":"`+unprivileged+`","containerPort":8080,"runAsNonRoot":true}}`)
 	kubectl(t, "patch", "-n", ns, "appservice.app.example.com/nginx-app", "--type", "merge", "-p",
-		`{"spec":{"image":"`+unprivileged+`","runAsNonRoot":true,"ports":[{"port":80,"targetPort":8080,"nodePort":30081}]}}`)
+		fmt.Sprintf(`{"spec":{"image":%q,"runAsNonRoot":true,"ports":[{"port":80,"targetPort":8080,"nodePort":%d}]}}`, unprivileged, appPort))
 	waitCondition(t, &operatorv1.MyWeb{}, ns, myweb.Name, conditions.Available)
 	waitCondition(t, &appv1.AppService{}, ns, "nginx-app", conditions.Available)
 	waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "<h1>Hello, World!</h1>")
-	waitHTTP(t, fmt.Sprintf("http://%s:30081/", f.nodeIP), "")
+	waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, appPort), "")
 	var pods corev1.PodList
 	if err := c.List(context.Background(), &pods, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
@@ -325,6 +344,22 @@ func checkPermissionTable(t *testing.T, mode, ns, target string) {
 		t.Logf("%s: docs/admin/security.md's permission table matches the cluster (%d rows, %d SubjectAccessReviews)",
 			mode, rows, rows*4*len(tableVerbs))
 	}
+}
+
+// sampleAppService is config/samples' app.example.com AppService in ns, on node port nodePort.
+func sampleAppService(t *testing.T, ns string, nodePort int32) *appv1.AppService {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(f.root, "config", "samples", "app_v1_appservice.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a appv1.AppService
+	if err := yaml.UnmarshalStrict(raw, &a); err != nil {
+		t.Fatal(err)
+	}
+	a.Namespace = ns
+	a.Spec.Ports[0].NodePort = nodePort
+	return &a
 }
 
 func sampleMyWeb(t *testing.T) *operatorv1.MyWeb {

@@ -1227,8 +1227,9 @@ func uninstall(t *testing.T, ns string) {
 	})
 }
 
-// clearInstalls removes what an interrupted earlier run may have left: one install of the package per cluster,
-// else OLM finds two CSVs owning the same CRDs.
+// clearInstalls removes what an interrupted earlier run may have left: the tests' installs of the package
+// overlap (an AllNamespaces install overlaps every other), and OLM refuses a second install whose namespaces
+// overlap the first's.
 func clearInstalls(t *testing.T) {
 	t.Helper()
 	for _, ns := range []string{opNS, sdkNS, ownNS, singleNS, tightNS} {
