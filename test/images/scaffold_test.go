@@ -346,7 +346,7 @@ func TestScaffoldBuildsGiveTheReleaseImages(t *testing.T) {
 
 	catalog := prefix + "scaffold-catalog:test"
 	t.Cleanup(func() { _ = exec.Command("podman", "rmi", "--force", catalog).Run() })
-	mk := exec.Command("make", "--no-print-directory", "catalog-build", "CATALOG_IMG="+catalog, "OCI_RUNTIME=runc")
+	mk := exec.Command("make", "--no-print-directory", "catalog-build", "BUNDLE_IMGS=", "CATALOG_IMG="+catalog, "OCI_RUNTIME=runc")
 	mk.Dir = root
 	if out, err := mk.CombinedOutput(); err != nil {
 		t.Fatalf("make catalog-build: %v\n%s", err, tail(out))
