@@ -296,9 +296,21 @@ release: ## Release VERSION from HEAD (committed, clean): images by digest, reco
 catalog: opm ## Render catalog/operator101/ from config/catalog's released bundle images with opm, then validate it.
 	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) OPM=$(OPM) hack/catalog.sh catalog
 
+# BUNDLE_IMGS: the bundle images catalog-build adds to the committed catalog, as the scaffold's catalog-build adds
+# its BUNDLE_IMGS to its base catalog: by default the one bundle-build built and bundle-push pushed (opm reads it
+# from the registry), as the next version of the default channel. Empty: the committed catalog alone (the
+# releases), nothing pulled. A version the committed catalog holds is served as released.
+BUNDLE_IMGS ?= $(BUNDLE_IMG)
+CATALOG_DIR ?= $(LOCALBIN)/catalog-build
+
 .PHONY: catalog-build
-catalog-build: opm-image ## Build the catalog image CATALOG_IMG from catalog/, served by opm (OPM_IMG).
+catalog-build: $(if $(strip $(BUNDLE_IMGS)),opm) opm-image ## Build the catalog image CATALOG_IMG: catalog/ and BUNDLE_IMGS (default BUNDLE_IMG, pushed), served by opm (OPM_IMG).
+ifneq ($(strip $(BUNDLE_IMGS)),)
+	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) REGISTRY_CERT_DIR=$(REGISTRY_CERT_DIR) OPM=$(OPM) hack/catalog.sh dev $(CATALOG_DIR)/catalog $(subst $(comma), ,$(BUNDLE_IMGS))
+	$(CONTAINER_TOOL) build $(BUILD_FLAGS) --build-arg OPM_IMAGE=$(OPM_IMG) -f catalog.Dockerfile -t $(CATALOG_IMG) $(CATALOG_DIR)
+else
 	$(CONTAINER_TOOL) build $(BUILD_FLAGS) --build-arg OPM_IMAGE=$(OPM_IMG) -f catalog.Dockerfile -t $(CATALOG_IMG) .
+endif
 
 .PHONY: opm-image
 opm-image: ## Offline: build OPM_IMG (opm and grpc_health_probe from pinned modules) unless the tool has it.

@@ -12,6 +12,11 @@
 #                                    catalog becomes when this tree is released (the e2e and make demo install it)
 #   hack/catalog.sh DIR BUNDLE@DIG BUNDLE_DIR=IMG@DIG...
 #                                    the same, then the bundle in BUNDLE_DIR (pushed as IMG) after it
+#   hack/catalog.sh dev DIR IMG...   DIR/operator101/index.yaml: the committed catalog (catalog/, the releases as
+#                                    they are, nothing pulled) and each bundle image IMG (a developer's, pushed:
+#                                    make bundle-push), `opm render`ed from its registry, as the next version of
+#                                    the default channel; a version the catalog holds is served as released.
+#                                    make catalog-build builds its image from DIR.
 #
 # One rule per registry: each image is read where hack/registry.sh's registry_ref says (a release under the
 # mirrored prefix from REGISTRY, through a registries.conf mirror, so that opm records the image's own name), over plain
@@ -55,6 +60,33 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# The committed catalog, rendered already, and the developer's bundle images, as opm renders them, each added
+# as the next version by bundletool add-bundle (opm has no command that adds a channel entry); then opm's normal
+# form (`opm render DIR`) and `opm validate`, as below.
+if [[ $out == dev ]]; then
+	[[ $# -ge 2 ]] || { echo "usage: hack/catalog.sh dev DIR BUNDLE_IMG..." >&2; exit 2; }
+	out=$1
+	shift
+	mkdir -p "$work/fbc" "$work/check/operator101"
+	cp catalog/operator101/index.yaml "$work/fbc/index.yaml"
+	for img in "$@"; do
+		: >"$work/bundle.yaml"
+		"$0" render-bundles "$work/bundle.yaml" "$img" || {
+			echo "catalog: opm could not render $img from its registry (make bundle-build bundle-push first; REGISTRY_CERT_DIR for a registry with a CA of its own)" >&2
+			exit 1
+		}
+		go run ./hack/bundletool add-bundle -catalog "$work/fbc/index.yaml" -bundle "$work/bundle.yaml"
+	done
+	"$OPM" render "$work/fbc" -o yaml >"$work/check/operator101/index.yaml"
+	"$OPM" validate "$work/check"
+	rm -rf "$out/operator101"
+	mkdir -p "$out"
+	mv "$work/check/operator101" "$out/operator101"
+	echo "==> $out/operator101/index.yaml: the committed catalog and $*, validated"
+	exit 0
+fi
+
 cp "$template" "$work/template.yaml"
 for next in "$@"; do # BUNDLE_DIR=IMAGE@DIGEST, or IMAGE@DIGEST for bundle/ (an image name has no "=")
 	dir=bundle

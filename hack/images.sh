@@ -9,6 +9,7 @@
 #                                                    with PLATFORMS (os/arch,...), a manifest list of one per platform
 #   hack/images.sh bundle    IMG                     bundle/ as `make bundle` wrote it
 #   hack/images.sh opm       IMG                     /bin/opm + grpc_health_probe + busybox, /tmp 1777, USER 1001: the catalog's base
+#                                                    (with docker: no busybox, no shell)
 #   hack/images.sh catalog   IMG [DIR]               DIR (default catalog/) served by opm (catalog.Dockerfile on the opm image)
 #   hack/images.sh scorecard IMG                     operator101's scorecard test (test/scorecard/cmd/operator101-scorecard)
 #
@@ -37,7 +38,12 @@ OPM_IMG=${OPM_IMG:-localhost/operator101/opm:v1.64.0}
 what=$1 img=$2
 shift 2
 
-hack/install-deps.sh
+# podman and buildah builds need the packages hack/install-deps.sh installs (as root, on Debian); a docker build
+# needs none: the docker CLI and its daemon, run as the user, and binaries built here from Go modules.
+case ${tool##*/} in
+docker) ;;
+*) hack/install-deps.sh ;;
+esac
 
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
@@ -122,6 +128,22 @@ opm)
 	[[ -x bin/grpc_health_probe ]] || hack/tools/install.sh grpc-health-probe
 	cp -L bin/opm "$ctx/opm"
 	cp -L bin/grpc_health_probe "$ctx/grpc_health_probe"
+	if [[ ${tool##*/} == docker ]]; then
+		# docker: no busybox (a Debian package here), so no shell: /tmp, 1777, comes from the context (COPY keeps
+		# a directory's mode). A catalog needs only opm and the probe; `operator-sdk run bundle`, which runs a
+		# shell in this image, is the lab's (podman).
+		mkdir -p "$ctx/root"
+		mkdir -m 1777 "$ctx/root/tmp"
+		cat >"$ctx/Dockerfile" <<'EOF'
+FROM scratch
+COPY opm grpc_health_probe /bin/
+COPY root/ /
+USER 1001
+ENTRYPOINT ["/bin/opm"]
+EOF
+		build "$ctx/Dockerfile" "$ctx"
+		exit 0
+	fi
 	cp -L /bin/busybox "$ctx/busybox"
 	cat >"$ctx/Dockerfile" <<'EOF'
 FROM scratch

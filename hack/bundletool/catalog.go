@@ -275,3 +275,114 @@ func runSplitTemplate(args []string) error {
 	}
 	return nil
 }
+
+// AddBundle adds a bundle that opm rendered (`opm render IMAGE`, one olm.bundle document) to a rendered
+// file-based catalog (its documents, in order), as the next version of the default channel, with the edge
+// UpgradeEdge gives a version not released yet. It reports false, changing nothing, when the catalog holds a
+// bundle of that name already (a release: the catalog serves the released one). opm has no command that adds a
+// channel entry to a catalog; `opm render` of the result puts it in opm's normal form.
+func AddBundle(docs []map[string]any, bundle map[string]any) ([]map[string]any, bool, error) {
+	if bundle["schema"] != "olm.bundle" {
+		return nil, false, fmt.Errorf("schema %v, want one olm.bundle document (opm render IMAGE)", bundle["schema"])
+	}
+	name, _ := bundle["name"].(string)
+	pkg, _ := bundle["package"].(string)
+	var version string
+	props, _ := bundle["properties"].([]any)
+	for _, p := range props {
+		if m, ok := p.(map[string]any); ok && m["type"] == "olm.package" {
+			version, _ = mapAt(m, "value")["version"].(string)
+		}
+	}
+	if name == "" || pkg == "" || version == "" {
+		return nil, false, fmt.Errorf("bundle %q: no name, package or olm.package version", bundle["image"])
+	}
+	for _, d := range docs {
+		if d["schema"] == "olm.bundle" && d["name"] == name {
+			return docs, false, nil
+		}
+	}
+	t := &Template{Entries: docs}
+	edge, err := t.UpgradeEdge(pkg, version)
+	if err != nil {
+		return nil, false, fmt.Errorf("bundle %s: %w", name, err)
+	}
+	def, err := t.defaultChannel()
+	if err != nil {
+		return nil, false, err
+	}
+	if def["package"] != pkg {
+		return nil, false, fmt.Errorf("bundle %s is of package %q, the catalog's channel of %v", name, pkg, def["package"])
+	}
+	entry := map[string]any{"name": name}
+	if edge.Replaces != "" {
+		entry["replaces"] = edge.Replaces
+	}
+	if edge.SkipRange != "" {
+		entry["skipRange"] = edge.SkipRange
+	}
+	list, _ := def["entries"].([]any)
+	def["entries"] = append(list, entry)
+	return append(t.Entries, bundle), true, nil
+}
+
+// readStream reads a YAML stream of documents (a rendered file-based catalog).
+func readStream(path string) ([]map[string]any, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var docs []map[string]any
+	for _, part := range strings.Split("\n"+string(raw), "\n---\n") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		var d map[string]any
+		if err := yaml.Unmarshal([]byte(part), &d); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+// runAddBundle: bundletool add-bundle -catalog F -bundle RENDERED
+func runAddBundle(args []string) error {
+	fs := newFlagSet("add-bundle")
+	path := fs.String("catalog", "", "a rendered file-based catalog (a YAML stream), rewritten with the bundle")
+	rendered := fs.String("bundle", "", "the bundle as `opm render IMAGE -o yaml` gives it")
+	_ = fs.Parse(args)
+	if *path == "" || *rendered == "" {
+		return fmt.Errorf("add-bundle: -catalog and -bundle are required")
+	}
+	docs, err := readStream(*path)
+	if err != nil {
+		return err
+	}
+	bundles, err := readStream(*rendered)
+	if err != nil {
+		return err
+	}
+	if len(bundles) != 1 {
+		return fmt.Errorf("%s: %d documents, want the one olm.bundle of a bundle image", *rendered, len(bundles))
+	}
+	docs, added, err := AddBundle(docs, bundles[0])
+	if err != nil {
+		return fmt.Errorf("%s: %w", *path, err)
+	}
+	if !added {
+		fmt.Fprintf(os.Stderr, "bundletool: %s is in the catalog already (a release): the catalog serves the released bundle, not %v\n",
+			bundles[0]["name"], bundles[0]["image"])
+		return nil
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		doc, err := yaml.Marshal(d)
+		if err != nil {
+			return err
+		}
+		b.WriteString("---\n")
+		b.Write(doc)
+	}
+	return os.WriteFile(*path, []byte(b.String()), 0o644)
+}

@@ -165,3 +165,48 @@ func TestSplit(t *testing.T) {
 		t.Error("a bundle entry with a name was taken")
 	}
 }
+
+// TestAddBundle: a developer's bundle, as opm renders it, joins a rendered catalog as the next version of the
+// default channel (replacing the newest release, skipping all); a version the catalog holds is left as released;
+// an older version or another package is refused.
+func TestAddBundle(t *testing.T) {
+	catalog := func() []map[string]any {
+		return template(t, "- schema: olm.channel\n  package: p\n  name: stable\n  entries:\n  - name: p.v0.1.0\n"+
+			"  - name: p.v0.2.0\n    replaces: p.v0.1.0\n- schema: olm.bundle\n  name: p.v0.2.0\n  package: p\n  image: r/b@sha256:2\n").Entries
+	}
+	bundle := func(pkg, version string) map[string]any {
+		return map[string]any{"schema": "olm.bundle", "name": pkg + ".v" + version, "package": pkg, "image": "dev/b:v" + version,
+			"properties": []any{map[string]any{"type": "olm.package", "value": map[string]any{"packageName": pkg, "version": version}}}}
+	}
+	docs, added, err := AddBundle(catalog(), bundle("p", "0.3.0"))
+	if err != nil || !added {
+		t.Fatalf("added %v, err %v", added, err)
+	}
+	if last := docs[len(docs)-1]; last["image"] != "dev/b:v0.3.0" {
+		t.Errorf("the last document is %v, want the developer's bundle", last)
+	}
+	entries, err := entriesOf(docs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := channelEntry{Name: "p.v0.3.0", Edge: Edge{Replaces: "p.v0.2.0", SkipRange: ">=0.1.0 <0.3.0"}}
+	if len(entries) != 3 || entries[2] != want {
+		t.Errorf("channel entries %+v, want the released two and %+v", entries, want)
+	}
+
+	before := catalog()
+	docs, added, err = AddBundle(before, bundle("p", "0.2.0"))
+	if err != nil || added || len(docs) != len(before) {
+		t.Errorf("a released version: added %v, %d documents (want %d), err %v", added, len(docs), len(before), err)
+	}
+	for name, b := range map[string]map[string]any{
+		"older than a release": bundle("p", "0.1.5"),
+		"another package":      bundle("q", "0.3.0"),
+		"no version":           {"schema": "olm.bundle", "name": "p.v0.3.0", "package": "p"},
+		"not a bundle":         {"schema": "olm.package", "name": "p"},
+	} {
+		if _, _, err := AddBundle(catalog(), b); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

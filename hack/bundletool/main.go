@@ -33,6 +33,10 @@
 //	bundletool add-release -template F -bundle DIR -image IMG@sha256:D
 //	    records a released bundle in the catalog template (catalog.go): opm renders a basic template but has
 //	    no command that adds a bundle to one.
+//	bundletool add-bundle -catalog F -bundle RENDERED
+//	    adds a bundle image that opm rendered to a rendered catalog (catalog.go), as the next version of the
+//	    default channel (make catalog-build: the committed catalog and the developer's bundle); opm has no
+//	    command that adds a channel entry.
 //	bundletool split-template -template F -entries OUT
 //	    writes the template's entries other than olm.bundle to OUT and prints its bundle images: opm renders
 //	    every image of a template with one TLS rule, so hack/catalog.sh renders each with its registry's own.
@@ -53,7 +57,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bundletool created-at|related-images|upgrade-edge|metadata|add-release|split-template [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bundletool created-at|related-images|upgrade-edge|metadata|add-release|add-bundle|split-template [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -68,10 +72,12 @@ func main() {
 		err = runMetadata(os.Args[2:])
 	case "add-release":
 		err = runAddRelease(os.Args[2:])
+	case "add-bundle":
+		err = runAddBundle(os.Args[2:])
 	case "split-template":
 		err = runSplitTemplate(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (created-at, related-images, upgrade-edge, metadata, add-release, split-template)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (created-at, related-images, upgrade-edge, metadata, add-release, add-bundle, split-template)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bundletool: %v\n", err)

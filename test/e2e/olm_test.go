@@ -162,7 +162,7 @@ func publishCommittedCatalog(t *testing.T) string {
 func publishCommittedCatalogAs(t *testing.T, img string) string {
 	t.Helper()
 	base := strings.TrimSuffix(f.bundleImgs, "-bundle")
-	run(t, nil, "make", "--no-print-directory", "catalog-build", "CATALOG_IMG="+img, "OCI_RUNTIME=runc")
+	run(t, nil, "make", "--no-print-directory", "catalog-build", "BUNDLE_IMGS=", "CATALOG_IMG="+img, "OCI_RUNTIME=runc")
 	push := []string{"--no-print-directory", "catalog-push", "CATALOG_IMG=" + img, "IMAGE_TAG_BASE=" + base}
 	if f.certDir != "" {
 		push = append(push, "REGISTRY_CERT_DIR="+f.certDir)

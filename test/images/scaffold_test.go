@@ -207,6 +207,12 @@ func TestScaffoldCommandsParse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("make -n (CONTAINER_TOOL=%s OFFLINE=%s): %v\n%s", tool, offline, err, out)
 			}
+			// catalog-build renders the committed catalog and BUNDLE_IMG (bundle-push pushed it) into its own
+			// directory, the build's context.
+			if m := regexp.MustCompile(`(?m)^.*hack/catalog\.sh dev (\S+)/catalog localhost:5000/operator101-flagcheck/x-bundle:v\S+\n` +
+				tool + ` build .* -f catalog\.Dockerfile -t \S+ (\S+)$`).FindSubmatch(out); m == nil || string(m[1]) != string(m[2]) {
+				t.Errorf("make -n catalog-build (CONTAINER_TOOL=%s OFFLINE=%s) does not build the catalog of the committed one and BUNDLE_IMG:\n%s", tool, offline, out)
+			}
 			n := 0
 			for _, line := range strings.Split(string(out), "\n") {
 				args := strings.Fields(line)
@@ -346,7 +352,7 @@ func TestScaffoldBuildsGiveTheReleaseImages(t *testing.T) {
 
 	catalog := prefix + "scaffold-catalog:test"
 	t.Cleanup(func() { _ = exec.Command("podman", "rmi", "--force", catalog).Run() })
-	mk := exec.Command("make", "--no-print-directory", "catalog-build", "CATALOG_IMG="+catalog, "OCI_RUNTIME=runc")
+	mk := exec.Command("make", "--no-print-directory", "catalog-build", "BUNDLE_IMGS=", "CATALOG_IMG="+catalog, "OCI_RUNTIME=runc")
 	mk.Dir = root
 	if out, err := mk.CombinedOutput(); err != nil {
 		t.Fatalf("make catalog-build: %v\n%s", err, tail(out))

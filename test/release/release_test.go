@@ -219,6 +219,27 @@ func tlsRegistry(t *testing.T, dir, certDir string) string {
 			t.Fatal(err)
 		}
 	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsConfig(pool)}}
+	return serveRegistry(t, dir, fmt.Sprintf(", tls: {certificate: %s, key: %s}", filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")), hc, "https")
+}
+
+// plainRegistry starts a registry (Debian's docker-registry) on 127.0.0.1 that serves plain HTTP, as docker's
+// daemon and podman accept on this machine without a CA. It returns the registry's host:port; the registry
+// stops when the test ends.
+func plainRegistry(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return serveRegistry(t, dir, "", &http.Client{Timeout: 2 * time.Second}, "http")
+}
+
+// serveRegistry runs docker-registry on a free port of 127.0.0.1, storing under dir, with tlsYAML added to its
+// http settings, until the test ends; it waits until the registry answers hc on scheme://addr/v2/.
+func serveRegistry(t *testing.T, dir, tlsYAML string, hc *http.Client, scheme string) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -229,8 +250,8 @@ func tlsRegistry(t *testing.T, dir, certDir string) string {
 	if err := os.WriteFile(config, []byte(fmt.Sprintf(`version: 0.1
 log: {level: error, accesslog: {disabled: true}}
 storage: {filesystem: {rootdirectory: %s}}
-http: {addr: %s, tls: {certificate: %s, key: %s}}
-`, filepath.Join(dir, "data"), addr, filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"))), 0o600); err != nil {
+http: {addr: %s%s}
+`, filepath.Join(dir, "data"), addr, tlsYAML)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("docker-registry", "serve", config)
@@ -247,19 +268,16 @@ http: {addr: %s, tls: {certificate: %s, key: %s}}
 		_ = cmd.Wait()
 		logf.Close()
 	})
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsConfig(pool)}}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		resp, err := hc.Get("https://" + addr + "/v2/")
+		resp, err := hc.Get(scheme + "://" + addr + "/v2/")
 		if err == nil {
 			resp.Body.Close()
 			return addr
 		}
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(filepath.Join(dir, "registry.log"))
-			t.Fatalf("the TLS registry on %s did not answer: %v\n%s", addr, err, log)
+			t.Fatalf("the registry on %s (%s) did not answer: %v\n%s", addr, scheme, err, log)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

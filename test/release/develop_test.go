@@ -1,0 +1,234 @@
+// Copyright 2026 The operator101 Authors.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+// http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+package release
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/operator101/operator101/test/testenv"
+)
+
+// TestDeveloperCatalogServesTheBundle walks the README's development path in a throwaway clone, for the next
+// version after the newest release: `make bundle bundle-build bundle-push catalog-build catalog-push` with
+// IMAGE_TAG_BASE naming a registry of the developer's. The catalog image, read back from that registry by opm
+// (`opm render` of the image: its /configs), holds the developer's bundle, by the tag bundle-push pushed, as the
+// head of stable, replacing the newest release and skipping all; every released bundle is still there as the
+// committed catalog has it.
+//
+//   - podman: a registry that serves TLS with a CA of its own (REGISTRY_CERT_DIR), pushes verified against it.
+//   - docker: CONTAINER_TOOL=docker, the docker CLI. No docker daemon is installed here: the CLI talks to podman's
+//     Docker-compatible API (podman system service), which trusts a plain-HTTP registry on 127.0.0.1 as
+//     dockerd does by default. The offline opm image is built too (a name of its own): with docker, no
+//     Debian package and no root; sudo, apt-get and dpkg-query are stubs on PATH that fail the test if called.
+func TestDeveloperCatalogServesTheBundle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and pushes images with podman, which -short (make test) does not install; make ci runs this test")
+	}
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runIn(t, root, "hack/install-deps.sh")
+	runIn(t, root, "hack/install-deps.sh", "docker-registry")
+	testenv.HoldImageStore(t)
+
+	dir := t.TempDir()
+	clone := filepath.Join(dir, "clone")
+	runIn(t, root, "git", "clone", "-q", "--no-local", root, clone)
+	runIn(t, clone, "make", "--no-print-directory", "opm")
+	committed := bundles(t, filepath.Join(root, "catalog", "operator101", "index.yaml"))
+	var newest semver.Version
+	for name := range committed {
+		v, err := semver.Parse(strings.TrimPrefix(name, "operator101.v"))
+		if err != nil {
+			t.Fatalf("released bundle %s: %v", name, err)
+		}
+		if v.GT(newest) {
+			newest = v
+		}
+	}
+	version := fmt.Sprintf("%d.%d.0", newest.Major, newest.Minor+1)
+	path := []string{"bundle", "bundle-build", "bundle-push", "catalog-build", "catalog-push", "VERSION=" + version}
+
+	t.Run("podman", func(t *testing.T) {
+		certDir := filepath.Join(dir, "podman", "ca")
+		base := tlsRegistry(t, filepath.Join(dir, "podman"), certDir) + "/dev/operator101"
+		removeImages(t, base)
+		runIn(t, clone, "make", append([]string{"--no-print-directory", "IMAGE_TAG_BASE=" + base,
+			"REGISTRY_CERT_DIR=" + certDir, "OCI_RUNTIME=runc"}, path...)...)
+		// opm reads the pushed catalog image from the registry, trusting its CA besides the system's.
+		cas := filepath.Join(dir, "podman", "cas.pem")
+		system, _ := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
+		ca, err := os.ReadFile(filepath.Join(certDir, "ca.crt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cas, append(system, ca...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		servesBundle(t, clone, base, version, newest, committed, []string{"SSL_CERT_FILE=" + cas})
+	})
+
+	t.Run("docker", func(t *testing.T) {
+		base := plainRegistry(t, filepath.Join(dir, "docker")) + "/dev/operator101"
+		removeImages(t, base)
+		stubs := filepath.Join(dir, "docker", "stubs")
+		called := filepath.Join(stubs, "called")
+		if err := os.MkdirAll(stubs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []string{"sudo", "apt-get", "dpkg-query"} {
+			stub := fmt.Sprintf("#!/bin/sh\necho \"$0 $*\" >>%s\nexit 1\n", called)
+			if err := os.WriteFile(filepath.Join(stubs, c), []byte(stub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opmImg := base + "-opm:docker"
+		// A docker CLI that waits on an answer that never comes fails the test with what it printed.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory", "CONTAINER_TOOL=docker", "IMAGE_TAG_BASE=" + base,
+			"OPM_IMG=" + opmImg}, path...)...)
+		cmd.Dir = clone
+		cmd.Env = append(os.Environ(), "DOCKER_HOST="+dockerAPI(t, filepath.Join(dir, "docker"), base),
+			"PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.WaitDelay = 10 * time.Second
+		out, err := cmd.CombinedOutput()
+		if log, _ := os.ReadFile(called); len(log) > 0 {
+			t.Errorf("the docker path ran Debian's package tools or sudo:\n%s", log)
+		}
+		if err != nil {
+			t.Fatalf("make %s with CONTAINER_TOOL=docker: %v\n%s", strings.Join(path, " "), err, tail(out, 40))
+		}
+		for _, want := range []string{`(?m)^docker build --network none --no-cache -f bundle\.Dockerfile `,
+			`(?m)^docker build .* -f catalog\.Dockerfile -t ` + regexp.QuoteMeta(base+"-catalog:v"+version) + ` `,
+			`(?m)^docker push +` + regexp.QuoteMeta(base+"-catalog:v"+version) + `$`} {
+			if !regexp.MustCompile(want).Match(out) {
+				t.Errorf("make with CONTAINER_TOOL=docker ran no command matching %s:\n%s", want, tail(out, 40))
+			}
+		}
+		servesBundle(t, clone, base, version, newest, committed, nil)
+	})
+}
+
+// servesBundle checks the catalog image base-catalog:vVERSION in its registry, as opm renders it (env added to
+// opm's): the bundle base-bundle:vVERSION is the head of stable, after the committed catalog's releases.
+func servesBundle(t *testing.T, clone, base, version string, newest semver.Version, committed map[string]string, env []string) {
+	t.Helper()
+	catalogImg := base + "-catalog:v" + version
+	args := []string{"render", catalogImg, "-o", "yaml"}
+	if env == nil {
+		args = append(args, "--use-http")
+	}
+	render := exec.Command(filepath.Join(clone, "bin", "opm"), args...)
+	render.Env = append(append(os.Environ(), "HOME="+t.TempDir()), env...)
+	out, err := render.Output()
+	if err != nil {
+		t.Fatalf("opm render %s: %v", catalogImg, err)
+	}
+	index := filepath.Join(t.TempDir(), "index.yaml")
+	if err := os.WriteFile(index, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	served := bundles(t, index)
+	name := "operator101.v" + version
+	doc, ok := served[name]
+	if !ok || len(served) != len(committed)+1 {
+		t.Fatalf("the catalog image holds %d bundles, want the %d released and %s", len(served), len(committed), name)
+	}
+	if !strings.Contains("\n"+doc, "\nimage: "+base+"-bundle:v"+version+"\n") {
+		t.Errorf("%s in the catalog is not the bundle image bundle-push pushed, %s-bundle:v%s:\n%.400s", name, base, version, doc)
+	}
+	for released, d := range committed {
+		if served[released] != d {
+			t.Errorf("%s in the catalog image is not as the committed catalog has it", released)
+		}
+	}
+	head := regexp.MustCompile(`(?m)^- name: ` + regexp.QuoteMeta(name) + `\n  replaces: operator101\.v` +
+		regexp.QuoteMeta(newest.String()) + `\n  skipRange: '>=\S+ <` + regexp.QuoteMeta(version) + `'\n`)
+	if !head.Match(out) {
+		t.Errorf("the catalog image's stable channel has no entry for %s that replaces %s and skips every release", name, newest)
+	}
+}
+
+// removeImages removes, when the test ends, every image in podman's store named under base.
+func removeImages(t *testing.T, base string) {
+	t.Cleanup(func() {
+		out, _ := exec.Command("podman", "images", "--format", "{{.Repository}}:{{.Tag}}", "--filter", "reference="+base+"*").Output()
+		for _, img := range strings.Fields(string(out)) {
+			_ = exec.Command("podman", "rmi", "--force", img).Run()
+		}
+	})
+}
+
+// dockerAPI serves podman's Docker-compatible API on a socket in dir until the test ends (runc for RUN steps,
+// as OCI_RUNTIME=runc gives podman builds here), with the registry of base trusted over plain HTTP as dockerd
+// trusts 127.0.0.0/8. It returns the DOCKER_HOST for it, once the docker CLI gets an answer there.
+func dockerAPI(t *testing.T, dir, base string) string {
+	t.Helper()
+	conf := filepath.Join(dir, "registries.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("[[registry]]\nlocation = %q\ninsecure = true\n", strings.SplitN(base, "/", 2)[0])), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	host := "unix://" + filepath.Join(dir, "docker.sock")
+	cmd := exec.Command("podman", "--runtime", "runc", "system", "service", "--time=0", host)
+	cmd.Env = append(os.Environ(), "CONTAINERS_REGISTRIES_CONF="+conf)
+	logf, err := os.Create(filepath.Join(dir, "podman-service.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		logf.Close()
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v := exec.Command("docker", "version", "--format", "{{.Server.APIVersion}}")
+		v.Env = append(os.Environ(), "DOCKER_HOST="+host)
+		out, err := v.CombinedOutput()
+		if err == nil {
+			return host
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, "podman-service.log"))
+			t.Fatalf("podman's Docker API on %s did not answer: %v\n%s\n%s", host, err, out, log)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// tail is the last n lines of out.
+func tail(out []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
