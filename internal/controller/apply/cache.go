@@ -49,6 +49,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gatewayv1ac "sigs.k8s.io/gateway-api/applyconfiguration/apis/v1"
 
+	"github.com/operator101/operator101/api/conditions"
 	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/digest"
 	"github.com/operator101/operator101/internal/controller/managed"
@@ -75,6 +76,7 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 		})},
 		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
 			dep.Spec = appsv1.DeploymentSpec{}
+			dep.Status.Conditions = deploymentConditionsForCache(dep.Status.Conditions)
 		})},
 		&networkingv1.Ingress{}: {Label: selector, Transform: ChildForCache(m, networkingv1ac.ExtractIngress, func(ing *networkingv1.Ingress) {
 			ing.Spec = networkingv1.IngressSpec{} // its status stays: whether a controller admitted it
@@ -83,6 +85,24 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 			pdb.Spec, pdb.Status = policyv1.PodDisruptionBudgetSpec{}, policyv1.PodDisruptionBudgetStatus{}
 		})},
 	}
+}
+
+// deploymentConditionsForCache is what rollout.Conditions reads of a Deployment's conditions: each one's type,
+// status and reason, and the message only of a rollout that is stuck (Progressing, ProgressDeadlineExceeded) and
+// of a ReplicaFailure, which the MyWeb's or AppService's status quotes. The other messages and the times go:
+// nothing reads them from the cache. The slice is a new one of the exact length.
+func deploymentConditionsForCache(conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
+	if len(conds) == 0 {
+		return nil
+	}
+	out := make([]appsv1.DeploymentCondition, len(conds))
+	for i, c := range conds {
+		out[i] = appsv1.DeploymentCondition{Type: c.Type, Status: c.Status, Reason: c.Reason}
+		if c.Type == appsv1.DeploymentReplicaFailure || (c.Type == appsv1.DeploymentProgressing && c.Reason == conditions.ReasonDeadlineExceeded) {
+			out[i].Message = c.Message
+		}
+	}
+	return out
 }
 
 // HTTPRouteForCache is how the cache holds HTTPRoutes (on a cluster that serves them: route.Discover), as
@@ -175,7 +195,10 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, ext
 func childMetadataForCache(o metav1.Object, sum *string) {
 	var kept map[string]string
 	if v, ok := o.GetLabels()[managed.ByLabel]; ok {
-		kept = map[string]string{managed.ByLabel: v}
+		kept = managedLabels
+		if v != managed.By {
+			kept = map[string]string{managed.ByLabel: v}
+		}
 	}
 	o.SetLabels(kept)
 	var a map[string]string
@@ -188,6 +211,12 @@ func childMetadataForCache(o metav1.Object, sum *string) {
 	o.SetManagedFields(nil)
 	o.SetGenerateName("")
 }
+
+// managedLabels is the labels of the cache's copy of every child labelled as operator101's (the cache's selector
+// asks for exactly that label): one map that every copy shares, since a map of one entry costs more than 300 bytes.
+// Nothing writes into a cached object's labels: reads from the cache are deep copies, and a transform replaces
+// the map rather than change it.
+var managedLabels = map[string]string{managed.ByLabel: managed.By}
 
 // pendingDigest starts the value of digestAnnotation in a cache's copy made while operator101's own apply of the
 // object was on its way (applying): the rest is the object's specKey, under which rememberApplied puts the

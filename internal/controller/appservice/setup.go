@@ -16,6 +16,8 @@
 package appservice
 
 import (
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -92,8 +94,14 @@ func Children(a *appv1.AppService, proxyEnv proxyenv.Env, routes route.Served) (
 // (apply.OwnerForCache), remembered in m. proxyEnv is the reconcile's (reconciler.Options), routes its Config's.
 func ForCache(m *apply.Memory, proxyEnv proxyenv.Env, routes route.Served) map[client.Object]ctrlcache.ByObject {
 	return map[client.Object]ctrlcache.ByObject{
-		v1API.new():    forCache(m, v1API, proxyEnv, routes, func(a *appv1.AppService) { a.Spec.Application = stripped(a.Spec.Application) }),
-		batchAPI.new(): forCache(m, batchAPI, proxyEnv, routes, func(b *batchv1alpha1.AppService) { b.Spec.Application = stripped(b.Spec.Application) }),
+		v1API.new(): forCache(m, v1API, proxyEnv, routes, func(a *appv1.AppService) {
+			a.Spec.Application = stripped(a.Spec.Application)
+			a.Status.Conditions = slices.Clone(a.Status.Conditions) // no room left from decoding
+		}),
+		batchAPI.new(): forCache(m, batchAPI, proxyEnv, routes, func(b *batchv1alpha1.AppService) {
+			b.Spec.Application = stripped(b.Spec.Application)
+			b.Status.Conditions = slices.Clone(b.Status.Conditions)
+		}),
 	}
 }
 

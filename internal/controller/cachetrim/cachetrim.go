@@ -118,7 +118,11 @@ func metadataSeal(keys *digest.Keyed, o metav1.Object, metadata string) string {
 
 // ControllerOnly is refs without every reference but the controller's (the API server admits at most one):
 // all that metav1.IsControlledBy, metav1.GetControllerOf and the owner watches of controller-runtime read.
+// refs itself when it holds the controller's reference alone (a child's usual metadata): no copy.
 func ControllerOnly(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	if len(refs) == 1 && refs[0].Controller != nil && *refs[0].Controller {
+		return refs[:1:1]
+	}
 	for _, r := range refs {
 		if r.Controller != nil && *r.Controller {
 			return []metav1.OwnerReference{r}

@@ -16,6 +16,8 @@
 package myweb
 
 import (
+	"slices"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -81,5 +83,9 @@ func Children(w *operatorv1.MyWeb, proxyEnv proxyenv.Env, routes route.Served) m
 func ForCache(m *apply.Memory, proxyEnv proxyenv.Env, routes route.Served) ctrlcache.ByObject {
 	return ctrlcache.ByObject{Transform: apply.OwnerForCache(m, func(w *operatorv1.MyWeb) (map[string]runtime.ApplyConfiguration, error) {
 		return Children(w, proxyEnv, routes), nil
-	}, func(w *operatorv1.MyWeb) { w.Spec.PageContentHtml = "" })}
+	}, func(w *operatorv1.MyWeb) {
+		w.Spec.PageContentHtml = ""
+		// Decoding leaves room for more conditions than there are (a slice grown by doubling).
+		w.Status.Conditions = slices.Clone(w.Status.Conditions)
+	})}
 }

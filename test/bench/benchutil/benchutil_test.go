@@ -165,6 +165,44 @@ func TestPlanFor(t *testing.T) {
 	}
 }
 
+// TestPlanRoutes: with Routes every MyWeb and every AppService with a port asks for an Ingress of a host of its
+// own (class, TLS Secret), an HTTPRoute attached to the bench's Gateway and 2 replicas (so a
+// PodDisruptionBudget); an AppService without a port gets the replicas only (the schema wants a port to route
+// to); without Routes, none of it.
+func TestPlanRoutes(t *testing.T) {
+	p := PlanFor(7000) // 3000 AppServices with a port
+	w, a := p.MyWeb("ns", 7), p.AppService("ns", 7)
+	if w.Spec.Ingress != nil || w.Spec.HTTPRoute != nil || *w.Spec.Replicas != 1 ||
+		a.Spec.Ingress != nil || a.Spec.HTTPRoute != nil || *a.Spec.Size != 1 {
+		t.Fatalf("without Routes: MyWeb %+v, AppService %+v", w.Spec, a.Spec)
+	}
+	p.Routes = true
+	w, a = p.MyWeb("ns", 7), p.AppService("ns", 7)
+	if in := w.Spec.Ingress; in == nil || in.Host != "web-00007."+Domain || in.ClassName != IngressClass ||
+		in.TLSSecretName != "web-00007-tls" {
+		t.Errorf("MyWeb's ingress %+v", in)
+	}
+	if hr := w.Spec.HTTPRoute; hr == nil || len(hr.ParentRefs) != 1 || hr.ParentRefs[0].Name != GatewayName ||
+		len(hr.Hostnames) != 1 || hr.Hostnames[0] != HostOf(w.Name) {
+		t.Errorf("MyWeb's httpRoute %+v", hr)
+	}
+	if *w.Spec.Replicas != RoutesReplicas || *a.Spec.Size != RoutesReplicas || RoutesReplicas < 2 {
+		t.Errorf("replicas %d and %d, want %d (more than 1: a PodDisruptionBudget)", *w.Spec.Replicas, *a.Spec.Size, RoutesReplicas)
+	}
+	if in := a.Spec.Ingress; in == nil || in.Host != "app-00007."+Domain || in.ClassName != IngressClass ||
+		in.TLSSecretName != "app-00007-tls" {
+		t.Errorf("AppService's ingress %+v", in)
+	}
+	if hr := a.Spec.HTTPRoute; hr == nil || len(hr.ParentRefs) != 1 || hr.ParentRefs[0].Name != GatewayName {
+		t.Errorf("AppService's httpRoute %+v", hr)
+	}
+	portless := p.AppService("ns", p.AppServicesWithPort)
+	if len(portless.Spec.Ports) != 0 || portless.Spec.Ingress != nil || portless.Spec.HTTPRoute != nil ||
+		*portless.Spec.Size != RoutesReplicas {
+		t.Errorf("an AppService without a port: %+v", portless.Spec)
+	}
+}
+
 func TestDeploymentAvailable(t *testing.T) {
 	dep := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2)}}
 	dep.Generation = 3

@@ -54,6 +54,10 @@ type Plan struct {
 	// PageBytes is the size of each MyWeb's page: 0 for Page, else a page of exactly that many bytes
 	// (at most the schema's 524288, what a tenant may give) that differs from one MyWeb to the next.
 	PageBytes int `json:"pageBytes,omitempty"`
+	// Routes gives every MyWeb and AppService the optional children too: an Ingress (host, class, TLS
+	// Secret), an HTTPRoute attached to the Gateway GatewayName (which need not exist: no Gateway controller
+	// runs) and 2 replicas, hence a PodDisruptionBudget. The API server must serve the Gateway API's CRDs.
+	Routes bool `json:"routes,omitempty"`
 }
 
 // PlanFor is the plan of size n.
@@ -88,13 +92,39 @@ func (p Plan) PageOf(i int) string {
 // Image of the bench's web servers and applications (never pulled: no kubelet runs).
 const Image = "nginx:1.27"
 
+// What the objects of a Plan with Routes ask for: the Gateway their HTTPRoutes attach to, the IngressClass of
+// their Ingresses, and the domain under which each has a host name of its own (HostOf).
+const (
+	GatewayName  = "bench-gateway"
+	IngressClass = "bench"
+	Domain       = "bench.example.com"
+	// RoutesReplicas is the replicas of every object of a Plan with Routes: more than 1, so each has a
+	// PodDisruptionBudget.
+	RoutesReplicas = 2
+)
+
+// HostOf is the host name of the object named name (a Plan with Routes).
+func HostOf(name string) string { return name + "." + Domain }
+
+// TLSSecretOf is the name of the TLS Secret of the Ingress of the object named name (a Plan with Routes; it
+// need not exist: no ingress controller runs).
+func TLSSecretOf(name string) string { return name + "-tls" }
+
 // MyWeb is the i-th MyWeb of plan p in namespace ns.
 func (p Plan) MyWeb(ns string, i int) *operatorv1.MyWeb {
-	return &operatorv1.MyWeb{
+	w := &operatorv1.MyWeb{
 		ObjectMeta: metav1.ObjectMeta{Name: MyWebName(i), Namespace: ns},
 		Spec: operatorv1.MyWebSpec{Image: Image, NodePortNumber: int32(FirstNodePort + i),
 			PageContentHtml: p.PageOf(i), Replicas: ptr.To[int32](1)},
 	}
+	if p.Routes {
+		host := HostOf(w.Name)
+		w.Spec.Replicas = ptr.To[int32](RoutesReplicas)
+		w.Spec.Ingress = &operatorv1.Ingress{Host: host, ClassName: IngressClass, TLSSecretName: TLSSecretOf(w.Name)}
+		w.Spec.HTTPRoute = &operatorv1.HTTPRoute{ParentRefs: []operatorv1.ParentReference{{Name: GatewayName}},
+			Hostnames: []string{host}}
+	}
+	return w
 }
 
 // AppService is the i-th AppService of plan p in namespace ns.
@@ -106,6 +136,16 @@ func (p Plan) AppService(ns string, i int) *appv1.AppService {
 	if i < p.AppServicesWithPort {
 		a.Spec.Ports = []appv1.ServicePort{{Name: "http", Protocol: "TCP", Port: 80,
 			NodePort: int32(FirstNodePort + p.MyWebs + i)}}
+	}
+	if p.Routes {
+		host := HostOf(a.Name)
+		a.Spec.Size = ptr.To[int32](RoutesReplicas)
+		if len(a.Spec.Ports) == 0 {
+			return a // an Ingress and an HTTPRoute need a port to route to (past N=5,000)
+		}
+		a.Spec.Ingress = &appv1.Ingress{Host: host, ClassName: IngressClass, TLSSecretName: TLSSecretOf(a.Name)}
+		a.Spec.HTTPRoute = &appv1.HTTPRoute{ParentRefs: []appv1.ParentReference{{Name: GatewayName}},
+			Hostnames: []string{host}}
 	}
 	return a
 }

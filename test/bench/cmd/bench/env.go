@@ -65,9 +65,10 @@ func newScheme() *runtime.Scheme {
 	return s
 }
 
-// startAPIServer starts etcd and kube-apiserver on loopback, installs the CRDs (operator101's, and OLM's
-// OperatorCondition for the Upgradeable gate), and creates the users.
-func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
+// startAPIServer starts etcd and kube-apiserver on loopback, installs the CRDs (operator101's from crdDir, the
+// files or directories of extraCRDs, and OLM's OperatorCondition for the Upgradeable gate), and creates the
+// users.
+func startAPIServer(assets, crdDir string, extraCRDs []string, dir string) (*apiServer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 	}
 	s.env = &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     []string{crdDir},
+		CRDDirectoryPaths:     append([]string{crdDir}, extraCRDs...),
 		CRDs:                  []*apiextensionsv1.CustomResourceDefinition{crds.OperatorCondition()},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                s.scheme,
@@ -136,7 +137,7 @@ func startAPIServer(assets, crdDir, dir string) (*apiServer, error) {
 // objects, even after they are deleted (docs/contributing/performance.md "Method"), and a contender that ran later on a shared
 // server would pay for the ones before it.
 func startServer(o options, dir string) (*apiServer, client.Client, error) {
-	srv, err := startAPIServer(o.assets, o.crds, dir)
+	srv, err := startAPIServer(o.assets, o.crds, o.extraCRDs, dir)
 	if err != nil {
 		return nil, nil, err
 	}

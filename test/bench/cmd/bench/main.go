@@ -35,6 +35,8 @@ import (
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/operator101/operator101/test/testenv"
 )
 
 type options struct {
@@ -61,6 +63,10 @@ type options struct {
 	noGate         bool
 	pageBytes      int
 	rounds         int
+	// routes: every MyWeb and AppService with an Ingress, an HTTPRoute and 2 replicas (benchutil.Plan.Routes),
+	// on API servers that serve the Gateway API's CRDs too (extraCRDs); the manager alone (withRoutes).
+	routes    bool
+	extraCRDs []string
 }
 
 func main() {
@@ -123,6 +129,9 @@ func run() error {
 		"instead of the sizes: the manager's memory at rest without and with this many objects of each of "+
 			"-tenant-junk-kinds that a tenant labelled as operator101's, with 250 KiB of annotations each "+
 			"(at rest: -quiet, 2m unless given, long enough for Go to return the memory of decoding them)")
+	flag.BoolVar(&o.routes, "routes", false,
+		"every MyWeb and AppService with an Ingress, an HTTPRoute (the Gateway API's CRDs installed) and 2 replicas "+
+			"(a PodDisruptionBudget): the manager alone, since the lower bounds and the peer make none of these")
 	junkKindList := flag.String("tenant-junk-kinds", "ConfigMap", "kinds of -tenant-junk, comma separated: "+strings.Join(junkKinds, ","))
 	flag.Parse()
 	var err error
@@ -137,6 +146,11 @@ func run() error {
 	}
 	o.managerArgs = strings.Fields(*margs)
 	o.managerEnv = strings.Fields(*menv)
+	if o.routes {
+		if err := withRoutes(&o, testenv.GatewayAPICRDs); err != nil {
+			return fmt.Errorf("-routes: %w", err)
+		}
+	}
 
 	ctrllog.SetLogger(logr.Discard()) // the bench's cache logs nothing worth reading
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -172,6 +186,7 @@ func run() error {
 		return err
 	}
 	report := Report{Date: time.Now().UTC().Format(time.RFC3339), Label: o.label, Commit: o.commit, Machine: machine(),
+		Routes:      o.routes,
 		ManagerArgs: o.managerArgs, ManagerEnv: o.managerEnv,
 		NoUpgradeableGate: o.noGate, Sizes: []SizeResult{}}
 	jsonPath := filepath.Join(o.out, "bench-"+stamp+".json")
@@ -203,6 +218,19 @@ func run() error {
 	_ = os.WriteFile(filepath.Join(o.out, "bench-"+stamp+".md"), []byte(table), 0o644)
 	fmt.Printf("\nresults: %s\n\n%s", jsonPath, table)
 	return runErr
+}
+
+// withRoutes sets o up for -routes: the Gateway API's CRDs (from gatewayCRDs) on every API server, and the
+// manager alone. The lower bounds and the peer make no Ingress, HTTPRoute or PodDisruptionBudget: measured
+// beside a manager that makes them, their comparison would say nothing; the default run keeps it.
+func withRoutes(o *options, gatewayCRDs func() ([]string, error)) error {
+	files, err := gatewayCRDs()
+	if err != nil {
+		return fmt.Errorf("the Gateway API's CRDs: %w", err)
+	}
+	o.extraCRDs = append(o.extraCRDs, files...)
+	o.skipLower, o.skipPeer = true, true
+	return nil
 }
 
 func loadAverage() float64 {

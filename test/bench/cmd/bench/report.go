@@ -31,8 +31,11 @@ type Report struct {
 	ManagerArgs []string `json:"managerArgs"`
 	ManagerEnv  []string `json:"managerEnv,omitempty"`
 	// NoUpgradeableGate: the run had no OperatorCondition (-no-upgradeable-gate), so the gate was off.
-	NoUpgradeableGate bool         `json:"noUpgradeableGate,omitempty"`
-	Sizes             []SizeResult `json:"sizes"`
+	NoUpgradeableGate bool `json:"noUpgradeableGate,omitempty"`
+	// Routes: every MyWeb and AppService had an Ingress, an HTTPRoute and 2 replicas (a PodDisruptionBudget)
+	// (-routes; benchutil.Plan.Routes), and the manager ran alone.
+	Routes bool         `json:"routes,omitempty"`
+	Sizes  []SizeResult `json:"sizes"`
 }
 
 // Machine is where the bench ran.
@@ -274,6 +277,10 @@ func (r Report) Markdown() string {
 	fmt.Fprintf(&b, "bench %s %s; commit %s; %d CPUs, %.1f GiB, kernel %s, %s; manager args: %q, env: %q\n\n", r.Date,
 		r.Label, commit, r.Machine.CPUs, r.Machine.MemoryGiB, r.Machine.Kernel, r.Machine.Go,
 		strings.Join(r.ManagerArgs, " "), strings.Join(r.ManagerEnv, " "))
+	if r.Routes {
+		b.WriteString("Every MyWeb and AppService with an Ingress, an HTTPRoute and 2 replicas (a PodDisruptionBudget): " +
+			"all six children (-routes); the manager alone.\n\n")
+	}
 	b.WriteString("| N | MyWeb+AppService | converge s | lower bound s | ratio | objects/s steady | manager writes/object at creation | status writes/object | writes after convergence: queued (s) / at rest | writes per restart | At N | At p50/p99/max s | peak RSS MiB (conv / +At) | CPU s (conv / +At) | load avg (start/end) |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Sizes {

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -96,5 +97,33 @@ func TestReportNamesCommit(t *testing.T) {
 		if !strings.Contains(first, want) {
 			t.Errorf("commit %q: first line %q lacks %q", commit, first, want)
 		}
+	}
+}
+
+// TestReportSaysRoutes: a -routes run says, under its first line, that the objects had all six children and
+// that the manager ran alone; another run says nothing of it.
+func TestReportSaysRoutes(t *testing.T) {
+	const want = "Every MyWeb and AppService with an Ingress, an HTTPRoute and 2 replicas"
+	if md := (Report{Routes: true}).Markdown(); !strings.Contains(md, want) {
+		t.Errorf("a -routes report lacks %q:\n%s", want, md)
+	}
+	if md := (Report{}).Markdown(); strings.Contains(md, want) {
+		t.Errorf("a report without -routes says %q", want)
+	}
+}
+
+// TestWithRoutes: -routes installs the Gateway API's CRDs beside operator101's and runs the manager alone; when
+// the CRDs cannot be found it fails rather than run without them.
+func TestWithRoutes(t *testing.T) {
+	o := options{crds: "config/crd/bases"}
+	if err := withRoutes(&o, func() ([]string, error) { return []string{"httproutes.yaml", "gateways.yaml"}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.extraCRDs) != 2 || !o.skipLower || !o.skipPeer || o.crds != "config/crd/bases" {
+		t.Errorf("options %+v: want the two CRD files, no lower bound and no peer", o)
+	}
+	o = options{}
+	if err := withRoutes(&o, func() ([]string, error) { return nil, errors.New("no module") }); err == nil || len(o.extraCRDs) != 0 {
+		t.Errorf("withRoutes without the CRDs: %v, %+v", err, o)
 	}
 }

@@ -224,6 +224,7 @@ func available(conds []metav1.Condition, gen, observed int64) bool {
 func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, error) {
 	plan := benchutil.PlanFor(n)
 	plan.PageBytes = o.pageBytes
+	plan.Routes = o.routes
 	res := &SizeResult{Plan: plan}
 	logf("N=%d: %d MyWebs, %d AppServices (%d with a Service); each contender on an API server of its own in %s",
 		n, plan.MyWebs, plan.AppServices, plan.AppServicesWithPort, dir)
