@@ -60,6 +60,9 @@ const (
 func TestOLMNamespacedInstallModes(t *testing.T) {
 	clearInstalls(t)
 	clearDatabaseTargets(t)
+	// go test's time for this test leaves out its parallel subtests: the cleanup says how long both took.
+	start := time.Now()
+	t.Cleanup(func() { t.Logf("both installs, side by side: %s", time.Since(start).Round(time.Second)) })
 	modes := []struct {
 		mode        operatorsv1alpha1.InstallModeType
 		ns, target  string
