@@ -34,6 +34,9 @@ var tables = []string{
 	// The two AppService APIs' accessors: a struct of functions (appservice_controller.go).
 	"controller/appservice.v1API",
 	"controller/appservice.batchAPI",
+	// The labels every cached child labelled as operator101's shares: one map, which transforms replace and
+	// never write into (apply/cache.go).
+	"controller/apply.managedLabels",
 	// The one request the Upgradeable gate's queue holds.
 	"controller/at.gateRequest",
 	// The names of the obstacles to adopting an account, for messages.
