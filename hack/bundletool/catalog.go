@@ -187,15 +187,7 @@ func (t *Template) AddRelease(name, image string, edge Edge) error {
 			return fmt.Errorf("%s is in the template already", image)
 		}
 	}
-	entry := map[string]any{"name": name}
-	if edge.Replaces != "" {
-		entry["replaces"] = edge.Replaces
-	}
-	if edge.SkipRange != "" {
-		entry["skipRange"] = edge.SkipRange
-	}
-	list, _ := def["entries"].([]any)
-	def["entries"] = append(list, entry)
+	appendEntry(def, name, edge)
 	t.Entries = append(t.Entries, map[string]any{"schema": "olm.bundle", "image": image})
 	return nil
 }
@@ -314,15 +306,7 @@ func AddBundle(docs []map[string]any, bundle map[string]any) ([]map[string]any, 
 	if def["package"] != pkg {
 		return nil, false, fmt.Errorf("bundle %s is of package %q, the catalog's channel of %v", name, pkg, def["package"])
 	}
-	entry := map[string]any{"name": name}
-	if edge.Replaces != "" {
-		entry["replaces"] = edge.Replaces
-	}
-	if edge.SkipRange != "" {
-		entry["skipRange"] = edge.SkipRange
-	}
-	list, _ := def["entries"].([]any)
-	def["entries"] = append(list, entry)
+	appendEntry(def, name, edge)
 	return append(t.Entries, bundle), true, nil
 }
 
@@ -385,4 +369,17 @@ func runAddBundle(args []string) error {
 		b.Write(doc)
 	}
 	return os.WriteFile(*path, []byte(b.String()), 0o644)
+}
+
+// appendEntry adds name to the channel def with the upgrade edge: replaces and skipRange, each only when set.
+func appendEntry(def map[string]any, name string, edge Edge) {
+	entry := map[string]any{"name": name}
+	if edge.Replaces != "" {
+		entry["replaces"] = edge.Replaces
+	}
+	if edge.SkipRange != "" {
+		entry["skipRange"] = edge.SkipRange
+	}
+	list, _ := def["entries"].([]any)
+	def["entries"] = append(list, entry)
 }
