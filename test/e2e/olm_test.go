@@ -1156,8 +1156,14 @@ func waitAtPhase(t *testing.T, ns, name, phase string, timeout time.Duration) {
 // waitHTTP polls url until it answers 200 with a body containing want.
 func waitHTTP(t *testing.T, url, want string) {
 	t.Helper()
-	hc := &http.Client{Timeout: 5 * time.Second}
-	eventually(t, 3*time.Minute, "GET "+url, func() (bool, string) {
+	pollGet(t, &http.Client{Timeout: 5 * time.Second}, url, "GET "+url, 3*time.Minute, want)
+}
+
+// pollGet GETs url with hc until it answers 200 with a body containing want, failing the test after timeout;
+// what names the wait in the log.
+func pollGet(t *testing.T, hc *http.Client, url, what string, timeout time.Duration, want string) {
+	t.Helper()
+	eventually(t, timeout, what, func() (bool, string) {
 		resp, err := hc.Get(url)
 		if err != nil {
 			return false, err.Error()

@@ -26,12 +26,10 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"math/big"
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -175,16 +173,7 @@ func fetchThroughTraefik(t *testing.T, roots *x509.CertPool, host, want string) 
 		TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: host, MinVersion: tls.VersionTLS12},
 	}}
 	url := "https://" + host + "/"
-	eventually(t, 2*time.Minute, "GET "+url+" through Traefik at "+addr, func() (bool, string) {
-		resp, err := hc.Get(url)
-		if err != nil {
-			return false, err.Error()
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode == http.StatusOK && strings.Contains(string(body), want),
-			fmt.Sprintf("%d %q", resp.StatusCode, strings.TrimSpace(string(body)))
-	})
+	pollGet(t, hc, url, "GET "+url+" through Traefik at "+addr, 2*time.Minute, want)
 }
 
 // testCA is a certificate authority made for one test run.
