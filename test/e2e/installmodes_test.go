@@ -352,30 +352,29 @@ func checkPermissionTable(t *testing.T, mode, ns, target string) {
 // sampleAppService is config/samples' app.example.com AppService in ns, on node port nodePort.
 func sampleAppService(t *testing.T, ns string, nodePort int32) *appv1.AppService {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(f.root, "config", "samples", "app_v1_appservice.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a appv1.AppService
-	if err := yaml.UnmarshalStrict(raw, &a); err != nil {
-		t.Fatal(err)
-	}
+	a := readSample[appv1.AppService](t, "app_v1_appservice.yaml")
 	a.Namespace = ns
 	a.Spec.Ports[0].NodePort = nodePort
-	return &a
+	return a
 }
 
 func sampleMyWeb(t *testing.T) *operatorv1.MyWeb {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(f.root, "config", "samples", "operator_v1_myweb.yaml"))
+	return readSample[operatorv1.MyWeb](t, "operator_v1_myweb.yaml")
+}
+
+// readSample is the object of config/samples' file, decoded strictly (a field the type lacks fails the test).
+func readSample[T any](t *testing.T, file string) *T {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(f.root, "config", "samples", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m operatorv1.MyWeb
-	if err := yaml.UnmarshalStrict(raw, &m); err != nil {
+	var obj T
+	if err := yaml.UnmarshalStrict(raw, &obj); err != nil {
 		t.Fatal(err)
 	}
-	return &m
+	return &obj
 }
 
 // watched is what the operator pod watches: WATCH_NAMESPACE, which the CSV takes from the pod's
