@@ -26,8 +26,6 @@ import (
 	"time"
 
 	"github.com/blang/semver/v4"
-
-	"github.com/operator101/operator101/test/testenv"
 )
 
 // TestDeveloperCatalogServesTheBundle walks the README's development path in a throwaway clone, for the next
@@ -46,17 +44,7 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and pushes images with podman, which -short (make test) does not install; make ci runs this test")
 	}
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runIn(t, root, "hack/install-deps.sh")
-	runIn(t, root, "hack/install-deps.sh", "docker-registry")
-	testenv.HoldImageStore(t)
-
-	dir := t.TempDir()
-	clone := filepath.Join(dir, "clone")
-	runIn(t, root, "git", "clone", "-q", "--no-local", root, clone)
+	root, dir, clone := cloneWithImageTools(t)
 	runIn(t, clone, "make", "--no-print-directory", "opm")
 	committed := bundles(t, filepath.Join(root, "catalog", "operator101", "index.yaml"))
 	var newest semver.Version

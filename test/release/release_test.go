@@ -52,21 +52,10 @@ func TestReleaseToATLSRegistry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and pushes release images with podman and skopeo, which -short (make test) does not install; make ci runs this test")
 	}
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runIn(t, root, "hack/install-deps.sh")
-	runIn(t, root, "hack/install-deps.sh", "docker-registry")
-	testenv.HoldImageStore(t)
-
-	dir := t.TempDir()
+	root, dir, clone := cloneWithImageTools(t)
 	certDir := filepath.Join(dir, "ca")
 	addr := tlsRegistry(t, dir, certDir)
 	base := addr + "/me/operator101"
-
-	clone := filepath.Join(dir, "clone")
-	runIn(t, root, "git", "clone", "-q", "--no-local", root, clone)
 	t.Cleanup(func() {
 		out, _ := exec.Command("podman", "images", "--format", "{{.Repository}}:{{.Tag}}", "--filter", "reference="+base+"*").Output()
 		for _, img := range strings.Fields(string(out)) {
@@ -285,4 +274,22 @@ http: {addr: %s%s}
 
 func tlsConfig(pool *x509.CertPool) *tls.Config {
 	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+}
+
+// cloneWithImageTools prepares a test that builds and pushes images: podman, skopeo and a registry installed,
+// podman's image store held (testenv.HoldImageStore), and a throwaway clone of the repository at HEAD. It
+// returns the repository's root, the test's temporary directory and the clone in it.
+func cloneWithImageTools(t *testing.T) (root, dir, clone string) {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runIn(t, root, "hack/install-deps.sh")
+	runIn(t, root, "hack/install-deps.sh", "docker-registry")
+	testenv.HoldImageStore(t)
+	dir = t.TempDir()
+	clone = filepath.Join(dir, "clone")
+	runIn(t, root, "git", "clone", "-q", "--no-local", root, clone)
+	return root, dir, clone
 }
