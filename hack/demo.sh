@@ -118,7 +118,10 @@ k -n "$SAMPLES" wait --timeout 300s --for condition=Available \
 	myweb/myweb appservices.app.example.com/nginx-app appservices.batch.schwarzeni.github.com/nginx-app-v1alpha1
 k -n "$SAMPLES" wait --timeout 300s --for condition=Succeeded at/example-at
 k -n "$SAMPLES" wait --timeout 300s --for condition=Ready databaseuser/cnhandsomeguy
-wait_until "the MyWeb page" 60 curl -fsS -m 3 "http://$node:30080/"
+# The samples leave their node ports to the cluster: read them from the Services.
+port() { k -n "$SAMPLES" get service "$1" -o jsonpath='{.spec.ports[0].nodePort}'; }
+web_port=$(port myweb) app_port=$(port nginx-app) batch_port=$(port nginx-app-v1alpha1)
+wait_until "the MyWeb page" 60 curl -fsS -m 3 "http://$node:$web_port/"
 
 echo
 k -n "$SAMPLES" get web,appservices.app.example.com,appservices.batch.schwarzeni.github.com,at,databaseuser
@@ -132,11 +135,11 @@ $(printf '\033[1m')operator101 $version runs on $($existing && echo "your cluste
       what OLM installed
   kubectl get web,appservice,at,dbu -A; kubectl get dbt
       the samples and their state; the database server and whether the operator reaches it
-  curl http://$node:30080/
+  curl http://$node:$web_port/
       the MyWeb page (kubectl -n $SAMPLES edit web myweb, change spec.pageContentHtml, GET again)
-  kubectl -n $SAMPLES scale appservice/nginx-app --replicas 3; curl http://$node:30081/
+  kubectl -n $SAMPLES scale appservice/nginx-app --replicas 3; curl http://$node:$app_port/
       the AppService of app.example.com (seed 003)
-  kubectl -n $SAMPLES get pods -l app=nginx-app-v1alpha1; curl http://$node:30082/
+  kubectl -n $SAMPLES get pods -l app=nginx-app-v1alpha1; curl http://$node:$batch_port/
       the AppService of batch.schwarzeni.github.com (seed 004): appservices.batch.schwarzeni.github.com/nginx-app-v1alpha1
   kubectl -n $SAMPLES logs example-at-pod
       what the At ran

@@ -140,7 +140,7 @@ func TestMain(m *testing.M) {
 
 // bundleVersion is the version of the CSV in root's bundle/.
 // release is one record of config/catalog/releases.
-type release struct{ version, operator, bundle string }
+type release struct{ version, commit, operator, bundle string }
 
 // readReleases reads config/catalog/releases, oldest first.
 func readReleases(root string) ([]release, error) {
@@ -151,7 +151,7 @@ func readReleases(root string) ([]release, error) {
 	var out []release
 	for _, line := range strings.Split(string(raw), "\n") {
 		if fields := strings.Fields(line); len(fields) >= 5 && !strings.HasPrefix(fields[0], "#") {
-			out = append(out, release{fields[0], fields[2], fields[4]})
+			out = append(out, release{fields[0], fields[1], fields[2], fields[4]})
 		}
 	}
 	if len(out) == 0 {

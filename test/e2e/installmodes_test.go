@@ -67,12 +67,12 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 		mode        operatorsv1alpha1.InstallModeType
 		ns, target  string
 		extraTarget bool
-		// What each install's tenant names, apart from the other's: node ports, DatabaseTarget, account.
-		webPort, appPort int32
+		// What each install's tenant names, apart from the other's: DatabaseTarget, account (the node ports are
+		// the cluster's choice).
 		dbTarget, dbUser string
 	}{
-		{operatorsv1alpha1.InstallModeTypeOwnNamespace, ownNS, ownNS, false, 30080, 30081, "that-database", "cnhandsomeguy"},
-		{operatorsv1alpha1.InstallModeTypeSingleNamespace, singleNS, singleTargetNS, true, 30090, 30091, "single-database", "cnsingle"},
+		{operatorsv1alpha1.InstallModeTypeOwnNamespace, ownNS, ownNS, false, "that-database", "cnhandsomeguy"},
+		{operatorsv1alpha1.InstallModeTypeSingleNamespace, singleNS, singleTargetNS, true, "single-database", "cnsingle"},
 	}
 	for i, m := range modes {
 		other := modes[1-i]
@@ -111,9 +111,9 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 
 			// The samples, in the target namespace.
 			if m.extraTarget {
-				restrictedTenant(t, m.target, m.webPort, m.appPort)
+				restrictedTenant(t, m.target)
 			} else {
-				samplesConverge(t, m.target, m.webPort, m.appPort)
+				samplesConverge(t, m.target)
 			}
 			// The DatabaseUser's: a DatabaseTarget for the target namespace whose admin Secret is in the
 			// operator's (so this install serves it, and the other leaves it alone); the operator reads the
@@ -151,20 +151,18 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 	}
 }
 
-// samplesConverge creates the MyWeb, AppService and At samples in ns, the first two on node ports webPort and
-// appPort, and waits until each converged.
-func samplesConverge(t *testing.T, ns string, webPort, appPort int32) {
+// samplesConverge creates the MyWeb, AppService and At samples in ns, and waits until each converged.
+func samplesConverge(t *testing.T, ns string) {
 	t.Helper()
 	myweb := sampleMyWeb(t)
 	myweb.Namespace = ns
-	myweb.Spec.NodePortNumber = webPort
 	create(t, myweb)
-	create(t, sampleAppService(t, ns, appPort))
+	create(t, sampleAppService(t, ns))
 	kubectl(t, "apply", "-n", ns, "-f", "config/samples/cnat_v1alpha1_at.yaml")
 	waitCondition(t, &operatorv1.MyWeb{}, ns, myweb.Name, conditions.Available)
 	waitCondition(t, &appv1.AppService{}, ns, "nginx-app", conditions.Available)
 	waitAtPhase(t, ns, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
-	waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "<h1>Hello, World!</h1>")
+	waitHTTP(t, servedAt(t, ns, myweb.Name), "<h1>Hello, World!</h1>")
 }
 
 // restrictedTenant runs the samples in ns, a namespace enforcing the restricted Pod Security Standard (with a
@@ -173,14 +171,13 @@ func samplesConverge(t *testing.T, ns string, webPort, appPort int32) {
 // refused, and each says so (Degraded, ReplicaFailure, with the admission's message). With what the docs say
 // to set (an image that runs as non-root, nginxinc/nginx-unprivileged on port 8080, and runAsNonRoot) they
 // converge, their pods running as the range's first UID.
-func restrictedTenant(t *testing.T, ns string, webPort, appPort int32) {
+func restrictedTenant(t *testing.T, ns string) {
 	t.Helper()
 	first, _ := uidRange(t, ns)
 	myweb := sampleMyWeb(t)
 	myweb.Namespace = ns
-	myweb.Spec.NodePortNumber = webPort
 	create(t, myweb)
-	create(t, sampleAppService(t, ns, appPort))
+	create(t, sampleAppService(t, ns))
 	kubectl(t, "apply", "-n", ns, "-f", "config/samples/cnat_v1alpha1_at.yaml")
 
 	waitAtPhase(t, ns, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
@@ -200,11 +197,11 @@ func restrictedTenant(t *testing.T, ns string, webPort, appPort int32) {
 	kubectl(t, "patch", "-n", ns, "myweb/"+myweb.Name, "--type", "merge", "-p",
 		`{"spec":{"image":"`+unprivileged+`","containerPort":8080,"runAsNonRoot":true}}`)
 	kubectl(t, "patch", "-n", ns, "appservice.app.example.com/nginx-app", "--type", "merge", "-p",
-		fmt.Sprintf(`{"spec":{"image":%q,"runAsNonRoot":true,"ports":[{"port":80,"targetPort":8080,"nodePort":%d}]}}`, unprivileged, appPort))
+		fmt.Sprintf(`{"spec":{"image":%q,"runAsNonRoot":true,"ports":[{"port":80,"targetPort":8080}]}}`, unprivileged))
 	waitCondition(t, &operatorv1.MyWeb{}, ns, myweb.Name, conditions.Available)
 	waitCondition(t, &appv1.AppService{}, ns, "nginx-app", conditions.Available)
-	waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "<h1>Hello, World!</h1>")
-	waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, appPort), "")
+	waitHTTP(t, servedAt(t, ns, myweb.Name), "<h1>Hello, World!</h1>")
+	waitHTTP(t, servedAt(t, ns, "nginx-app"), "")
 	var pods corev1.PodList
 	if err := c.List(context.Background(), &pods, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
@@ -349,12 +346,11 @@ func checkPermissionTable(t *testing.T, mode, ns, target string) {
 	}
 }
 
-// sampleAppService is config/samples' app.example.com AppService in ns, on node port nodePort.
-func sampleAppService(t *testing.T, ns string, nodePort int32) *appv1.AppService {
+// sampleAppService is config/samples' app.example.com AppService in ns.
+func sampleAppService(t *testing.T, ns string) *appv1.AppService {
 	t.Helper()
 	a := readSample[appv1.AppService](t, "app_v1_appservice.yaml")
 	a.Namespace = ns
-	a.Spec.Ports[0].NodePort = nodePort
 	return a
 }
 

@@ -214,16 +214,17 @@ func subscriptionCondition(t *testing.T, ns string, typ operatorsv1alpha1.Subscr
 	return operatorsv1alpha1.SubscriptionCondition{}, false
 }
 
-// 2. Every kind the release serves, from the seeds' samples, converged by the released operator.
+// 2. Every kind the release serves, from the seeds' samples as the release has them, converged by the released
+// operator.
 func releasedKinds(t *testing.T) {
-	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
+	kubectl(t, "apply", "-f", releasedSample(t, oldVersion, "operator_v1_myweb.yaml"))
 	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
-	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "<h1>Hello, World!</h1>")
-	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/app_v1_appservice.yaml")
+	waitHTTP(t, servedAt(t, "default", "myweb"), "<h1>Hello, World!</h1>")
+	kubectl(t, "apply", "-n", samplesNS, "-f", releasedSample(t, oldVersion, "app_v1_appservice.yaml"))
 	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
-	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/cnat_v1alpha1_at.yaml")
+	kubectl(t, "apply", "-n", samplesNS, "-f", releasedSample(t, oldVersion, "cnat_v1alpha1_at.yaml"))
 	waitAtPhase(t, samplesNS, "example-at", cnatv1alpha1.PhaseDone, 3*time.Minute)
-	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/mygroup_v1alpha1_databaseuser.yaml")
+	kubectl(t, "apply", "-n", samplesNS, "-f", releasedSample(t, oldVersion, "mygroup_v1alpha1_databaseuser.yaml"))
 	waitCondition(t, &mygroupv1alpha1.DatabaseUser{}, samplesNS, "cnhandsomeguy", mygroupv1alpha1.ConditionReady)
 	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
 		t.Errorf("logged in as %q, want cnhandsomeguy@%%", who)
@@ -353,7 +354,7 @@ func upgradeToThisTree(t *testing.T) {
 	waitAtPhase(t, samplesNS, "example-at", cnatv1alpha1.PhaseDone, time.Minute)
 	kubectl(t, "patch", "-n", "default", "myweb/myweb", "--type", "merge", "-p",
 		`{"spec":{"pageContentHtml":"<h1>served by this tree</h1>\n"}}`)
-	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "served by this tree")
+	waitHTTP(t, servedAt(t, "default", "myweb"), "served by this tree")
 }
 
 // 5. This tree's version, as installed by the upgrade: OLM owns every CRD the project generates, and the
@@ -532,7 +533,7 @@ func samples(t *testing.T) {
 	// MyWeb: the seed names the default namespace itself. Its page answers on the NodePort.
 	kubectl(t, "apply", "-f", "config/samples/operator_v1_myweb.yaml")
 	waitCondition(t, &operatorv1.MyWeb{}, "default", "myweb", conditions.Available)
-	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "<h1>Hello, World!</h1>")
+	waitHTTP(t, servedAt(t, "default", "myweb"), "<h1>Hello, World!</h1>")
 
 	// AppService: two replicas, then three with kubectl scale (the scale subresource).
 	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/app_v1_appservice.yaml")
@@ -545,7 +546,7 @@ func samples(t *testing.T) {
 		}
 		return a.Spec.Size != nil && *a.Spec.Size == 3 && a.Status.ReadyReplicas == 3, fmt.Sprintf("ready %s", a.Status.Ready)
 	})
-	waitHTTP(t, fmt.Sprintf("http://%s:30081/", f.nodeIP), "")
+	waitHTTP(t, servedAt(t, samplesNS, "nginx-app"), "")
 	// Seed 003's reader finds the pods by the tutorial's label app=<name> (the sample was created on 0.1.0,
 	// whose pods had no such label: the upgrade rolled them once).
 	podsByTutorialLabel(t, samplesNS, "nginx-app", 3)
@@ -553,7 +554,7 @@ func samples(t *testing.T) {
 	// served by the same controller: the batch AppService controls the Deployment.
 	kubectl(t, "apply", "-n", samplesNS, "-f", "config/samples/batch_v1alpha1_appservice.yaml")
 	waitCondition(t, &batchv1alpha1.AppService{}, samplesNS, "nginx-app-v1alpha1", conditions.Available)
-	waitHTTP(t, fmt.Sprintf("http://%s:30082/", f.nodeIP), "")
+	waitHTTP(t, servedAt(t, samplesNS, "nginx-app-v1alpha1"), "")
 	var dep appsv1.Deployment
 	if err := get(&dep, samplesNS, "nginx-app-v1alpha1"); err != nil {
 		t.Fatal(err)
@@ -734,7 +735,7 @@ func upgrade(t *testing.T) {
 	waitCondition(t, &appv1.AppService{}, samplesNS, "nginx-app", conditions.Available)
 	kubectl(t, "patch", "-n", "default", "myweb/myweb", "--type", "merge", "-p",
 		`{"spec":{"pageContentHtml":"<h1>served by the new version</h1>\n"}}`)
-	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "served by the new version")
+	waitHTTP(t, servedAt(t, "default", "myweb"), "served by the new version")
 }
 
 // podsByTutorialLabel waits until `kubectl get pods -n ns -l app=<name>`, as seeds 003 and 004 have their
@@ -816,7 +817,7 @@ func uninstallKeepsWorkloads(t *testing.T) {
 	if err := get(&crd, "", "mywebs.operator.k8s-summit.org"); err != nil {
 		t.Fatalf("the CRD is gone after uninstall: %v", err)
 	}
-	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "<h1>Hello, World!</h1>")
+	waitHTTP(t, servedAt(t, "default", "myweb"), "<h1>Hello, World!</h1>")
 	kubectl(t, "delete", "-n", "default", "myweb/myweb", "--wait=true", "--timeout=120s")
 	eventually(t, 2*time.Minute, "the MyWeb's children collected", func() (bool, string) {
 		errD := get(&appsv1.Deployment{}, "default", "myweb")
@@ -1151,6 +1152,43 @@ func waitAtPhase(t *testing.T, ns, name, phase string, timeout time.Duration) {
 		}
 		return at.Status.Phase == phase, at.Status.Phase + " " + at.Status.Message
 	})
+}
+
+// releasedSample writes config/samples' file as the commit of release version has it (config/catalog/releases):
+// the example that release's users had, which its CRDs accept (this tree's samples name fields they lack). It
+// returns the file's path.
+func releasedSample(t *testing.T, version, file string) string {
+	t.Helper()
+	for _, r := range releases(t) {
+		if r.version == version {
+			path := filepath.Join(t.TempDir(), file)
+			if err := os.WriteFile(path, []byte(run(t, nil, "git", "show", r.commit+":config/samples/"+file)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}
+	}
+	t.Fatalf("config/catalog/releases records no release %s", version)
+	return ""
+}
+
+// servedAt is the URL of the Service name in ns on the node address, by its first port's node port: the one
+// the object names, or the one the cluster chose (the samples name none).
+func servedAt(t *testing.T, ns, name string) string {
+	t.Helper()
+	var port int32
+	eventually(t, 2*time.Minute, "Service "+ns+"/"+name+" with a node port", func() (bool, string) {
+		var svc corev1.Service
+		if err := get(&svc, ns, name); err != nil {
+			return false, err.Error()
+		}
+		if len(svc.Spec.Ports) == 0 || svc.Spec.Ports[0].NodePort == 0 {
+			return false, fmt.Sprintf("type %s, ports %v", svc.Spec.Type, svc.Spec.Ports)
+		}
+		port = svc.Spec.Ports[0].NodePort
+		return true, ""
+	})
+	return fmt.Sprintf("http://%s:%d/", f.nodeIP, port)
 }
 
 // waitHTTP polls url until it answers 200 with a body containing want.

@@ -199,9 +199,9 @@ func copyImage(t *testing.T, src, dst string) {
 // their node ports, the At's output, a login with the DatabaseUser's account.
 func quickStartWorks(t *testing.T) {
 	t.Helper()
-	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "<h1>Hello, World!</h1>")
-	waitHTTP(t, fmt.Sprintf("http://%s:30081/", f.nodeIP), "")
-	waitHTTP(t, fmt.Sprintf("http://%s:30082/", f.nodeIP), "")
+	waitHTTP(t, servedAt(t, quickSamples, "myweb"), "<h1>Hello, World!</h1>")
+	waitHTTP(t, servedAt(t, quickSamples, "nginx-app"), "")
+	waitHTTP(t, servedAt(t, quickSamples, "nginx-app-v1alpha1"), "")
 	if logs := kubectl(t, "logs", "-n", quickSamples, at.PodName("example-at")); strings.TrimSpace(logs) != "YAY" {
 		t.Errorf("the At pod's log is %q, want YAY", logs)
 	}

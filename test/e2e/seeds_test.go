@@ -151,7 +151,7 @@ func TestSeedsAfterDemo(t *testing.T) {
 		"appservices.app.example.com/nginx-app", "appservices.batch.schwarzeni.github.com/nginx-app-v1alpha1")
 	kubectl(t, "-n", demoNS, "wait", "--timeout", "60s", "--for", "condition=Succeeded", "at/example-at")
 	kubectl(t, "-n", demoNS, "wait", "--timeout", "60s", "--for", "condition=Ready", "databaseuser/cnhandsomeguy")
-	waitHTTP(t, fmt.Sprintf("http://%s:30080/", f.nodeIP), "<h1>Hello, World!</h1>")
+	waitHTTP(t, servedAt(t, demoNS, "myweb"), "<h1>Hello, World!</h1>")
 }
 
 // manifest writes a tutorial's manifest to a file, as its reader has it.

@@ -383,12 +383,17 @@ func TestMyWebHealthAndRollout(t *testing.T) {
 	})
 }
 
-// TestMyWebSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and converges.
+// TestMyWebSample: the sample applies unchanged (in a namespace, as `kubectl apply -n` does) and converges, on
+// the node port the cluster chose, which its URL names.
 func TestMyWebSample(t *testing.T) {
 	web().Start(t, nil)
 	key := web().CreateSample(t, "operator_v1_myweb.yaml", "sample")
 	testenv.Eventually(t, timeout, func(g gomega.Gomega) {
-		g.Expect(expectConverged(g, key).Status.URL).To(gomega.Equal("http://NODE:30080/"))
+		url := expectConverged(g, key).Status.URL
+		svc := getChildren(g, key).svc
+		g.Expect(svc.Spec.Type).To(gomega.Equal(corev1.ServiceTypeNodePort))
+		g.Expect(svc.Spec.Ports[0].NodePort).NotTo(gomega.BeZero())
+		g.Expect(url).To(gomega.Equal(fmt.Sprintf("http://NODE:%d/", svc.Spec.Ports[0].NodePort)))
 	})
 }
 
