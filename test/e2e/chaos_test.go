@@ -14,7 +14,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// The chaos upgrade (make test-chaos): an OLM upgrade from the oldest release to this tree's version, approved
+// The chaos upgrade (make test-chaos): an OLM upgrade from the oldest release to the newest, approved
 // while a workload of every kind is still converging, with the operator's pods, the kubelet, the API server and
 // the database failing on a seeded schedule, and tenants editing and deleting objects meanwhile. What it
 // checks is read from the cluster and the database afterwards, never from the operator's logs.
@@ -282,7 +282,7 @@ func TestChaosUpgrade(t *testing.T) {
 	}
 	t.Logf("  plan phase 1 on the new version's rollout: force-delete the operator's pods")
 	x := &chaosRun{plan: plan, runs: map[string]map[string]bool{}, killed: map[string]int{},
-		isOld: operatorImage(t, oldVersion), isNew: operatorImage(t, newVersion)}
+		isOld: operatorImage(t, oldVersion), isNew: operatorImage(t, headVersion)}
 	// What was done, when and how it went: printed however the test ends, so that a failure shows it too.
 	t.Cleanup(func() {
 		x.mu.Lock()
@@ -304,23 +304,23 @@ func TestChaosUpgrade(t *testing.T) {
 	t.Cleanup(func() { clearDatabaseTargets(t) })
 	t.Cleanup(func() { deleteChaosWorkload(t) })
 
-	// The oldest release, by Subscription with manual approval, from the catalog that holds this tree's version.
-	// On a cluster that admits as OpenShift does it needs what its CSV does not ask for; revoked once this tree's
-	// version, which needs none of it, runs.
+	// The oldest release, by Subscription with manual approval, from the committed catalog (the releases), whose
+	// head a user upgrades to. On a cluster that admits as OpenShift does it needs what its CSV does not ask for;
+	// revoked once the newest release, which needs none of it, runs.
 	revokeReleaseNeeds := grantReleaseNeeds(t, chaosOpNS)
 	create(t, targetSecret(chaosOpNS))
-	subscribeFrom(t, f.catalogImg, chaosOpNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
+	subscribeFrom(t, publishCommittedCatalog(t), chaosOpNS, nil, oldCSV, true, corev1.EnvVar{Name: "DATABASE_TARGETS", Value: legacyTargets})
 	approve(t, chaosOpNS, oldCSV)
 	waitCSV(t, chaosOpNS, oldCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
 	operatorPod(t, chaosOpNS, oldVersion)
 
 	x.createWorkload(t)
-	// Phase 1: approve the upgrade to this tree's version while the workload is still converging, with the
+	// Phase 1: approve the upgrade to the newest release while the workload is still converging, with the
 	// first Ats about to run (OLM waits for them).
 	x.start = time.Now()
 	x.createAts(t, 0, x.start)
-	approve(t, chaosOpNS, newCSV)
-	x.note("approved the upgrade %s -> %s", oldCSV, newCSV)
+	approve(t, chaosOpNS, headCSV)
+	x.note("approved the upgrade %s -> %s", oldCSV, headCSV)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -331,22 +331,22 @@ func TestChaosUpgrade(t *testing.T) {
 	x.runFaults(t, 0, x.start)
 
 	// Phase 2, once the new version's CSV Succeeded: what the releases needed revoked, the other Ats, more faults.
-	waitCSV(t, chaosOpNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 10*time.Minute)
+	waitCSV(t, chaosOpNS, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, 10*time.Minute)
 	revokeReleaseNeeds()
 	phase2 := time.Now()
-	x.note("phase 2: %s Succeeded %.1fs after the approval, its rollout's pods killed: %v", newCSV,
+	x.note("phase 2: %s Succeeded %.1fs after the approval, its rollout's pods killed: %v", headCSV,
 		x.upgraded().Sub(x.start).Seconds(), x.killedInRollout())
 	x.createAts(t, 1, phase2)
 	x.runFaults(t, 1, phase2)
 	lastFault := time.Now()
 
 	// Converged: the new version installed, every object as its spec says.
-	waitCSV(t, chaosOpNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 10*time.Minute)
+	waitCSV(t, chaosOpNS, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, 10*time.Minute)
 	eventually(t, 3*time.Minute, oldCSV+" gone", func() (bool, string) {
 		err := get(&operatorsv1alpha1.ClusterServiceVersion{}, chaosOpNS, oldCSV)
 		return apierrors.IsNotFound(err), fmt.Sprint(err)
 	})
-	operatorPod(t, chaosOpNS, newVersion)
+	operatorPod(t, chaosOpNS, headVersion)
 	rows := x.waitConverged(t)
 	converged := time.Since(lastFault)
 	if x.leftByOld != "" {
@@ -517,7 +517,7 @@ func (x *chaosRun) version(image string) string {
 	case x.isOld(image):
 		return oldVersion
 	case x.isNew(image):
-		return newVersion
+		return headVersion
 	}
 	return image
 }
@@ -535,11 +535,11 @@ func (x *chaosRun) followUpgrade(stop <-chan struct{}) {
 		case <-time.After(500 * time.Millisecond):
 		}
 		var csv operatorsv1alpha1.ClusterServiceVersion
-		if err := get(&csv, chaosOpNS, newCSV); err != nil {
+		if err := get(&csv, chaosOpNS, headCSV); err != nil {
 			continue
 		}
 		if now := string(csv.Status.Phase) + " " + string(csv.Status.Reason); now != last {
-			x.note("%s: %s", newCSV, now)
+			x.note("%s: %s", headCSV, now)
 			last = now
 		}
 		x.mu.Lock()
@@ -562,7 +562,7 @@ func (x *chaosRun) followUpgrade(stop <-chan struct{}) {
 		}
 		for _, pod := range pods.Items {
 			if x.isNew(pod.Spec.Containers[0].Image) && pod.DeletionTimestamp == nil {
-				x.note("the new version's pod %s is %s while %s is %s: kill the operator's pods", pod.Name, pod.Status.Phase, newCSV, csv.Status.Phase)
+				x.note("the new version's pod %s is %s while %s is %s: kill the operator's pods", pod.Name, pod.Status.Phase, headCSV, csv.Status.Phase)
 				if err := x.killOperator(nil); err != nil {
 					x.note("  the kill failed: %v", err)
 					break
@@ -597,11 +597,11 @@ func (x *chaosRun) checkKills(t *testing.T) checkRow {
 	if !x.rolloutKill {
 		t.Errorf("the operator's pods were never killed during the new version's rollout")
 	}
-	if x.killed[oldVersion] == 0 || x.killed[newVersion] == 0 {
-		t.Errorf("operator pods killed: %v; want pods of both %s and %s", x.killed, oldVersion, newVersion)
+	if x.killed[oldVersion] == 0 || x.killed[headVersion] == 0 {
+		t.Errorf("operator pods killed: %v; want pods of both %s and %s", x.killed, oldVersion, headVersion)
 	}
-	return checkRow{"faults done: operator pods killed, by version (one kill in the rollout)", x.killed[oldVersion] + x.killed[newVersion],
-		fmt.Sprintf("ok (%s: %d, %s: %d)", oldVersion, x.killed[oldVersion], newVersion, x.killed[newVersion])}
+	return checkRow{"faults done: operator pods killed, by version (one kill in the rollout)", x.killed[oldVersion] + x.killed[headVersion],
+		fmt.Sprintf("ok (%s: %d, %s: %d)", oldVersion, x.killed[oldVersion], headVersion, x.killed[headVersion])}
 }
 
 // restart restarts a process of the local cluster (hack/cluster/restart.sh: killed, then started again by up.sh).
@@ -1036,7 +1036,7 @@ func (x *chaosRun) accountsMatch() error {
 			// OLM applies the Subscription's config only to the CSV its status.installedCSV names, the new one
 			// once the upgrade's InstallPlan ran: when OLM reinstalls 0.1.0 after its pods were lost, 0.1.0 runs
 			// without DATABASE_TARGETS and releases a DatabaseUser deleted then without dropping its account, as
-			// docs/admin/upgrade.md says. Accepted only when 0.1.0 said so in its Event; this tree never does.
+			// docs/admin/upgrade.md says. Accepted only when 0.1.0 said so in its Event; the newest release never does.
 			left, err := releasedUnconfigured(dbuName(i))
 			if err != nil {
 				return err
@@ -1112,7 +1112,7 @@ func (x *chaosRun) dropAccount(t *testing.T, user string) {
 }
 
 // releasedUnconfigured: 0.1.0 released DatabaseUser name because its target was not in its DATABASE_TARGETS
-// (0.1.0's Event; this tree has no such message).
+// (0.1.0's Event; the newest release has no such message).
 func releasedUnconfigured(name string) (bool, error) {
 	var l corev1.EventList
 	if err := c.List(context.Background(), &l, client.InNamespace(chaosDBNS)); err != nil {
@@ -1145,7 +1145,7 @@ func (x *chaosRun) checkUpgradeable(t *testing.T) checkRow {
 	}
 	var oc operatorsv2.OperatorCondition
 	eventually(t, 2*time.Minute, "Upgradeable=True at the end", func() (bool, string) {
-		if err := get(&oc, chaosOpNS, newCSV); err != nil {
+		if err := get(&oc, chaosOpNS, headCSV); err != nil {
 			return false, err.Error()
 		}
 		cond := meta.FindStatusCondition(oc.Spec.Conditions, operatorsv2.Upgradeable)
