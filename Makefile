@@ -2,8 +2,8 @@
 # This file keeps the kubebuilder/operator-sdk go/v4 scaffold's targets and operator101's own few (demo, ci, catalog,
 # release, verify-generated); the proving ground (cluster, fault injection, benchmarks) is in hack/lab.mk.
 
-# VERSION is the bundle and operator version; a release pipeline sets it: make bundle VERSION=0.2.0
-VERSION ?= 0.3.0
+# VERSION is the bundle and operator version; a release pipeline sets it: make bundle VERSION=0.4.0
+VERSION ?= 0.4.0
 # CHANNELS / DEFAULT_CHANNEL go into the bundle's annotations. stable is the only channel, in the bundle and in the
 # catalog (config/catalog); bundle annotations name only conventional channels (stable/fast/candidate), else the
 # validators warn.
