@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/operator101/operator101/test/registrytest"
 )
 
 // TestDeveloperCatalogServesTheBundle walks the README's development path in a throwaway clone, for the next
@@ -46,7 +48,7 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 	}
 	root, dir, clone := cloneWithImageTools(t)
 	runIn(t, clone, "make", "--no-print-directory", "opm")
-	committed := bundles(t, filepath.Join(root, "catalog", "operator101", "index.yaml"))
+	committed := registrytest.CatalogBundles(t, filepath.Join(root, "catalog", "operator101", "index.yaml"))
 	var newest semver.Version
 	for name := range committed {
 		v, err := semver.Parse(strings.TrimPrefix(name, "operator101.v"))
@@ -62,7 +64,7 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 
 	t.Run("podman", func(t *testing.T) {
 		certDir := filepath.Join(dir, "podman", "ca")
-		base := tlsRegistry(t, filepath.Join(dir, "podman"), certDir) + "/dev/operator101"
+		base := registrytest.TLS(t, filepath.Join(dir, "podman"), certDir, "127.0.0.1") + "/dev/operator101"
 		removeImages(t, base)
 		runIn(t, clone, "make", append([]string{"--no-print-directory", "IMAGE_TAG_BASE=" + base,
 			"REGISTRY_CERT_DIR=" + certDir, "OCI_RUNTIME=runc"}, path...)...)
@@ -80,7 +82,7 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 	})
 
 	t.Run("docker", func(t *testing.T) {
-		base := plainRegistry(t, filepath.Join(dir, "docker")) + "/dev/operator101"
+		base := registrytest.Plain(t, filepath.Join(dir, "docker")) + "/dev/operator101"
 		removeImages(t, base)
 		stubs := filepath.Join(dir, "docker", "stubs")
 		called := filepath.Join(stubs, "called")
@@ -140,7 +142,7 @@ func servesBundle(t *testing.T, clone, base, version string, newest semver.Versi
 	if err := os.WriteFile(index, out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	served := bundles(t, index)
+	served := registrytest.CatalogBundles(t, index)
 	name := "operator101.v" + version
 	doc, ok := served[name]
 	if !ok || len(served) != len(committed)+1 {
