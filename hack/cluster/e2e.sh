@@ -94,6 +94,7 @@ e2e_test() {
 		E2E_RUN_BUNDLE_SKIP_TLS_VERIFY=$skip_verify \
 		E2E_MARIADB_ENV=${mariadb_env:-$db_dir/env} \
 		E2E_ROOT=$root \
+		E2E_CONTAINERD_CERTS_D=$($existing || echo "$CLUSTER_DIR/containerd/certs.d") \
 		go test -tags "e2e${E2E_TAGS:+,$E2E_TAGS}" ./test/e2e/ -count=1 -v "$@"
 }
 

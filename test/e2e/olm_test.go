@@ -1056,7 +1056,12 @@ func waitCSV(t *testing.T, ns, name string, phase operatorsv1alpha1.ClusterServi
 // operatorPod waits for the operator's pod running the image of version (tag), and returns it.
 func operatorPod(t *testing.T, ns, version string) corev1.Pod {
 	t.Helper()
-	want := operatorImage(t, version)
+	return operatorPodOf(t, ns, version, operatorImage(t, version))
+}
+
+// operatorPodOf waits for a Running, ready operator pod in ns whose image want accepts (what is version's).
+func operatorPodOf(t *testing.T, ns, version string, want func(string) bool) corev1.Pod {
+	t.Helper()
 	var found corev1.Pod
 	eventually(t, 3*time.Minute, "operator pod "+version+" Running and ready", func() (bool, string) {
 		var pods corev1.PodList

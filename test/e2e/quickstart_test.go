@@ -69,10 +69,16 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 	refuseUnlessEmpty(t)
 	t.Cleanup(func() { quickStartCleanup(t, uninstallBlocks) })
 
-	// The catalogs the blocks name, where the cluster pulls quay.io/operator101 from.
+	// The catalog the quick start installs: the newest release, released again under a name of the user's own
+	// (the README's way where quay.io/operator101 is not mirrored), on the local cluster; on a cluster of your own,
+	// the one it names by default, where the cluster pulls quay.io/operator101 from. The upgrade block's catalog,
+	// this tree's version, where the cluster pulls quay.io/operator101 from.
 	host, _, _ := strings.Cut(f.bundleImgs, "/")
 	mirror := host + "/operator101/operator101-catalog"
-	publishCommittedCatalogAs(t, mirror+":v"+headVersion)
+	catalog, ownBase := releaseUnderOwnName(t)
+	if catalog == "" {
+		publishCommittedCatalogAs(t, mirror+":v"+headVersion)
+	}
 	copyImage(t, f.catalogImg, mirror+":v"+newVersion)
 
 	env := mariadb()
@@ -83,13 +89,20 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 	for _, k := range []string{"MARIADB_HOST", "MARIADB_PORT", "MARIADB_ADMIN_USER", "MARIADB_ADMIN_PASSWORD", "MARIADB_CA_FILE"} {
 		vars = append(vars, k+"="+env[k])
 	}
+	if catalog != "" {
+		vars = append(vars, "CATALOG_IMG="+catalog)
+	}
 	start := time.Now()
 	runBlocks(t, "README.md quick start", quickstart, vars...)
 	t.Logf("the quick start ran in %s", time.Since(start).Round(time.Second))
 
-	// Every kind works, on the newest release.
+	// Every kind works, on the newest release (as released under the user's name, when it was).
 	waitCSV(t, quickNS, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
-	operatorPod(t, quickNS, headVersion)
+	if ownBase != "" {
+		operatorPodOf(t, quickNS, headVersion, func(img string) bool { return strings.HasPrefix(img, ownBase+"@sha256:") })
+	} else {
+		operatorPod(t, quickNS, headVersion)
+	}
 	quickStartWorks(t)
 	uids := quickStartUIDs(t)
 
@@ -143,8 +156,14 @@ func readBlocks(t *testing.T, file, name string) []string {
 // kubectl first on the PATH, its kubeconfig, and env.
 func runBlocks(t *testing.T, what string, blocks []string, env ...string) {
 	t.Helper()
+	runBlocksIn(t, f.root, what, blocks, env...)
+}
+
+// runBlocksIn runs the blocks as runBlocks does, in dir.
+func runBlocksIn(t *testing.T, dir, what string, blocks []string, env ...string) {
+	t.Helper()
 	for i, b := range blocks {
-		out, err := runBlock(b, env...)
+		out, err := runBlock(dir, b, env...)
 		t.Logf("%s, block %d:\n%s\n---\n%s", what, i+1, b, out)
 		if err != nil {
 			logQuickStartState(t)
@@ -153,13 +172,13 @@ func runBlocks(t *testing.T, what string, blocks []string, env ...string) {
 	}
 }
 
-func runBlock(block string, env ...string) (string, error) {
+func runBlock(dir, block string, env ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", block)
 	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+f.kubeconfig,
 		"PATH="+filepath.Dir(f.kubectl)+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
-	cmd.Dir = f.root
+	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -284,7 +303,7 @@ func quickStartCleanup(t *testing.T, uninstallBlocks []string) {
 		return
 	}
 	for _, b := range uninstallBlocks {
-		out, err := runBlock("set +e\n" + b) // every command, whatever the one before did
+		out, err := runBlock(f.root, "set +e\n"+b) // every command, whatever the one before did
 		t.Logf("cleanup: the uninstall block: %v\n%s", err, out)
 	}
 	uninstall(t, quickNS)
