@@ -18,7 +18,6 @@
 package release
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -26,28 +25,6 @@ import (
 
 	"github.com/operator101/operator101/test/testenv"
 )
-
-// bundles reads a rendered catalog's olm.bundle documents, by name, as text.
-func bundles(t *testing.T, path string) map[string]string {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, doc := range strings.Split(string(raw), "\n---\n") {
-		if !strings.Contains(doc, "\nschema: olm.bundle") {
-			continue
-		}
-		for _, line := range strings.Split(doc, "\n") {
-			if name, ok := strings.CutPrefix(line, "name: "); ok {
-				out[name] = doc
-				break
-			}
-		}
-	}
-	return out
-}
 
 func runIn(t *testing.T, dir, name string, args ...string) string {
 	t.Helper()
