@@ -289,7 +289,7 @@ bundle-push: ## Push the bundle image.
 	$(CONTAINER_TOOL) push $(call push_flags,$(BUNDLE_IMG)) $(BUNDLE_IMG)
 
 .PHONY: release
-release: ## Release VERSION from HEAD (committed, clean): images by digest, recorded in config/catalog (docs/contributing/packaging.md).
+release: ## Release VERSION from HEAD (committed, clean): images built with podman whatever CONTAINER_TOOL (reproducible), by digest, recorded in config/catalog (docs/contributing/packaging.md).
 	IMAGE_TAG_BASE=$(IMAGE_TAG_BASE) hack/release.sh new $(VERSION)
 
 .PHONY: catalog

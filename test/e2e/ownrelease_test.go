@@ -35,10 +35,11 @@ import (
 // address, serving TLS with a CA of its own, which the cluster's nodes are told to trust (containerd's
 // certs.d/HOST/hosts.toml, as a cluster admin configures their nodes). It checks what that release is:
 //
-//   - the catalog keeps every earlier release byte for byte as the committed catalog has it, and the release is
-//     the head of stable, replacing the one before, with its bundle by digest under the user's name;
+//   - the catalog keeps every earlier release byte for byte as the committed catalog has it (nothing of theirs is
+//     rebuilt or read: a user off the lab has none of them), and the release is the head of stable, replacing
+//     the one before, with its bundle by digest under the user's name;
 //   - its operator is one OCI index of linux/amd64 and linux/arm64, by the index's digest;
-//   - TLS is verified, not skipped: the same `make catalog` with another CA is refused.
+//   - TLS is verified, not skipped: the same `make catalog-build` with another CA is refused.
 //
 // It returns the catalog image the block pushed and the user's IMAGE_TAG_BASE. On a cluster of your own (no
 // E2E_CONTAINERD_CERTS_D) it releases nothing and returns "": the quick start then installs the catalog it names
@@ -90,9 +91,21 @@ func releaseUnderOwnName(t *testing.T) (catalog, base string) {
 	runBlocksIn(t, clone, "README.md release", readBlocks(t, "README.md", "release"),
 		"REGISTRY="+registry, "VERSION="+headVersion, "REGISTRY_CERT_DIR="+certDir, "UNPINNED_DEFAULTS=1")
 	t.Logf("%s released under %s in %s", headVersion, base, time.Since(start).Round(time.Second))
+	var op, bundle string
+	records, err := os.ReadFile(filepath.Join(clone, "config", "catalog", "releases"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(records), "\n") {
+		if fs := strings.Fields(line); len(fs) >= 5 && fs[0] == headVersion {
+			op, bundle = fs[2], fs[4]
+		}
+	}
 
+	// catalog-build's catalog (CATALOG_DIR): the release's commit's committed catalog and the release.
+	built := filepath.Join(clone, "bin", "catalog-build", "catalog", "operator101", "index.yaml")
 	committed := registrytest.CatalogBundles(t, filepath.Join(f.root, "catalog", "operator101", "index.yaml"))
-	rendered := registrytest.CatalogBundles(t, filepath.Join(clone, "catalog", "operator101", "index.yaml"))
+	rendered := registrytest.CatalogBundles(t, built)
 	if len(rendered) != len(committed) {
 		t.Errorf("the catalog released under %s holds %d bundles, the committed one %d", base, len(rendered), len(committed))
 	}
@@ -105,7 +118,7 @@ func releaseUnderOwnName(t *testing.T) (catalog, base string) {
 			t.Errorf("%s is not byte-identical to the committed catalog's after the release under %s", name, base)
 		}
 	}
-	index, err := os.ReadFile(filepath.Join(clone, "catalog", "operator101", "index.yaml"))
+	index, err := os.ReadFile(built)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,16 +127,6 @@ func releaseUnderOwnName(t *testing.T) (catalog, base string) {
 	}
 
 	// The operator, released as one manifest list of the platforms the Makefile names, by the list's digest.
-	var op string
-	records, err := os.ReadFile(filepath.Join(clone, "config", "catalog", "releases"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(records), "\n") {
-		if fs := strings.Fields(line); len(fs) >= 3 && fs[0] == headVersion {
-			op = fs[2]
-		}
-	}
 	if !strings.HasPrefix(op, base+"@sha256:") {
 		t.Fatalf("config/catalog/releases records %s's operator as %q, want %s by digest", headVersion, op, base)
 	}
@@ -149,9 +152,10 @@ func releaseUnderOwnName(t *testing.T) (catalog, base string) {
 	// TLS is verified: with a CA that did not sign the registry's certificate, opm cannot read the new bundle.
 	otherCA := filepath.Join(dir, "other-ca")
 	registrytest.TLS(t, filepath.Join(dir, "other"), otherCA, "127.0.0.1")
-	out, err := tryRun([]string{"REGISTRY_CERT_DIR=" + otherCA}, "make", "-C", clone, "--no-print-directory", "catalog", "IMAGE_TAG_BASE="+base)
+	out, err := tryRun([]string{"REGISTRY_CERT_DIR=" + otherCA}, "make", "-C", clone, "--no-print-directory", "catalog-build",
+		"IMAGE_TAG_BASE="+base, "BUNDLE_IMGS="+bundle, "CATALOG_IMG="+base+"-catalog:refused")
 	if err == nil || !strings.Contains(out, "certificate") {
-		t.Errorf("make catalog with a CA that did not sign %s: %v, want a refused certificate:\n%s", addr, err, out)
+		t.Errorf("make catalog-build with a CA that did not sign %s: %v, want a refused certificate:\n%s", addr, err, out)
 	}
 	return base + "-catalog:v" + headVersion, base
 }
