@@ -295,11 +295,14 @@ func refuseUnlessEmpty(t *testing.T) {
 	}
 }
 
-// quickStartCleanup undoes what a failed run left: the uninstall block (its errors ignored), then the
-// Subscription and CSVs, the namespaces and the DatabaseTarget.
+// quickStartCleanup removes the samples' namespace, and undoes what a failed run left: the uninstall block (its
+// errors ignored), then the Subscription and CSVs, the namespaces and the DatabaseTarget.
 func quickStartCleanup(t *testing.T, uninstallBlocks []string) {
 	t.Helper()
 	if err := get(&corev1.Namespace{}, "", quickNS); apierrors.IsNotFound(err) && len(operator101Objects(t)) == 0 {
+		// The uninstall block ran; the samples' namespace, which the quick start made, is the test's to remove
+		// (a second run on this cluster refuses to start while it exists).
+		deleteNamespace(t, quickSamples)
 		return
 	}
 	for _, b := range uninstallBlocks {
