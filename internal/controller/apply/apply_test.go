@@ -189,7 +189,7 @@ func TestIfChanged(t *testing.T) {
 	step("drift seen through the digest cached copy is reverted", cacheCopy(t, get()), true)
 	step("converged once more", cacheCopy(t, get()), false)
 
-	// Someone who may edit the child strips its managedFields and writes the digest annotation themselves, with
+	// Someone who may edit the child strips its managedFields and writes, where the cache's copy keeps its digest,
 	// the digest of what operator101 applies as anyone can compute it (the algorithm is public, the key is not).
 	cm = get()
 	cm.Data["index.html"] = "defaced with a forged digest"
@@ -197,7 +197,7 @@ func TestIfChanged(t *testing.T) {
 	want, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
 	raw, _ := json.Marshal(want)
 	sum := sha256.Sum256(raw)
-	cm.Annotations = map[string]string{digestAnnotation: base64.RawStdEncoding.EncodeToString(sum[:])}
+	cm.SetSelfLink(base64.RawStdEncoding.EncodeToString(sum[:])) // where the cache's copy keeps its digest
 	if err := env.Client.Update(ctx, cm, client.FieldOwner("someone")); err != nil {
 		t.Fatal(err)
 	}
@@ -219,9 +219,9 @@ func cacheCopy(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 		t.Fatal(err)
 	}
 	got := out.(*corev1.ConfigMap)
-	if got.Data != nil || len(got.ManagedFields) != 0 || got.Annotations[digestAnnotation] == "" {
+	if got.Data != nil || len(got.ManagedFields) != 0 || got.GetSelfLink() == "" {
 		t.Fatalf("cached copy keeps data %v, managedFields %d, digest %q", got.Data, len(got.ManagedFields),
-			got.Annotations[digestAnnotation])
+			got.GetSelfLink())
 	}
 	return got
 }
@@ -247,12 +247,12 @@ func TestChildForCache(t *testing.T) {
 	}
 	got := out.(*corev1.ConfigMap)
 	want, _ := tm.keys.Of(corev1ac.ConfigMap("page", "web").WithData(map[string]string{"index.html": "<h1>hi</h1>"}))
-	if got.Annotations[digestAnnotation] != want {
-		t.Errorf("digest %q, want the digest of our one field, %q", got.Annotations[digestAnnotation], want)
+	if got.GetSelfLink() != want {
+		t.Errorf("digest %q, want the digest of our one field, %q", got.GetSelfLink(), want)
 	}
 	// Of the metadata, only what the reconcilers read: operator101's label, the digest, the controller.
 	if got.Data != nil || got.ManagedFields != nil || len(got.Labels) != 1 || got.Labels[managed.ByLabel] != managed.By ||
-		len(got.Annotations) != 1 || len(got.OwnerReferences) != 1 || got.OwnerReferences[0].UID != web.UID ||
+		got.Annotations != nil || len(got.OwnerReferences) != 1 || got.OwnerReferences[0].UID != web.UID ||
 		got.Finalizers != nil {
 		t.Errorf("cached copy: data %v, managedFields %v, labels %v, annotations %v, owners %v, finalizers %v", got.Data,
 			got.ManagedFields, got.Labels, got.Annotations, got.OwnerReferences, got.Finalizers)
@@ -260,8 +260,8 @@ func TestChildForCache(t *testing.T) {
 
 	// client-go may hand the cached copy to the transform again: it keeps its digest.
 	again, err := transform(got)
-	if err != nil || again.(*corev1.ConfigMap).Annotations[digestAnnotation] != want {
-		t.Errorf("transformed twice: digest %q, %v; want %q", again.(*corev1.ConfigMap).Annotations[digestAnnotation], err, want)
+	if err != nil || again.(*corev1.ConfigMap).GetSelfLink() != want {
+		t.Errorf("transformed twice: digest %q, %v; want %q", again.(*corev1.ConfigMap).GetSelfLink(), err, want)
 	}
 
 	// Owned fields that cannot be read: the copy keeps no digest and no managedFields (IfChanged applies).
@@ -275,19 +275,20 @@ func TestChildForCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := out.(*corev1.ConfigMap); got.Annotations != nil || got.Data != nil || got.ManagedFields != nil {
+	if got := out.(*corev1.ConfigMap); got.Annotations != nil || got.GetSelfLink() != "" || got.Data != nil || got.ManagedFields != nil {
 		t.Errorf("unreadable managed fields: cached copy %+v, want no digest, no data, no managedFields", got)
 	}
 
-	// An object that arrives with a digest annotation and no managedFields (someone cleared them) is trimmed
-	// alike: the annotation's value is kept, nothing else the tenant wrote.
+	// An object that arrives with a selfLink and no managedFields (someone cleared them) is trimmed alike: the
+	// selfLink is kept as its digest, nothing else the tenant wrote.
 	forged := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
 		Labels:      map[string]string{managed.ByLabel: managed.By, "tenant": "x"},
-		Annotations: map[string]string{digestAnnotation: "forged", "tenant.example/blob": "large"}},
+		Annotations: map[string]string{"tenant.example/blob": "large"}},
 		Data: map[string]string{"blob": "large"}}
+	forged.SetSelfLink("forged")
 	out, err = transform(forged)
-	if got := out.(*corev1.ConfigMap); err != nil || got.Data != nil || len(got.Labels) != 1 || len(got.Annotations) != 1 ||
-		got.Annotations[digestAnnotation] != "forged" {
+	if got := out.(*corev1.ConfigMap); err != nil || got.Data != nil || len(got.Labels) != 1 || got.Annotations != nil ||
+		got.GetSelfLink() != "forged" {
 		t.Errorf("a copy with a digest annotation and no managedFields: %+v, %v; want it trimmed", got, err)
 	}
 	if out, err := transform("not an object"); err != nil || out != "not an object" {
@@ -447,9 +448,10 @@ func TestOwnerForCache(t *testing.T) {
 	children, _ := desired(owner())
 	want, _ := tm.keys.Of(children["ConfigMap"])
 	child := func(digest string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "c1",
-			Annotations:     map[string]string{digestAnnotation: digest},
+		c := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns", UID: "c1",
 			OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr(true)}}}}
+		c.SetSelfLink(digest)
+		return c
 	}
 	none := &corev1.Service{}
 	for _, tc := range []struct {
@@ -468,6 +470,14 @@ func TestOwnerForCache(t *testing.T) {
 		{"a child that must not exist does", map[string]client.Object{"ConfigMap": child(want), "Service": &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{UID: "s1", OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr(true)}}}}}, false},
 		{"a kind not recorded", map[string]client.Object{"ConfigMap": child(want), "Deployment": none}, false},
+		{"a child that must not exist does, its digest written as absent", map[string]client.Object{"ConfigMap": child(want),
+			"Service": func() *corev1.Service {
+				s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{UID: "s1",
+					OwnerReferences: []metav1.OwnerReference{{UID: "u1", Controller: ptr(true)}}}}
+				s.SetSelfLink(absent)
+				return s
+			}()}, false},
+		{"a kind missing", map[string]client.Object{"ConfigMap": child(want)}, false},
 	} {
 		if got := CachedConverged(tm, cached, tc.children); got != tc.want {
 			t.Errorf("%s: CachedConverged = %v, want %v", tc.what, got, tc.want)
@@ -482,7 +492,7 @@ func TestOwnerForCache(t *testing.T) {
 
 	// Anyone may write annotations of these names on the object: without the key, their values are recomputed.
 	forged := owner()
-	forged.Annotations = map[string]string{desiredAnnotation: `{"ConfigMap":"x","Service":"absent"}`,
+	forged.Annotations = map[string]string{desiredAnnotation: "x",
 		metadataAnnotation: "m", sealAnnotation: "s"}
 	out, err = transform(forged)
 	if err != nil {
@@ -538,7 +548,7 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out.(*appsv1.Deployment).Annotations[digestAnnotation]
+		return out.(*appsv1.Deployment).GetSelfLink()
 	}
 	steps := []struct {
 		what        string
@@ -679,7 +689,7 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := out.(metav1.Object).GetAnnotations()[digestAnnotation]; got != want {
+		if got := out.(metav1.Object).GetSelfLink(); got != want {
 			t.Errorf("%s: digest %q, want extraction's %q", what, got, want)
 		}
 		return extracts > before
@@ -818,7 +828,7 @@ func TestApplyRemembersWhatItAppliedForAnEarlyEvent(t *testing.T) {
 		t.Errorf("the early event's copy: digest %q (%v), want what was applied, %q", d, ok, want)
 	}
 	owner := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
-		desiredAnnotation: string(must(json.Marshal(map[string]string{"ConfigMap": want})))}}}
+		desiredAnnotation: childrenDigest(tm.keys, map[string]string{"ConfigMap": want})}}}
 	cached.OwnerReferences = []metav1.OwnerReference{{UID: "owner", Controller: ptr(true)}}
 	owner.UID = "owner"
 	if !CachedConverged(tm, owner, map[string]client.Object{"ConfigMap": cached}) {

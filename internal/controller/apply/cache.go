@@ -25,9 +25,10 @@ package apply
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,9 +115,14 @@ func HTTPRouteForCache(m *Memory) (client.Object, ctrlcache.ByObject) {
 	})}
 }
 
-// digestAnnotation holds, in the cache's copy of a child only, the Digest of the fields FieldManager manages.
-// Nothing writes it: no object is written back from the cache whole.
-const digestAnnotation = "operator101.io/cache-owned-fields-digest"
+// The cache's copy of a child holds the Digest of the fields FieldManager manages in its selfLink, a string
+// the API server has not filled since Kubernetes 1.20 and nothing in operator101 reads otherwise: an annotation
+// would cost a map of its own in every copy (more than 300 bytes; docs/contributing/performance.md). Nothing
+// writes it: no object is written back from the cache whole. childDigest reads it.
+func childDigest(o metav1.Object) (string, bool) {
+	d := o.GetSelfLink()
+	return d, d != ""
+}
 
 // managedDigest is the Digest of the fields FieldManager manages in observed: the one the cache recorded
 // (cachedDigest), or, for an object read past the cache, the Digest of what extract finds. A cache's copy whose
@@ -139,11 +145,11 @@ func managedDigest[O client.Object, A runtime.ApplyConfiguration](m *Memory, obs
 // (apply remembers what it wrote), or is pending (pendingDigest) while operator101's apply of the object is on
 // its way, and is extracted otherwise. An object whose managed fields cannot be read keeps no Digest and no
 // managedFields: IfChanged finds no field operator101 manages in it, and applies (its answer is remembered, so
-// the event of that write needs no extraction). An object that arrives with an annotation of
-// digestAnnotation's name and no managedFields keeps that annotation's value: the transform may see its own
-// output again (client-go asks transforms to be idempotent), and a value someone else wrote matches no Digest
-// (the Memory's key). Every object is trimmed alike, whoever labelled it as operator101's: the cache's copy has a
-// bound size, whatever a tenant writes into the object.
+// the event of that write needs no extraction). An object that arrives with a selfLink and no managedFields
+// keeps that value as its Digest (childDigest): the transform may see its own output again (client-go asks
+// transforms to be idempotent), and a value someone else wrote matches no Digest (the Memory's key). Every
+// object is trimmed alike, whoever labelled it as operator101's: the cache's copy has a bound size, whatever a
+// tenant writes into the object.
 func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, extract Extractor[O, A], strip func(O)) cache.TransformFunc {
 	kind := kindName[O]()
 	rememberKind[O](m)
@@ -152,7 +158,7 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, ext
 		if !ok {
 			return cachetrim.Default(obj)
 		}
-		if d, done := o.GetAnnotations()[digestAnnotation]; done && len(o.GetManagedFields()) == 0 {
+		if d, done := childDigest(o); done && len(o.GetManagedFields()) == 0 {
 			// Transformed already (client-go may hand an object to the transform twice), or written so by
 			// someone else: trimmed alike.
 			strip(o)
@@ -188,8 +194,8 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, ext
 
 // childMetadataForCache keeps of a child's metadata what the reconcilers read: its identity, resourceVersion,
 // generation and deletion timestamp, operator101's label (the cache's selector), its controller reference (whose
-// owner it is: Controlled, Child, and the owner's watch), and sum, when not nil, as digestAnnotation.
-// Every other label and annotation, the other owner references, the finalizers and managedFields go: nothing
+// owner it is: Controlled, Child, and the owner's watch), and sum, when not nil, as its selfLink (childDigest).
+// Every other label, every annotation, the other owner references, the finalizers and managedFields go: nothing
 // reads them from the cache, and no object is written back from the cache whole (a child is applied from its
 // builder).
 func childMetadataForCache(o metav1.Object, sum *string) {
@@ -201,11 +207,12 @@ func childMetadataForCache(o metav1.Object, sum *string) {
 		}
 	}
 	o.SetLabels(kept)
-	var a map[string]string
+	o.SetAnnotations(nil)
+	selfLink := ""
 	if sum != nil {
-		a = map[string]string{digestAnnotation: *sum}
+		selfLink = *sum
 	}
-	o.SetAnnotations(a)
+	o.SetSelfLink(selfLink)
 	o.SetOwnerReferences(cachetrim.ControllerOnly(o.GetOwnerReferences()))
 	o.SetFinalizers(nil)
 	o.SetManagedFields(nil)
@@ -218,18 +225,18 @@ func childMetadataForCache(o metav1.Object, sum *string) {
 // the map rather than change it.
 var managedLabels = map[string]string{managed.ByLabel: managed.By}
 
-// pendingDigest starts the value of digestAnnotation in a cache's copy made while operator101's own apply of the
+// pendingDigest starts the Digest (childDigest) of a cache's copy made while operator101's own apply of the
 // object was on its way (applying): the rest is the object's specKey, under which rememberApplied puts the
 // Digest of what was applied once the answer is in. On two cores the watch event of a create is usually
 // transformed before the reconcile that sent it has read the answer; without this, it would cost an extraction
 // from managedFields as if someone else had written the object.
 const pendingDigest = "pending:"
 
-// cachedDigest is the Digest the cache recorded for a child (ChildForCache): its annotation's value or, for a
+// cachedDigest is the Digest the cache recorded for a child (ChildForCache): the value of its selfLink or, for a
 // copy made while operator101's apply was on its way, the Digest that apply remembered under the copy's key.
 // There is none when the copy is of another version than the apply's answer (someone else wrote in between).
 func (m *Memory) cachedDigest(o metav1.Object) (string, bool) {
-	d, ok := o.GetAnnotations()[digestAnnotation]
+	d, ok := childDigest(o)
 	if !ok {
 		return "", false
 	}
@@ -327,8 +334,9 @@ func (m *Memory) childKey(o client.Object) string {
 // whatever its owner writes into it: OwnerForCache keeps what the reconciler reads of it without building a
 // child, and records what it would build instead.
 const (
-	// desiredAnnotation holds the Digest of each child the reconciler would apply, by the child's kind, as
-	// JSON; absent stands for a child that must not exist.
+	// desiredAnnotation holds one digest of the Digests of the children the reconciler would apply, by the
+	// child's kind (childrenDigest); absent stands for a child that must not exist. One digest, not one per
+	// kind: CachedConverged compares them all at once, and a MyWeb has up to six kinds of child.
 	desiredAnnotation = "operator101.io/cache-desired-children"
 	// metadataAnnotation (cachetrim.MetadataAnnotation) holds a digest of the labels and annotations the
 	// object has, so that a change of them still shows as a change of the cache's copy (ChangedByOthers lets it
@@ -397,8 +405,8 @@ func OwnerForCache[O client.Object](m *Memory, desired func(O) (map[string]runti
 	}
 }
 
-// desiredDigests is the JSON of the Digest of each child desired builds for o, by kind (absent for a child that
-// must not exist); "" when desired fails.
+// desiredDigests is the childrenDigest of the Digest of each child desired builds for o, by kind (absent for a
+// child that must not exist); "" when desired fails.
 func desiredDigests[O client.Object](keys *digest.Keyed, o O, desired func(O) (map[string]runtime.ApplyConfiguration, error)) (string, error) {
 	children, err := desired(o)
 	if err != nil {
@@ -414,11 +422,20 @@ func desiredDigests[O client.Object](keys *digest.Keyed, o O, desired func(O) (m
 			return "", nil
 		}
 	}
-	b, err := json.Marshal(digests)
-	if err != nil {
-		return "", fmt.Errorf("encoding the digests of the children of %s: %w", o.GetName(), err)
+	return childrenDigest(keys, digests), nil
+}
+
+// childrenDigest is one digest of digests, a Digest (or absent) by kind of child: the same exactly when both
+// name the same kinds with the same values.
+func childrenDigest(keys *digest.Keyed, digests map[string]string) string {
+	bp := keys.Buffer()
+	defer keys.PutBuffer(bp)
+	b := digest.AppendCount(digest.AppendPart((*bp)[:0], "children"), len(digests))
+	for _, kind := range slices.Sorted(maps.Keys(digests)) {
+		b = digest.AppendPart(digest.AppendPart(b, kind), digests[kind])
 	}
-	return string(b), nil
+	*bp = b
+	return keys.Sum(b)
 }
 
 // CachedConverged tells whether the children the cache holds (children, by kind, as ReadChildren filled them)
@@ -427,27 +444,23 @@ func desiredDigests[O client.Object](keys *digest.Keyed, o O, desired func(O) (m
 // owner must come from the cache. A child that must not exist is converged when owner controls no child of
 // that name.
 func CachedConverged(m *Memory, owner client.Object, children map[string]client.Object) bool {
-	var want map[string]string
-	if err := json.Unmarshal([]byte(owner.GetAnnotations()[desiredAnnotation]), &want); err != nil || len(want) != len(children) {
+	want, ok := owner.GetAnnotations()[desiredAnnotation]
+	if !ok {
 		return false
 	}
+	got := make(map[string]string, len(children))
 	for kind, child := range children {
-		d, ok := want[kind]
-		if !ok {
-			return false
-		}
-		controlled := child.GetUID() != "" && metav1.IsControlledBy(child, owner)
-		if d == absent {
-			if controlled {
-				return false
-			}
+		if child.GetUID() == "" || !metav1.IsControlledBy(child, owner) {
+			got[kind] = absent
 			continue
 		}
-		if got, ok := m.cachedDigest(child); !ok || !controlled || got != d {
+		d, ok := m.cachedDigest(child)
+		if !ok || d == absent {
 			return false
 		}
+		got[kind] = d
 	}
-	return true
+	return childrenDigest(m.keys, got) == want
 }
 
 // ReadWhole reads owner's object whole from the API server into whole: the cache's copy lacks what the
