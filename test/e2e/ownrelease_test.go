@@ -92,13 +92,13 @@ func releaseUnderOwnName(t *testing.T) (catalog, base string) {
 		"REGISTRY="+registry, "VERSION="+headVersion, "REGISTRY_CERT_DIR="+certDir, "UNPINNED_DEFAULTS=1")
 	t.Logf("%s released under %s in %s", headVersion, base, time.Since(start).Round(time.Second))
 	var op, bundle string
-	records, err := os.ReadFile(filepath.Join(clone, "config", "catalog", "releases"))
+	recorded, err := readReleases(clone)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(records), "\n") {
-		if fs := strings.Fields(line); len(fs) >= 5 && fs[0] == headVersion {
-			op, bundle = fs[2], fs[4]
+	for _, r := range recorded {
+		if r.version == headVersion {
+			op, bundle = r.operator, r.bundle
 		}
 	}
 
