@@ -49,7 +49,11 @@ BUILD_FLAGS ?= $(if $(filter 0,$(OFFLINE)),,--network none )--no-cache$(if $(fil
 # (podman's --cert-dir), and skip verification only for a registry on this machine that is given no CA
 # (localhost, 127.0.0.1, the local cluster's node address). docker push takes no TLS flags: the docker daemon
 # decides (its insecure-registries and certs.d).
-push_flags = $(if $(filter docker,$(container_tool)),,$(shell IMAGE_TAG_BASE='$(IMAGE_TAG_BASE)' REGISTRY_CERT_DIR='$(REGISTRY_CERT_DIR)' bash -c 'source hack/registry.sh && tls_flags "" "$$1"' - '$(1)'))
+tls_flags_of = $(shell IMAGE_TAG_BASE='$(IMAGE_TAG_BASE)' REGISTRY_CERT_DIR='$(REGISTRY_CERT_DIR)' bash -c 'source hack/registry.sh && tls_flags "" "$$1"' - '$(1)')
+push_flags = $(if $(filter docker,$(container_tool)),,$(call tls_flags_of,$(1)))
+# docker's manifest commands reach the registry themselves, without the daemon's insecure-registries rule (which
+# takes 127.0.0.0/8): --insecure where hack/registry.sh reads the registry over plain HTTP.
+docker_manifest_flags = $(if $(findstring --tls-verify=false,$(call tls_flags_of,$(1))),--insecure)
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -204,8 +208,8 @@ else ifeq ($(image_kind),list)
 	$(CONTAINER_TOOL) manifest push --all $(call push_flags,$(IMG)) $(IMG) docker://$(IMG)
 else
 	$(foreach p,$(platforms),$(CONTAINER_TOOL) push $(IMG)-$(subst /,-,$(p))$(newline))
-	$(CONTAINER_TOOL) manifest create --amend $(IMG) $(foreach p,$(platforms),$(IMG)-$(subst /,-,$(p)))
-	$(CONTAINER_TOOL) manifest push $(IMG)
+	$(CONTAINER_TOOL) manifest create --amend $(call docker_manifest_flags,$(IMG)) $(IMG) $(foreach p,$(platforms),$(IMG)-$(subst /,-,$(p)))
+	$(CONTAINER_TOOL) manifest push $(call docker_manifest_flags,$(IMG)) $(IMG)
 endif
 
 ##@ Deployment

@@ -16,11 +16,13 @@ package release
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,8 +101,10 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 		// A docker CLI that waits on an answer that never comes fails the test with what it printed.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
+		// The operator image too: with docker, one image per platform, pushed, then `docker manifest create
+		// --amend` and `docker manifest push` make the list (docker holds no list locally).
 		cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory", "CONTAINER_TOOL=docker", "IMAGE_TAG_BASE=" + base,
-			"OPM_IMG=" + opmImg}, path...)...)
+			"OPM_IMG=" + opmImg, "docker-build", "docker-push"}, path...)...)
 		cmd.Dir = clone
 		cmd.Env = append(os.Environ(), "DOCKER_HOST="+dockerAPI(t, filepath.Join(dir, "docker"), base),
 			"PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -120,6 +124,24 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 			}
 		}
 		servesBundle(t, clone, base, version, newest, committed, nil)
+		raw := runIn(t, clone, "skopeo", "inspect", "--raw", "--tls-verify=false", "docker://"+base+":v"+version)
+		var list struct {
+			MediaType string `json:"mediaType"`
+			Manifests []struct {
+				Platform struct{ OS, Architecture string } `json:"platform"`
+			} `json:"manifests"`
+		}
+		if err := json.Unmarshal([]byte(raw), &list); err != nil {
+			t.Fatalf("the operator image docker pushed: %v\n%s", err, raw)
+		}
+		var platforms []string
+		for _, m := range list.Manifests {
+			platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
+		}
+		slices.Sort(platforms)
+		if want := []string{"linux/amd64", "linux/arm64"}; !slices.Equal(platforms, want) {
+			t.Errorf("the operator image docker pushed is a %s of %v, want a list of %v", list.MediaType, platforms, want)
+		}
 	})
 }
 
