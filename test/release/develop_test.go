@@ -40,7 +40,9 @@ import (
 // committed catalog has it.
 //
 //   - podman: a registry that serves TLS with a CA of its own (REGISTRY_CERT_DIR), pushes verified against it.
-//   - docker: CONTAINER_TOOL=docker, the docker CLI. No docker daemon is installed here: the CLI talks to podman's
+//   - docker: CONTAINER_TOOL=docker, the docker CLI, with `make docker-build docker-push` first: one image per
+//     platform, then the list by `docker manifest`, read back as a list of both platforms. No docker daemon is
+//     installed here: the CLI talks to podman's
 //     Docker-compatible API (podman system service), which trusts a plain-HTTP registry on 127.0.0.1 as
 //     dockerd does by default. The offline opm image is built too (a name of its own): with docker, no
 //     Debian package and no root; sudo, apt-get and dpkg-query are stubs on PATH that fail the test if called.
