@@ -17,7 +17,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,22 +130,9 @@ func releaseUnderOwnName(t *testing.T) (catalog, base string) {
 		t.Fatalf("config/catalog/releases records %s's operator as %q, want %s by digest", headVersion, op, base)
 	}
 	raw := run(t, nil, "skopeo", "inspect", "--raw", "--cert-dir", certDir, "docker://"+op)
-	var list struct {
-		MediaType string `json:"mediaType"`
-		Manifests []struct {
-			Platform struct{ OS, Architecture string } `json:"platform"`
-		} `json:"manifests"`
-	}
-	if err := json.Unmarshal([]byte(raw), &list); err != nil {
-		t.Fatalf("the released operator %s: %v\n%s", op, err, raw)
-	}
-	var platforms []string
-	for _, m := range list.Manifests {
-		platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
-	}
-	slices.Sort(platforms)
-	if want := []string{"linux/amd64", "linux/arm64"}; list.MediaType != "application/vnd.oci.image.index.v1+json" || !slices.Equal(platforms, want) {
-		t.Errorf("the released operator %s is a %s of %v, want an OCI index of %v", op, list.MediaType, platforms, want)
+	mediaType, platforms := registrytest.ListPlatforms(t, raw)
+	if want := []string{"linux/amd64", "linux/arm64"}; mediaType != "application/vnd.oci.image.index.v1+json" || !slices.Equal(platforms, want) {
+		t.Errorf("the released operator %s is a %s of %v, want an OCI index of %v", op, mediaType, platforms, want)
 	}
 
 	// TLS is verified: with a CA that did not sign the registry's certificate, opm cannot read the new bundle.

@@ -24,6 +24,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -33,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +169,24 @@ func CatalogBundles(t *testing.T, path string) map[string]string {
 		}
 	}
 	return out
+}
+
+// ListPlatforms reads raw, a manifest list or OCI index as `skopeo inspect --raw` prints it: its media type and
+// the OS/architecture of each image it names, sorted.
+func ListPlatforms(t *testing.T, raw string) (mediaType string, platforms []string) {
+	t.Helper()
+	var list struct {
+		MediaType string `json:"mediaType"`
+		Manifests []struct {
+			Platform struct{ OS, Architecture string } `json:"platform"`
+		} `json:"manifests"`
+	}
+	if err := json.Unmarshal([]byte(raw), &list); err != nil {
+		t.Fatalf("not a manifest list: %v\n%s", err, raw)
+	}
+	for _, m := range list.Manifests {
+		platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
+	}
+	slices.Sort(platforms)
+	return list.MediaType, platforms
 }

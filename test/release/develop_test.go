@@ -16,7 +16,6 @@ package release
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -127,22 +126,9 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 		}
 		servesBundle(t, clone, base, version, newest, committed, nil)
 		raw := runIn(t, clone, "skopeo", "inspect", "--raw", "--tls-verify=false", "docker://"+base+":v"+version)
-		var list struct {
-			MediaType string `json:"mediaType"`
-			Manifests []struct {
-				Platform struct{ OS, Architecture string } `json:"platform"`
-			} `json:"manifests"`
-		}
-		if err := json.Unmarshal([]byte(raw), &list); err != nil {
-			t.Fatalf("the operator image docker pushed: %v\n%s", err, raw)
-		}
-		var platforms []string
-		for _, m := range list.Manifests {
-			platforms = append(platforms, m.Platform.OS+"/"+m.Platform.Architecture)
-		}
-		slices.Sort(platforms)
+		mediaType, platforms := registrytest.ListPlatforms(t, raw)
 		if want := []string{"linux/amd64", "linux/arm64"}; !slices.Equal(platforms, want) {
-			t.Errorf("the operator image docker pushed is a %s of %v, want a list of %v", list.MediaType, platforms, want)
+			t.Errorf("the operator image docker pushed is a %s of %v, want a list of %v", mediaType, platforms, want)
 		}
 	})
 }
