@@ -96,12 +96,7 @@ func attemptDeadlineSeconds(at *cnatv1alpha1.At, k int32, now time.Time) int64 {
 // the At retrying (RUNNING, reason Retrying) instead of FAILED. A pure function of its inputs, as fromPod.
 func observe(at *cnatv1alpha1.At, pod *corev1.Pod, k int32, now time.Time) cnatv1alpha1.AtStatus {
 	out := fromPod(at.Status, pod, now)
-	a := cnatv1alpha1.AtAttempt{Attempt: k, PodName: pod.Name}
-	created := pod.CreationTimestamp
-	if created.IsZero() {
-		created = metav1.NewTime(now)
-	}
-	a.StartTime = &created
+	a := cnatv1alpha1.AtAttempt{Attempt: k, PodName: pod.Name, StartTime: attemptStart(out, pod, k, now)}
 	if out.Phase == cnatv1alpha1.PhaseDone || out.Phase == cnatv1alpha1.PhaseFailed {
 		a.CompletionTime, a.ExitCode = out.CompletionTime, out.ExitCode
 		if c := succeededCondition(out); c != nil {
@@ -120,6 +115,26 @@ func observe(at *cnatv1alpha1.At, pod *corev1.Pod, k int32, now time.Time) cnatv
 		k+1, retries+1, strings.TrimPrefix(out.Message, "the command "), k+2, AttemptPodName(at.Name, k+1))
 	setSucceeded(&out, metav1.ConditionUnknown, cnatv1alpha1.ReasonRetrying, out.Message, now)
 	return out
+}
+
+// attemptStart is when attempt k started: once recorded, its start never moves (attempt 0's is the run's,
+// status.startTime, which fromPod set), so a pod made later under the attempt's name, by whoever may create
+// pods there, is never taken for the run the Upgradeable gate holds for (recordedRun); until then, pod's
+// creation (now for a pod not yet stored).
+func attemptStart(s cnatv1alpha1.AtStatus, pod *corev1.Pod, k int32, now time.Time) *metav1.Time {
+	for _, a := range s.Attempts {
+		if a.Attempt == k && a.StartTime != nil {
+			return a.StartTime.DeepCopy()
+		}
+	}
+	if k == 0 && s.StartTime != nil {
+		return s.StartTime.DeepCopy()
+	}
+	created := pod.CreationTimestamp
+	if created.IsZero() {
+		created = metav1.NewTime(now)
+	}
+	return &created
 }
 
 // recordAttempt puts a in s.Attempts, in place of the record of the same attempt.

@@ -222,3 +222,35 @@ func TestConditionMissing(t *testing.T) {
 		}
 	}
 }
+
+// A pod made under the At's pod name after its own pod was deleted, controlled by the At (whoever may create
+// pods in the namespace can make one): the At follows it, but its recorded start stays its own pod's, so the
+// gate does not hold for that pod; the same for a later attempt's name.
+func TestAReplacedPodIsNotTheRecordedRun(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	later := start.Add(2 * time.Second)
+	for _, attempt := range []int32{0, 1} {
+		r := atRun("ns", "x", corev1.PodRunning, start, start, 600)
+		r.at.Spec.Retries = ptr.To[int32](2)
+		if attempt > 0 {
+			r.at.Status.Attempts = []cnatv1alpha1.AtAttempt{{Attempt: 0, PodName: "x-pod", StartTime: &metav1.Time{Time: start},
+				CompletionTime: &metav1.Time{Time: start}, ExitCode: ptr.To[int32](1)}}
+			r.pod = AttemptPod(r.at, PodDefaults{}, attempt, 600)
+			r.pod.CreationTimestamp = metav1.NewTime(start)
+			r.pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &metav1.Time{Time: start}}
+		}
+		r.at.Status = observe(r.at, r.pod, attempt, start)
+		if names, _ := holders([]run{r}, DefaultStartDeadline, start); len(names) != 1 {
+			t.Fatalf("attempt %d: its own pod holds nothing", attempt)
+		}
+		replaced := r.pod.DeepCopy()
+		replaced.UID, replaced.CreationTimestamp = "uid-replaced", metav1.NewTime(later)
+		r.at.Status = observe(r.at, replaced, attempt, later)
+		if got := r.at.Status.Attempts[len(r.at.Status.Attempts)-1].StartTime; !got.Time.Equal(start) {
+			t.Errorf("attempt %d: recorded start moved to %v", attempt, got)
+		}
+		if names, _ := holders([]run{{pod: replaced, at: r.at}}, DefaultStartDeadline, later); len(names) != 0 {
+			t.Errorf("attempt %d: the replaced pod holds the gate: %v", attempt, names)
+		}
+	}
+}
