@@ -9,7 +9,9 @@
 #                                                    with PLATFORMS (os/arch,...), a manifest list of one per platform
 #   hack/images.sh bundle    IMG                     bundle/ as `make bundle` wrote it
 #   hack/images.sh opm       IMG                     /bin/opm + grpc_health_probe + busybox, /tmp 1777, USER 1001: the catalog's base
-#                                                    (with docker: no busybox, no shell)
+#                                                    (with docker: no busybox, no shell); an empty file-based catalog
+#                                                    (/configs, its label), as operator-sdk run bundle takes its
+#                                                    default index image, the upstream opm image
 #   hack/images.sh catalog   IMG [DIR]               DIR (default catalog/) served by opm (catalog.Dockerfile on the opm image)
 #   hack/images.sh scorecard IMG                     operator101's scorecard test (test/scorecard/cmd/operator101-scorecard)
 #
@@ -132,7 +134,7 @@ opm)
 		# docker: no busybox (a Debian package here), so no shell: /tmp, 1777, comes from the context (COPY keeps
 		# a directory's mode). A catalog needs only opm and the probe; `operator-sdk run bundle`, which runs a
 		# shell in this image, is the lab's (podman).
-		mkdir -p "$ctx/root"
+		mkdir -p "$ctx/root/configs"
 		mkdir -m 1777 "$ctx/root/tmp"
 		cat >"$ctx/Dockerfile" <<'EOF'
 FROM scratch
@@ -140,6 +142,7 @@ COPY opm grpc_health_probe /bin/
 COPY root/ /
 USER 1001
 ENTRYPOINT ["/bin/opm"]
+LABEL operators.operatorframework.io.index.configs.v1=/configs
 EOF
 		build "$ctx/Dockerfile" "$ctx"
 		exit 0
@@ -154,8 +157,10 @@ RUN ["/bin/busybox", "--install", "-s", "/bin"]
 ENV PATH=/bin
 # opm serve writes its cache under /tmp as a non-root user.
 RUN ["/bin/busybox", "mkdir", "-p", "-m", "1777", "/tmp"]
+RUN ["/bin/busybox", "mkdir", "-p", "/configs"]
 USER 1001
 ENTRYPOINT ["/bin/opm"]
+LABEL operators.operatorframework.io.index.configs.v1=/configs
 EOF
 	build "$ctx/Dockerfile" "$ctx"
 	;;

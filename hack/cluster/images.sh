@@ -10,7 +10,8 @@
 # An image is a directory hack/cluster/images/NAME with a Containerfile; `context_NAME` below fills its build
 # context; `IMAGES[NAME]` names where it is pushed (several names are fine). Pods name images as
 # localhost:5000/...; containerd's registry config also sends docker.io pulls to the local registry, so the
-# samples' `nginx` and `busybox`, and the docs' nginxinc/nginx-unprivileged, resolve to these images offline.
+# samples' `nginx` and `busybox`, the docs' nginxinc/nginx-unprivileged, and busybox:1.36.0 (operator-sdk run
+# bundle's decompression image) resolve to these images offline.
 # Later images (operator, bundle, catalog, opm, OLM) join the table the same way.
 set -euo pipefail
 
@@ -25,7 +26,7 @@ BUSYBOX_VERSION=$(dpkg-query -W -f='${Version}' busybox-static 2>/dev/null | sed
 # NAME -> the repositories:tags it is pushed as (relative to the registry).
 declare -A IMAGES=(
 	[pause]="operator101/pause:3.10"
-	[busybox]="operator101/busybox:${BUSYBOX_VERSION:-latest} library/busybox:1.36 library/busybox:latest"
+	[busybox]="operator101/busybox:${BUSYBOX_VERSION:-latest} library/busybox:1.36 library/busybox:1.36.0 library/busybox:latest"
 	[web]="operator101/web:1 library/nginx:1.27 library/nginx:1.7.9 library/nginx:alpine library/nginx:latest"
 	[web-unprivileged]="operator101/web-unprivileged:1 nginxinc/nginx-unprivileged:1.27 nginxinc/nginx-unprivileged:latest"
 	[probe]="operator101/probe:1"

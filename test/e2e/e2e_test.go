@@ -63,10 +63,8 @@ type facts struct {
 	helperImg   string // busybox: scorecard's untar and storage images
 	probeImg    string // hack/cluster/images/probe: checks from inside a pod (a login with a connection Secret)
 	certDir     string // the CAs of the registry bundleImgs names, when the system's do not sign it (else empty)
-	// runBundleSkipVerify: that registry is on this machine, and operator-sdk run bundle skips verifying it
-	runBundleSkipVerify bool
-	mariadbEnv          string // hack/mariadb.sh's env file: MARIADB_HOST, MARIADB_PORT, admin user and password
-	root                string // the repository
+	mariadbEnv  string // hack/mariadb.sh's env file: MARIADB_HOST, MARIADB_PORT, admin user and password
+	root        string // the repository
 }
 
 var (
@@ -80,20 +78,19 @@ var (
 
 func TestMain(m *testing.M) {
 	f = facts{
-		kubeconfig:          os.Getenv("KUBECONFIG"),
-		kubectl:             os.Getenv("E2E_KUBECTL"),
-		operatorSDK:         os.Getenv("E2E_OPERATOR_SDK"),
-		nodeIP:              os.Getenv("E2E_NODE_IP"),
-		catalogImg:          os.Getenv("E2E_CATALOG_IMAGE"),
-		tightImg:            os.Getenv("E2E_TIGHTENED_CATALOG_IMAGE"),
-		bundleImgs:          os.Getenv("E2E_BUNDLE_REPO"),
-		opmImg:              os.Getenv("E2E_OPM_IMAGE"),
-		helperImg:           os.Getenv("E2E_HELPER_IMAGE"),
-		probeImg:            os.Getenv("E2E_PROBE_IMAGE"),
-		certDir:             os.Getenv("E2E_REGISTRY_CERT_DIR"),
-		runBundleSkipVerify: os.Getenv("E2E_RUN_BUNDLE_SKIP_TLS_VERIFY") == "1",
-		mariadbEnv:          os.Getenv("E2E_MARIADB_ENV"),
-		root:                os.Getenv("E2E_ROOT"),
+		kubeconfig:  os.Getenv("KUBECONFIG"),
+		kubectl:     os.Getenv("E2E_KUBECTL"),
+		operatorSDK: os.Getenv("E2E_OPERATOR_SDK"),
+		nodeIP:      os.Getenv("E2E_NODE_IP"),
+		catalogImg:  os.Getenv("E2E_CATALOG_IMAGE"),
+		tightImg:    os.Getenv("E2E_TIGHTENED_CATALOG_IMAGE"),
+		bundleImgs:  os.Getenv("E2E_BUNDLE_REPO"),
+		opmImg:      os.Getenv("E2E_OPM_IMAGE"),
+		helperImg:   os.Getenv("E2E_HELPER_IMAGE"),
+		probeImg:    os.Getenv("E2E_PROBE_IMAGE"),
+		certDir:     os.Getenv("E2E_REGISTRY_CERT_DIR"),
+		mariadbEnv:  os.Getenv("E2E_MARIADB_ENV"),
+		root:        os.Getenv("E2E_ROOT"),
 	}
 	for k, v := range map[string]string{"KUBECONFIG": f.kubeconfig, "E2E_KUBECTL": f.kubectl,
 		"E2E_OPERATOR_SDK": f.operatorSDK, "E2E_NODE_IP": f.nodeIP, "E2E_CATALOG_IMAGE": f.catalogImg, "E2E_TIGHTENED_CATALOG_IMAGE": f.tightImg,

@@ -56,7 +56,8 @@ const (
 // its target namespace and nothing on pods, deployments, services, configmaps or secrets outside it (kube-system
 // and the other install's namespaces included); the samples reconcile there, each install serves the
 // DatabaseTarget whose admin Secret is in its namespace, and neither operator logs a 403. The permission table
-// it reads back must be the one docs/admin/security.md shows. TestOLM does the same for AllNamespaces.
+// it reads back must be the one docs/admin/security.md shows. TestOLM does the same for AllNamespaces. The
+// OwnNamespace install then meets an upgrade OLM must refuse (refusesAnInvalidatingUpgrade).
 func TestOLMNamespacedInstallModes(t *testing.T) {
 	clearInstalls(t)
 	clearDatabaseTargets(t)
@@ -86,7 +87,14 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			}
 			t.Cleanup(func() { uninstall(t, m.ns) })
 			start := time.Now()
-			subscribe(t, m.ns, []string{m.target}, "", false)
+			if m.mode == operatorsv1alpha1.InstallModeTypeOwnNamespace {
+				// From the catalog whose next version OLM must refuse (refusesAnInvalidatingUpgrade, at the end):
+				// this tree's version first, approved by hand.
+				subscribeFrom(t, f.tightImg, m.ns, []string{m.target}, newCSV, true)
+				approve(t, m.ns, newCSV)
+			} else {
+				subscribe(t, m.ns, []string{m.target}, "", false)
+			}
 			waitCSV(t, m.ns, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
 			pod := operatorPod(t, m.ns, newVersion)
 			if env := watched(t, pod); env != m.target {
@@ -146,6 +154,9 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 				"databaseusers.mygroup.handsomeguy.cn,mywebs.operator.k8s-summit.org,appservices.app.example.com,ats.cnat.programming-kubernetes.info", "--all")
 			if n := accounts(t, m.dbUser); n != 0 {
 				t.Errorf("%s: the DatabaseUser's account is still on the server (%d) after its deletion", m.mode, n)
+			}
+			if m.mode == operatorsv1alpha1.InstallModeTypeOwnNamespace {
+				refusesAnInvalidatingUpgrade(t, m.ns)
 			}
 		})
 	}

@@ -96,7 +96,8 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 	runBlocks(t, "README.md quick start", quickstart, vars...)
 	t.Logf("the quick start ran in %s", time.Since(start).Round(time.Second))
 
-	// Every kind works, on the newest release (as released under the user's name, when it was).
+	// Every kind works, on the newest release (as released under the user's name, when it was): the README's
+	// Subscription names no version, and a new user gets the head of stable.
 	waitCSV(t, quickNS, headCSV, operatorsv1alpha1.CSVPhaseSucceeded, time.Minute)
 	if ownBase != "" {
 		operatorPodOf(t, quickNS, headVersion, func(img string) bool { return strings.HasPrefix(img, ownBase+"@sha256:") })

@@ -25,6 +25,7 @@ import (
 
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -32,22 +33,15 @@ import (
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 )
 
-const tightNS = "operator101-e2e-tightened"
-
-// TestOLMRefusesAnUpgradeThatInvalidatesStoredObjects: the catalog E2E_TIGHTENED_CATALOG_IMAGE has, after this
-// tree's version, one whose MyWeb CRD allows nodePortNumber up to 30199 only. With a MyWeb stored at 30250, OLM's
-// CRD check refuses that upgrade: its InstallPlan fails saying so, the CRD keeps its schema, the refused version's
-// CSV never succeeds, and this version's operator keeps running and reconciling the MyWeb.
-func TestOLMRefusesAnUpgradeThatInvalidatesStoredObjects(t *testing.T) {
-	clearInstalls(t)
-	freshNamespace(t, tightNS)
-	t.Cleanup(func() { uninstall(t, tightNS) })
-	subscribeFrom(t, f.tightImg, tightNS, []string{tightNS}, newCSV, true)
-	approve(t, tightNS, newCSV)
-	waitCSV(t, tightNS, newCSV, operatorsv1alpha1.CSVPhaseSucceeded, 5*time.Minute)
-
+// refusesAnInvalidatingUpgrade: the catalog E2E_TIGHTENED_CATALOG_IMAGE, which ns's Subscription (Manual) installed
+// this tree's version from, has after it one whose MyWeb CRD allows nodePortNumber up to 30199 only. With a MyWeb
+// stored above it, OLM's CRD check refuses that upgrade: its InstallPlan fails saying so, the CRD keeps its
+// schema, the refused version's CSV never succeeds, and this version's operator keeps running and reconciling the
+// MyWeb.
+func refusesAnInvalidatingUpgrade(t *testing.T, tightNS string) {
+	t.Helper()
 	myweb := sampleMyWeb(t)
-	myweb.Namespace, myweb.Name, myweb.Spec.NodePortNumber = tightNS, "above-the-new-maximum", 30250
+	myweb.Namespace, myweb.Name, myweb.Spec.NodePortNumber = tightNS, "above-the-new-maximum", freeNodePortFrom(t, 30250)
 	create(t, myweb)
 	// Deleted while the operator runs, before the uninstall (cleanups run last-registered first).
 	t.Cleanup(func() {
@@ -106,6 +100,29 @@ func TestOLMRefusesAnUpgradeThatInvalidatesStoredObjects(t *testing.T) {
 	kubectl(t, "patch", "-n", tightNS, "myweb/"+myweb.Name, "--type", "merge", "-p",
 		`{"spec":{"pageContentHtml":"<h1>still reconciled</h1>\n"}}`)
 	waitHTTP(t, fmt.Sprintf("http://%s:%d/", f.nodeIP, myweb.Spec.NodePortNumber), "still reconciled")
+}
+
+// freeNodePortFrom is the first node port from from on that no Service holds now (other Services' ports are
+// the cluster's choice).
+func freeNodePortFrom(t *testing.T, from int32) int32 {
+	t.Helper()
+	var svcs corev1.ServiceList
+	if err := c.List(context.Background(), &svcs); err != nil {
+		t.Fatal(err)
+	}
+	taken := map[int32]bool{}
+	for _, s := range svcs.Items {
+		for _, p := range s.Spec.Ports {
+			taken[p.NodePort] = true
+		}
+	}
+	for p := from; p <= 32767; p++ {
+		if !taken[p] {
+			return p
+		}
+	}
+	t.Fatal("no free node port")
+	return 0
 }
 
 // approveNext approves the InstallPlan in ns for a CSV other than current (the upgrade OLM offers next) and
