@@ -5,7 +5,9 @@
 # Usage: hack/ci.sh STEP... (make targets). A step A+B runs A with its output shown as it comes and, beside it,
 # B with its output kept and shown when B ends: for steps that share nothing (a port, a directory, a cluster) and
 # spend most of their time waiting, such as the end-to-end tests on the cluster and the fault injection on
-# envtest's API servers.
+# envtest's API servers. B starts when A creates the file CI_START_BESIDE names (A's own choice of moment: the
+# e2e creates it once its quick start is done, so that its setup and the quick start's builds have both cores),
+# or when A ends, whichever comes first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,9 +29,12 @@ for step in "$@"; do
 	IFS=+ read -r -a group <<<"$step"
 	t0=$SECONDS
 	pids=()
+	gate=$logs/start-beside-${group[0]}
 	for side in "${group[@]:1}"; do
-		echo "==> make $side (beside ${group[0]}; its output when it ends: $logs/$side.log)"
+		echo "==> make $side (beside ${group[0]}, once it says so; its output when it ends: $logs/$side.log)"
 		(
+			while [ ! -e "$gate" ]; do sleep 2; done
+			echo "==> make $side: starting beside ${group[0]}, $((SECONDS - t0))s into it"
 			s0=$SECONDS
 			src=0
 			make --no-print-directory "$side" >"$logs/$side.log" 2>&1 || src=$?
@@ -39,7 +44,8 @@ for step in "$@"; do
 	done
 	echo "==> make ${group[0]}"
 	src=0
-	make --no-print-directory "${group[0]}" || src=$?
+	CI_START_BESIDE=$gate make --no-print-directory "${group[0]}" || src=$?
+	touch "$gate"
 	record "${group[0]}" $((SECONDS - t0)) "$src"
 	[ "$src" -eq 0 ] || rc=$src
 	for i in "${!pids[@]}"; do
