@@ -32,9 +32,11 @@ template=config/catalog/operator101.yaml
 out=${1:-catalog}
 shift || true
 
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 # shellcheck source=registry.sh
 source hack/registry.sh
-trust_registry_ca
+trust_registry_ca "$work"
 
 # render-bundles FILE IMG...: each bundle image rendered into FILE with its registry's rule. (Run by
 # hack/release.sh ensure, which keeps the release registry up meanwhile.)
@@ -57,9 +59,6 @@ if [[ $out == render-bundles ]]; then
 	rm -rf "$home"
 	exit 0
 fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # The committed catalog, rendered already, and the developer's bundle images, as opm renders them, each added
 # as the next version by bundletool add-bundle (opm has no command that adds a channel entry); then opm's normal

@@ -69,11 +69,12 @@ tls_flags() {
 	fi
 }
 
-# trust_registry_ca: Go programs started after this (opm, operator-sdk) trust REGISTRY_CERT_DIR's CAs besides
-# the system's (SSL_CERT_FILE, a file of both).
+# trust_registry_ca DIR: Go programs started after this (opm, operator-sdk) trust REGISTRY_CERT_DIR's CAs besides
+# the system's (SSL_CERT_FILE, a file of both: DIR/registry-ca.pem, in a directory of the caller's own, as a run
+# beside it trusts another CA).
 trust_registry_ca() {
 	[[ -n ${REGISTRY_CERT_DIR:-} ]] || return 0
-	local bundle=${TMPDIR:-/tmp}/operator101-registry-ca.$(id -u).pem
+	local bundle=$1/registry-ca.pem
 	{
 		cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null || true
 		cat "$REGISTRY_CERT_DIR"/*.crt
