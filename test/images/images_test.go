@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -77,6 +78,64 @@ func tail(b []byte) string {
 		lines = lines[len(lines)-40:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestImagesBuildInAStoreOfTheirOwn: the podman and buildah that these tests and every command they start run
+// use the image tests' own store (hack/image-store.sh), not podman's default one, where the e2e builds images of
+// the same IDs beside them: its storage.conf, a graphroot in the store's directory, a runroot of its own, and
+// podman's per-boot files (tmp_dir) and locks (lock_type "file") beside that runroot.
+func TestImagesBuildInAStoreOfTheirOwn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs podman and buildah, which -short (make test) does not install; make ci runs this test")
+	}
+	testenv.HoldImageStore(t)
+	store := os.Getenv("OPERATOR101_IMAGE_STORE")
+	podman := exec.Command("podman", "--log-level=debug", "info", "--format", "json")
+	var debug strings.Builder
+	podman.Stderr = &debug
+	out, err := podman.Output()
+	if err != nil {
+		t.Fatalf("podman info: %v\n%s", err, debug.String())
+	}
+	var info struct {
+		Store struct {
+			ConfigFile string `json:"configFile"`
+			GraphRoot  string `json:"graphRoot"`
+			RunRoot    string `json:"runRoot"`
+			VolumePath string `json:"volumePath"`
+		} `json:"store"`
+	}
+	if err := json.Unmarshal(out, &info); err != nil {
+		t.Fatalf("podman info: %v\n%s", err, out)
+	}
+	s := info.Store
+	if s.ConfigFile != filepath.Join(store, "storage.conf") || s.GraphRoot != filepath.Join(store, "storage") ||
+		s.VolumePath != filepath.Join(store, "storage", "volumes") {
+		t.Errorf("podman uses storage.conf %s, graphroot %s, volumes %s: want those of the store %s", s.ConfigFile, s.GraphRoot, s.VolumePath, store)
+	}
+	run := filepath.Dir(s.RunRoot)
+	if !strings.HasPrefix(filepath.Base(run), "operator101-image-store-") {
+		t.Errorf("podman's runroot is %s: want one of the store's own (hack/image-store.sh)", s.RunRoot)
+	}
+	m := regexp.MustCompile(`Using tmp dir (\S+?)"`).FindStringSubmatch(debug.String())
+	if m == nil || m[1] != filepath.Join(run, "libpod") {
+		t.Errorf("podman's tmp_dir is %v: want %s, beside the store's runroot", m, filepath.Join(run, "libpod"))
+	} else if _, err := os.Stat(filepath.Join(m[1], "locks")); err != nil {
+		t.Errorf("podman keeps no file locks in its tmp_dir (lock_type \"file\"): %v", err)
+	}
+	out, err = exec.Command("buildah", "info").Output()
+	if err != nil {
+		t.Fatalf("buildah info: %v", err)
+	}
+	var binfo struct {
+		Store struct{ GraphRoot, RunRoot string } `json:"store"`
+	}
+	if err := json.Unmarshal(out, &binfo); err != nil {
+		t.Fatalf("buildah info: %v\n%s", err, out)
+	}
+	if binfo.Store.GraphRoot != s.GraphRoot || binfo.Store.RunRoot != s.RunRoot {
+		t.Errorf("buildah uses graphroot %s and runroot %s, podman %s and %s", binfo.Store.GraphRoot, binfo.Store.RunRoot, s.GraphRoot, s.RunRoot)
+	}
 }
 
 func TestOperatorImage(t *testing.T) {

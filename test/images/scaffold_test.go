@@ -187,10 +187,12 @@ func TestScaffoldCommandsParse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the docker and podman CLIs, which -short (make test) does not install; make ci runs this test")
 	}
+	testenv.HoldImageStore(t) // podman looks up the images it is given
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	dockerConfig := t.TempDir()
 	refused := []string{"unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument",
 		"unknown command", "accepts ", "requires at least"}
 	for _, tool := range []string{"docker", "podman"} {
@@ -234,7 +236,8 @@ func TestScaffoldCommandsParse(t *testing.T) {
 				}
 				run := exec.Command(path, args[1:]...)
 				run.Dir = root
-				run.Env = append(os.Environ(), "DOCKER_HOST=unix:///nonexistent/docker.sock")
+				// docker: no daemon, and no files of the user's (docker manifest push looks its list up there).
+				run.Env = append(os.Environ(), "DOCKER_HOST=unix:///nonexistent/docker.sock", "DOCKER_CONFIG="+dockerConfig)
 				got, err := run.CombinedOutput()
 				if err == nil {
 					t.Errorf("%s succeeded with a context or image that does not exist", strings.Join(args, " "))

@@ -107,8 +107,9 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 		cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory", "CONTAINER_TOOL=docker", "IMAGE_TAG_BASE=" + base,
 			"OPM_IMG=" + opmImg, "docker-build", "docker-push"}, path...)...)
 		cmd.Dir = clone
+		// The docker CLI's own files (the lists `docker manifest create` keeps) in the test's directory, not ~/.docker.
 		cmd.Env = append(os.Environ(), "DOCKER_HOST="+dockerAPI(t, filepath.Join(dir, "docker"), base),
-			"PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
+			"DOCKER_CONFIG="+filepath.Join(dir, "docker", "config"), "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
 		cmd.WaitDelay = 10 * time.Second
 		out, err := cmd.CombinedOutput()
 		if log, _ := os.ReadFile(called); len(log) > 0 {
@@ -173,10 +174,13 @@ func servesBundle(t *testing.T, clone, base, version string, newest semver.Versi
 	}
 }
 
-// removeImages removes, when the test ends, every image in podman's store named under base.
+// removeImages removes, when the test ends, every image in the image tests' store named under base.
 func removeImages(t *testing.T, base string) {
 	t.Cleanup(func() {
-		out, _ := exec.Command("podman", "images", "--format", "{{.Repository}}:{{.Tag}}", "--filter", "reference="+base+"*").Output()
+		out, err := exec.Command("podman", "images", "--format", "{{.Repository}}:{{.Tag}}", "--filter", "reference="+base+"*").Output()
+		if err != nil {
+			t.Errorf("podman images: %v: the images named under %s stay in the store %s", err, base, os.Getenv("OPERATOR101_IMAGE_STORE"))
+		}
 		for _, img := range strings.Fields(string(out)) {
 			_ = exec.Command("podman", "rmi", "--force", img).Run()
 		}
@@ -185,7 +189,8 @@ func removeImages(t *testing.T, base string) {
 
 // dockerAPI serves podman's Docker-compatible API on a socket in dir until the test ends (runc for RUN steps,
 // as OCI_RUNTIME=runc gives podman builds here), with the registry of base trusted over plain HTTP as dockerd
-// trusts 127.0.0.0/8. It returns the DOCKER_HOST for it, once the docker CLI gets an answer there.
+// trusts 127.0.0.0/8, on the image tests' store (testenv.HoldImageStore). It returns the DOCKER_HOST for it, once
+// the docker CLI gets an answer there.
 func dockerAPI(t *testing.T, dir, base string) string {
 	t.Helper()
 	conf := filepath.Join(dir, "registries.conf")
@@ -211,9 +216,15 @@ func dockerAPI(t *testing.T, dir, base string) string {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		v := exec.Command("docker", "version", "--format", "{{.Server.APIVersion}}")
-		v.Env = append(os.Environ(), "DOCKER_HOST="+host)
+		v.Env = append(os.Environ(), "DOCKER_HOST="+host, "DOCKER_CONFIG="+filepath.Join(dir, "config"))
 		out, err := v.CombinedOutput()
 		if err == nil {
+			info := exec.Command("docker", "info", "--format", "{{.DockerRootDir}}")
+			info.Env = v.Env
+			out, err := info.Output()
+			if want := filepath.Join(os.Getenv("OPERATOR101_IMAGE_STORE"), "storage"); err != nil || strings.TrimSpace(string(out)) != want {
+				t.Fatalf("podman's Docker API keeps its images in %q (%v), not in the image tests' store %s", strings.TrimSpace(string(out)), err, want)
+			}
 			return host
 		}
 		if time.Now().After(deadline) {

@@ -42,7 +42,7 @@ func runIn(t *testing.T, dir, name string, args ...string) string {
 }
 
 // cloneWithImageTools prepares a test that builds and pushes images: podman, skopeo and a registry installed,
-// podman's image store held (testenv.HoldImageStore), and a throwaway clone of the repository at HEAD. It
+// the image tests' store held (testenv.HoldImageStore), and a throwaway clone of the repository at HEAD. It
 // returns the repository's root, the test's temporary directory and the clone in it.
 func cloneWithImageTools(t *testing.T) (root, dir, clone string) {
 	t.Helper()
