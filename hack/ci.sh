@@ -3,11 +3,11 @@
 # total. CI refuses a run past 90 minutes; the budget (docs/contributing/development.md) is 35 minutes warm, so a
 # total past CI_WARN_SECONDS (default 2100) prints a warning that the suite grew.
 # Usage: hack/ci.sh STEP... (make targets). A step A+B runs A with its output shown as it comes and, beside it,
-# B with its output kept and shown when B ends: for steps that share nothing (a port, a directory, a cluster) and
-# spend most of their time waiting, such as the end-to-end tests on the cluster and the fault injection on
-# envtest's API servers. B starts when A creates the file CI_START_BESIDE names (A's own choice of moment: the
-# e2e creates it once its quick start is done, so that its setup and the quick start's builds have both cores),
-# or when A ends, whichever comes first.
+# B with its output kept and shown when B ends: for steps that share nothing (a port, a directory, an image
+# store, a cluster) and spend most of their time waiting, such as the end-to-end tests on the cluster and the
+# fault injection on envtest's API servers. B starts when A creates the file CI_START_BESIDE names (A's own
+# choice of moment: the e2e creates it once its quick start is done, so that its setup and the quick start's
+# builds have both cores), or when A ends, whichever comes first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -24,13 +24,14 @@ fmt-check: ## Fail if any Go file is not gofmt-formatted.
 test-go: envtest operator-sdk opm kustomize prometheus-crds image-deps ## All Go tests, not -short: make test's, plus those that need MariaDB, podman images or root.
 	go test ./... -count=1 -timeout 30m $(TEST_ARGS)
 
-# make ci runs test-go in two parts: the packages that build, tag and remove images in podman's store first, on
-# their own; the others beside the e2e, which builds and pushes images of the same IDs from the same store.
+# make ci runs test-go in two parts, both beside the e2e: the packages that build, tag and remove images, in a
+# store of their own (hack/image-store.sh, in the tool cache, which testenv.HoldImageStore points podman, buildah
+# and skopeo at), not podman's default one, where the e2e builds images of the same IDs; and the others.
 IMAGE_TEST_PACKAGES = ./test/images ./test/release
 GO_MODULE = $(shell go list -m)
 
 .PHONY: test-go-images
-test-go-images: envtest operator-sdk opm kustomize prometheus-crds image-deps ## test-go's packages that build images with podman (IMAGE_TEST_PACKAGES).
+test-go-images: envtest operator-sdk opm kustomize prometheus-crds image-deps ## test-go's packages that build images with podman (IMAGE_TEST_PACKAGES), in a store of their own.
 	go test $(IMAGE_TEST_PACKAGES) -count=1 -timeout 30m $(TEST_ARGS)
 
 .PHONY: test-go-others
