@@ -15,6 +15,7 @@
 package makeci
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +72,8 @@ fails: ; @$(call log,C-fails); exit 3
 		cmd.Env = append(os.Environ(), "MAKEFLAGS=", "MAKELEVEL=")
 		out, err := cmd.CombinedOutput()
 		rc := 0
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			rc = ee.ExitCode()
 		} else if err != nil {
 			t.Fatal(err)
