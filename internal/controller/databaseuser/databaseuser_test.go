@@ -94,14 +94,10 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	// Grants are replaced, not added to.
-	if err := env.Client.Get(ctx, key, dbu); err != nil {
-		t.Fatal(err)
-	}
-	dbu.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "reports", Privileges: []mygroupv1alpha1.Privilege{"SELECT"}}}
-	dbu.Spec.MaxUserConnections = nil
-	if err := env.Client.Update(ctx, dbu); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Patch(t, env.Client, key, &mygroupv1alpha1.DatabaseUser{}, func(u *mygroupv1alpha1.DatabaseUser) {
+		u.Spec.Grants = []mygroupv1alpha1.Grant{{Database: "reports", Privileges: []mygroupv1alpha1.Privilege{"SELECT"}}}
+		u.Spec.MaxUserConnections = nil
+	})
 	poll(t, timeout, "grants follow the spec", func() error {
 		if g := grants(); g != "map[reports:[SELECT]]" {
 			return errors.New(g)
@@ -524,11 +520,10 @@ func TestTargetMove(t *testing.T) {
 	user, pw := uniqueUser("move"), randomPassword(t, "move")
 	dbu, key := readyUser(t, ns, "move", user, pw)
 
+	testenv.Patch(t, env.Client, key, &mygroupv1alpha1.DatabaseUser{}, func(u *mygroupv1alpha1.DatabaseUser) {
+		u.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "second"}
+	})
 	if err := env.Client.Get(ctx, key, dbu); err != nil {
-		t.Fatal(err)
-	}
-	dbu.Labels = map[string]string{mygroupv1alpha1.TargetLabel: "second"}
-	if err := env.Client.Update(ctx, dbu); err != nil {
 		t.Fatal(err)
 	}
 	poll(t, timeout, "moved to the second server", func() error {

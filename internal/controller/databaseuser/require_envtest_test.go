@@ -47,7 +47,6 @@ func accountRequirements(t *testing.T, user string) string {
 // internal/mysqlaccount's TestTLS logs in with and without client certificates on a server that has).
 func TestAccountRequirements(t *testing.T) {
 	mariadbtest.Require(t, server)
-	ctx := context.Background()
 	o := startOperator(t, nil, randomPassword(t, "badadmin"))
 	mkTarget(t, "tls-only", o.ns, "mariadb-target", func(s *mygroupv1alpha1.DatabaseTargetSpec) { s.RequireTLS = true })
 	ns := env.NewNamespace(t, "require")
@@ -65,12 +64,10 @@ func TestAccountRequirements(t *testing.T) {
 	}
 
 	// Changed: TLS only, no hourly update limit.
-	got := mustGet(t, ns, "x509")
-	got.Spec.TLS = &mygroupv1alpha1.AccountTLS{Require: mygroupv1alpha1.AccountRequireSSL}
-	got.Spec.MaxUpdatesPerHour = nil
-	if err := env.Client.Update(ctx, got); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Patch(t, env.Client, key, &mygroupv1alpha1.DatabaseUser{}, func(u *mygroupv1alpha1.DatabaseUser) {
+		u.Spec.TLS = &mygroupv1alpha1.AccountTLS{Require: mygroupv1alpha1.AccountRequireSSL}
+		u.Spec.MaxUpdatesPerHour = nil
+	})
 	poll(t, timeout, "the account follows the spec", func() error {
 		if got, want := accountRequirements(t, user), `ANY "" 1000/0/10`; got != want {
 			return fmt.Errorf("account: %s, want %s", got, want)
@@ -78,11 +75,7 @@ func TestAccountRequirements(t *testing.T) {
 		return nil
 	})
 	// None: logs in without TLS again.
-	got = mustGet(t, ns, "x509")
-	got.Spec.TLS = nil
-	if err := env.Client.Update(ctx, got); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Patch(t, env.Client, key, &mygroupv1alpha1.DatabaseUser{}, func(u *mygroupv1alpha1.DatabaseUser) { u.Spec.TLS = nil })
 	poll(t, timeout, "the account requires nothing", func() error {
 		if got, want := accountRequirements(t, user), `"" 1000/0/10`; !strings.HasSuffix(got, want) || !strings.HasPrefix(got, " ") {
 			return fmt.Errorf("account: %s", got)
