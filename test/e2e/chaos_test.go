@@ -488,7 +488,9 @@ func (x *chaosRun) remove(obj client.Object) error {
 }
 
 // killOperator force-deletes the operator's pods, whichever version runs (grace period 0), and counts them by
-// version.
+// version. With no pod at all the operator is down already, which is what the fault makes it: nothing to kill
+// (seen when two kills come close after an API server restart, before OLM has put the pod back); the checks at
+// the end still need it up again and a kill of each version.
 func (x *chaosRun) killOperator(t *testing.T) error {
 	var pods corev1.PodList
 	if err := c.List(context.Background(), &pods, client.InNamespace(chaosOpNS),
@@ -496,7 +498,8 @@ func (x *chaosRun) killOperator(t *testing.T) error {
 		return err
 	}
 	if len(pods.Items) == 0 {
-		return fmt.Errorf("no operator pod to kill")
+		x.note("  no operator pod: it is down already, nothing to kill")
+		return nil
 	}
 	for i := range pods.Items {
 		pod := &pods.Items[i]
