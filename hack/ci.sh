@@ -7,9 +7,7 @@
 # store, a cluster) and spend most of their time waiting, such as the end-to-end tests on the cluster and the
 # fault injection on envtest's API servers. B starts when A creates the file CI_START_BESIDE names (A's own
 # choice of moment: the e2e creates it once its quick start is done, so that its setup and the quick start's
-# builds have both cores), or when A ends, whichever comes first; B runs at a lower CPU and I/O priority than A
-# (nice 10, ionice best-effort 7), so that it fills what A leaves idle without slowing A, which sets the run's
-# time.
+# builds have both cores), or when A ends, whichever comes first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,7 +37,7 @@ for step in "$@"; do
 			echo "==> make $side: starting beside ${group[0]}, $((SECONDS - t0))s into it"
 			s0=$SECONDS
 			src=0
-			nice -n 10 ionice -c 2 -n 7 make --no-print-directory "$side" >"$logs/$side.log" 2>&1 || src=$?
+			make --no-print-directory "$side" >"$logs/$side.log" 2>&1 || src=$?
 			echo "$src $((SECONDS - s0))" >"$logs/$side.rc"
 		) &
 		pids+=($!)
