@@ -40,8 +40,8 @@ import (
 	"time"
 )
 
-// TLS starts a registry (Debian's docker-registry) on a free port of ip (127.0.0.1, or an address the local
-// cluster made) that serves TLS with a certificate for ip from a CA made here, whose certificate it writes to certDir/ca.crt (podman's --cert-dir layout). It returns the
+// TLS starts a registry (Debian's docker-registry) on a free port of ip (127.0.0.1, an address the local
+// cluster made, or MachineAddress) that serves TLS with a certificate for ip from a CA made here, whose certificate it writes to certDir/ca.crt (podman's --cert-dir layout). It returns the
 // registry's host:port; the registry stops when the test ends.
 func TLS(t *testing.T, dir, certDir, ip string) string {
 	t.Helper()
@@ -100,6 +100,36 @@ func Plain(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return serve(t, "127.0.0.1", dir, "", &http.Client{Timeout: 2 * time.Second}, "http")
+}
+
+// MachineAddress is an IPv4 address of this machine that is not loopback, for a registry the docker CLI must
+// reach over TLS: the CLI's manifest commands take a registry on a loopback address (127.0.0.0/8, ::1,
+// localhost) for one that may speak plain HTTP, as docker does by default, and push to it over HTTP whatever it
+// serves. The local cluster's addresses (198.18.0.0/15), which come and go with it, are left out. A registry
+// on it is reachable from the machine's network while the test runs.
+func MachineAddress(t *testing.T) string {
+	t.Helper()
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cluster, _ := net.ParseCIDR("198.18.0.0/15")
+	for _, iface := range ifaces {
+		if iface.Flags&net.FlagUp == 0 || iface.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, err := iface.Addrs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && n.IP.IsGlobalUnicast() && !cluster.Contains(n.IP) {
+				return n.IP.String()
+			}
+		}
+	}
+	t.Fatal("this machine has no IPv4 address but loopback and the local cluster's: the docker CLI pushes to a registry on a loopback address over plain HTTP only")
+	return ""
 }
 
 // serve runs docker-registry on a free port of ip, storing under dir, with tlsYAML added to its
