@@ -42,8 +42,9 @@ import (
 //   - docker: CONTAINER_TOOL=docker, the docker CLI, with `make docker-build docker-push` first: one image per
 //     platform, then the list by `docker manifest`, read back as a list of both platforms. No docker daemon is
 //     installed here: the CLI talks to podman's Docker-compatible API (podman system service). The registry
-//     serves TLS with a CA of its own too, on an address of this machine that is not loopback (the docker
-//     CLI's manifest commands push to a registry on a loopback address over plain HTTP, whatever it serves).
+//     serves TLS with a CA of its own too, on an address the test makes for itself (registrytest.OwnAddress:
+//     on a link of its own, deleted when the test ends), not loopback: the docker CLI's manifest commands push
+//     to a registry on a loopback address over plain HTTP, whatever it serves.
 //     The CA is given as a docker user gives it, per registry, but in the test's directories, not
 //     /etc/docker/certs.d: podman's service finds it in its HOME's .config/containers/certs.d/HOST:PORT (containers/image looks
 //     there first, for root too), the CLI through SSL_CERT_FILE, opm through REGISTRY_CERT_DIR. Without it,
@@ -83,7 +84,8 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 
 	t.Run("docker", func(t *testing.T) {
 		certDir := filepath.Join(dir, "docker", "ca")
-		registry := registrytest.TLS(t, filepath.Join(dir, "docker"), certDir, registrytest.MachineAddress(t))
+		runIn(t, root, "hack/install-deps.sh", "iproute2")
+		registry := registrytest.TLS(t, filepath.Join(dir, "docker"), certDir, registrytest.OwnAddress(t))
 		base := registry + "/dev/operator101"
 		removeImages(t, base)
 		cas := trustingCA(t, certDir)
