@@ -8,7 +8,7 @@
 # stdout is data (hack/release.sh ensure -- opm ..., whose output becomes the catalog) call it.
 #
 #   hack/install-deps.sh            # the image-build packages
-#   hack/install-deps.sh PKG...     # only these Debian packages
+#   hack/install-deps.sh PKG...     # only these Debian packages (tests ask for docker-registry, iproute2)
 set -euo pipefail
 
 pkgs=("$@")
@@ -26,6 +26,7 @@ else
 		case $p in
 		busybox-static) [[ -x /bin/busybox ]] || missing+=("$p (a statically linked /bin/busybox)") ;;
 		uidmap) command -v newuidmap >/dev/null || missing+=("$p (newuidmap)") ;;
+		iproute2) command -v ip >/dev/null || missing+=("$p (ip)") ;;
 		*) command -v "$p" >/dev/null || missing+=("$p") ;;
 		esac
 	done

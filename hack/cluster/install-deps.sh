@@ -2,14 +2,15 @@
 # Installs the Debian packages the local cluster runs on, when they are missing: containerd and runc (the
 # node's container runtime), containernetworking-plugins (bridge, host-local, portmap, loopback), docker-registry
 # (the image registry on 127.0.0.1:5000), podman, skopeo and busybox-static (offline image builds and pushes),
-# iptables (kube-proxy, portmap) and openssl (the cluster's certificates).
+# iptables (kube-proxy, portmap), iproute2 (ip: the cluster's bridges and addresses) and openssl (the cluster's
+# certificates).
 # Debian's containerd and docker-registry install without starting (there is no systemd here); hack/cluster/up.sh
 # runs them with configs of its own. Idempotent and non-interactive: a no-op when everything is there.
 #
 #   hack/cluster/install-deps.sh
 set -euo pipefail
 
-pkgs=(containerd runc containernetworking-plugins docker-registry skopeo podman busybox-static iptables openssl)
+pkgs=(containerd runc containernetworking-plugins docker-registry skopeo podman busybox-static iptables iproute2 openssl)
 
 missing=()
 for p in "${pkgs[@]}"; do

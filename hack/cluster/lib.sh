@@ -14,7 +14,8 @@ KUBECONFIG_ADMIN=$CLUSTER_DIR/kubeconfig
 
 # Addresses: all from 198.18.0.0/15, the range reserved for network testing, so nothing can collide with a
 # real network. The node (and API server, registry TLS, DNS) address sits alone on a bridge of its own; pods get
-# 198.18.0.0/24 on the CNI bridge; Services 198.19.0.0/16.
+# 198.18.0.0/24 on the CNI bridge; Services 198.19.0.0/16. Not the cluster's: 198.18.64.0/18, where a Go test
+# makes an address of its own for the time it runs (test/registrytest's OwnAddress, one bridge o101-PID-N each).
 NODE_NAME=operator101-node
 NODE_IP=198.18.255.254
 NODE_BRIDGE=o101-node

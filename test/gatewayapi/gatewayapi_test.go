@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -138,45 +139,69 @@ func TestMyWebHTTPRoute(t *testing.T) {
 		}, timeout)
 }
 
-// TestAppServiceHTTPRoute: the same for an AppService, to its first TCP port's Service port.
-func TestAppServiceHTTPRoute(t *testing.T) {
-	app(t).ExpectHTTPRoute(t, "appservice", func(ns string) *appv1.AppService {
-		w := routed(ns, "routed")
-		return &appv1.AppService{ObjectMeta: w.ObjectMeta, Spec: appv1.AppServiceSpec{Size: ptr.To[int32](1),
-			Application: appv1.Application{Image: "nginx:1.27", HTTPRoute: &appv1.HTTPRoute{
-				ParentRefs: []appv1.ParentReference{{Name: "public"}, {Name: "edge", Namespace: "infra", SectionName: "https"}},
-				Hostnames:  w.Spec.HTTPRoute.Hostnames},
-				Ports: []appv1.ServicePort{{Name: "dns", Port: 53, Protocol: "UDP"}, {Name: "web", Port: 8000, TargetPort: ptr.To[int32](8080)}}}}}
-	}, 8000, func(t *testing.T, key types.NamespacedName) {
-		patch(t, key, &appv1.AppService{}, func(a *appv1.AppService) { a.Spec.HTTPRoute = nil })
-	}, timeout)
+// routedApp is an AppService asking for the same HTTPRoute as routed, to its first TCP port (8000).
+func routedApp(ns, name string) *appv1.AppService {
+	w := routed(ns, name)
+	return &appv1.AppService{ObjectMeta: w.ObjectMeta, Spec: appv1.AppServiceSpec{Size: ptr.To[int32](1),
+		Application: appv1.Application{Image: "nginx:1.27", HTTPRoute: &appv1.HTTPRoute{
+			ParentRefs: []appv1.ParentReference{{Name: "public"}, {Name: "edge", Namespace: "infra", SectionName: "https"}},
+			Hostnames:  w.Spec.HTTPRoute.Hostnames},
+			Ports: []appv1.ServicePort{{Name: "dns", Port: 53, Protocol: "UDP"}, {Name: "web", Port: 8000, TargetPort: ptr.To[int32](8080)}}}}}
 }
 
-// TestHTTPRouteNeverAdopted: a tenant's HTTPRoute of a MyWeb's name, labelled or not, is never taken over: the
-// MyWeb is Degraded (ChildNotOwned) and heals once it is gone (testenv.TakenName).
+// TestAppServiceHTTPRoute: the same for an AppService, to its first TCP port's Service port.
+func TestAppServiceHTTPRoute(t *testing.T) {
+	app(t).ExpectHTTPRoute(t, "appservice", func(ns string) *appv1.AppService { return routedApp(ns, "routed") }, 8000,
+		func(t *testing.T, key types.NamespacedName) {
+			patch(t, key, &appv1.AppService{}, func(a *appv1.AppService) { a.Spec.HTTPRoute = nil })
+		}, timeout)
+}
+
+// TestHTTPRouteNeverAdopted: a tenant's HTTPRoute of a MyWeb's or an AppService's name, labelled or not, is
+// never taken over: the custom resource is Degraded (ChildNotOwned) and heals once it is gone
+// (testenv.TakenName).
 func TestHTTPRouteNeverAdopted(t *testing.T) {
-	cfg, counter := testenv.Counting(env.Config)
-	_, rec := web(t).StartWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
-	check := testenv.TakenName{
-		Client: env.Client, Counter: counter, Reconciles: rec,
-		NewOwner:   func(ns, name string) client.Object { return routed(ns, name) },
-		Conditions: web(t).Conditions,
-		Children: []func() client.ObjectList{
-			func() client.ObjectList { return &corev1.ConfigMapList{} },
-			func() client.ObjectList { return &appsv1.DeploymentList{} },
-			func() client.ObjectList { return &corev1.ServiceList{} },
-			func() client.ObjectList { return &gatewayv1.HTTPRouteList{} },
-		},
+	list := func(l client.ObjectList) func() client.ObjectList {
+		return func() client.ObjectList { return l.DeepCopyObject().(client.ObjectList) }
 	}
-	t.Run("unlabelled", func(t *testing.T) {
-		check.Run(t, testenv.TenantHTTPRoute(env.NewNamespace(t, "web"), "shop"), timeout)
-	})
-	// Labelled as operator101's, the cache holds it: still not the MyWeb's.
-	t.Run("labelled", func(t *testing.T) {
-		hr := testenv.TenantHTTPRoute(env.NewNamespace(t, "web"), "shop")
-		hr.Labels["app.kubernetes.io/managed-by"] = "operator101"
-		check.Run(t, hr, timeout)
-	})
+	for _, k := range []struct {
+		kind, prefix string
+		start        func(*testing.T, *rest.Config, reconciler.Options) (*testenv.Manager, *testenv.Reconciles)
+		newOwner     func(ns, name string) client.Object
+		conditions   func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition
+		// children are the kinds of what the custom resource creates (the HTTPRoute too).
+		children []func() client.ObjectList
+	}{
+		{kind: "MyWeb", prefix: "web",
+			start:      web(t).StartWith,
+			newOwner:   func(ns, name string) client.Object { return routed(ns, name) },
+			conditions: web(t).Conditions,
+			children: []func() client.ObjectList{list(&corev1.ConfigMapList{}), list(&appsv1.DeploymentList{}),
+				list(&corev1.ServiceList{}), list(&gatewayv1.HTTPRouteList{})}},
+		{kind: "AppService", prefix: "appservice",
+			start:      app(t).StartWith,
+			newOwner:   func(ns, name string) client.Object { return routedApp(ns, name) },
+			conditions: app(t).Conditions,
+			children: []func() client.ObjectList{list(&appsv1.DeploymentList{}), list(&corev1.ServiceList{}),
+				list(&gatewayv1.HTTPRouteList{})}},
+	} {
+		t.Run(k.kind, func(t *testing.T) {
+			// An operator of this kind only, whose writes alone the counter counts.
+			cfg, counter := testenv.Counting(env.Config)
+			_, rec := k.start(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
+			check := testenv.TakenName{Client: env.Client, Counter: counter, Reconciles: rec,
+				NewOwner: k.newOwner, Conditions: k.conditions, Children: k.children}
+			t.Run("unlabelled", func(t *testing.T) {
+				check.Run(t, testenv.TenantHTTPRoute(env.NewNamespace(t, k.prefix), "shop"), timeout)
+			})
+			// Labelled as operator101's, the cache holds it: still not the custom resource's.
+			t.Run("labelled", func(t *testing.T) {
+				hr := testenv.TenantHTTPRoute(env.NewNamespace(t, k.prefix), "shop")
+				hr.Labels["app.kubernetes.io/managed-by"] = "operator101"
+				check.Run(t, hr, timeout)
+			})
+		})
+	}
 }
 
 // With HTTPRoute served, the manager caches HTTPRoutes, /readyz waits for them, and it gets ready: the

@@ -13,8 +13,9 @@
 // limitations under the License.
 
 // Package registrytest runs container registries for tests that push images: Debian's docker-registry, over
-// plain HTTP or over TLS with a CA made for the test, each stopped when its test ends. It also reads the bundles
-// of a rendered file-based catalog, which those tests compare.
+// plain HTTP or over TLS with a CA made for the test, each stopped when its test ends, on 127.0.0.1 or on an
+// address the test makes for itself (OwnAddress), deleted when it ends. It also reads the bundles of a rendered
+// file-based catalog, which those tests compare.
 package registrytest
 
 import (
@@ -24,6 +25,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/binary"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -34,14 +36,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
 
-// TLS starts a registry (Debian's docker-registry) on a free port of ip (127.0.0.1, or an address the local
-// cluster made) that serves TLS with a certificate for ip from a CA made here, whose certificate it writes to certDir/ca.crt (podman's --cert-dir layout). It returns the
+// TLS starts a registry (Debian's docker-registry) on a free port of ip (127.0.0.1, an address the local
+// cluster made, or OwnAddress's) that serves TLS with a certificate for ip from a CA made here, whose certificate it writes to certDir/ca.crt (podman's --cert-dir layout). It returns the
 // registry's host:port; the registry stops when the test ends.
 func TLS(t *testing.T, dir, certDir, ip string) string {
 	t.Helper()
@@ -100,6 +106,132 @@ func Plain(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return serve(t, "127.0.0.1", dir, "", &http.Client{Timeout: 2 * time.Second}, "http")
+}
+
+// OwnAddresses is the range OwnAddress takes addresses from: a part of 198.18.0.0/15, the range the local cluster
+// makes its addresses in (hack/cluster/lib.sh), that the cluster never uses.
+const OwnAddresses = "198.18.64.0/18"
+
+// ownAddressLock serializes OwnAddress's choice of a free address across test processes.
+const ownAddressLock = "/run/operator101-own-address.lock"
+
+var (
+	ownMu    sync.Mutex
+	ownLinks = map[string]bool{} // the links this process made and has not deleted yet
+	ownSeq   int
+	ownName  = regexp.MustCompile(`^o101-([0-9]+)-[0-9]+$`)
+)
+
+// OwnAddress makes an IPv4 address of the test's own on this machine, as the local cluster makes its node
+// address, and returns it: a free address of OwnAddresses, chosen from this process's pid, on a link of the
+// test's own, o101-PID-N, which carries that address only (a bridge without ports, as this kernel has no dummy
+// driver; no IPv6 link-local address either). The link, and the address with it, is deleted when the test ends,
+// and checked gone. Links of OwnAddress's whose process is gone (a killed test) are deleted first.
+//
+// It is for a registry the docker CLI must reach over TLS: the CLI's manifest commands take a registry on a
+// loopback address (127.0.0.0/8, ::1, localhost) for one that may speak plain HTTP, as docker does by default,
+// and push to it over HTTP whatever it serves. It needs root and iproute2's ip (hack/install-deps.sh iproute2);
+// without them the test fails.
+func OwnAddress(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Fatalf("making an address of the test's own needs iproute2's ip (hack/install-deps.sh iproute2): %v", err)
+	}
+	ownMu.Lock()
+	defer ownMu.Unlock()
+	ownSeq++
+	name := fmt.Sprintf("o101-%d-%d", os.Getpid(), ownSeq)
+
+	// One process at a time: the address it picks is on its link before another looks.
+	lock, err := os.OpenFile(ownAddressLock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatalf("making an address of the test's own needs root: %v", err)
+	}
+	defer lock.Close() // which releases the lock
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iface := range ifaces {
+		m := ownName.FindStringSubmatch(iface.Name)
+		if m == nil || ownLinks[iface.Name] {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + m[1]); m[1] != strconv.Itoa(os.Getpid()) && err == nil {
+			continue // another test process's
+		}
+		t.Logf("deleting %s, which a test process that is gone left", iface.Name)
+		ipCommand(t, "link", "delete", iface.Name)
+	}
+
+	addr := freeOwnAddress(t)
+	ipCommand(t, "link", "add", name, "type", "bridge")
+	ownLinks[name] = true
+	t.Cleanup(func() {
+		ownMu.Lock()
+		defer ownMu.Unlock()
+		delete(ownLinks, name)
+		if out, err := exec.Command("ip", "link", "delete", name).CombinedOutput(); err != nil {
+			t.Errorf("ip link delete %s: %v\n%s", name, err, out)
+		}
+		if _, err := net.InterfaceByName(name); err == nil {
+			t.Errorf("the link %s is still there after the test", name)
+		}
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok && n.IP.String() == addr {
+					t.Errorf("the address %s is still on this machine after the test", addr)
+				}
+			}
+		}
+	})
+	ipCommand(t, "link", "set", name, "addrgenmode", "none")
+	ipCommand(t, "addr", "add", addr+"/32", "dev", name)
+	ipCommand(t, "link", "set", name, "up")
+	return addr
+}
+
+// freeOwnAddress is the first address of OwnAddresses from an offset of the pid's on that no link of this
+// machine carries.
+func freeOwnAddress(t *testing.T) string {
+	t.Helper()
+	_, cidr, _ := net.ParseCIDR(OwnAddresses)
+	ones, bits := cidr.Mask.Size()
+	size := 1 << (bits - ones)
+	taken := map[string]bool{}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			taken[n.IP.String()] = true
+		}
+	}
+	base := binary.BigEndian.Uint32(cidr.IP.To4())
+	for i := range size {
+		// Neither the range's first address nor its last.
+		offset := 1 + (os.Getpid()+i)%(size-2)
+		ip := make(net.IP, 4)
+		binary.BigEndian.PutUint32(ip, base+uint32(offset))
+		if !taken[ip.String()] {
+			return ip.String()
+		}
+	}
+	t.Fatalf("every address of %s is on a link of this machine", OwnAddresses)
+	return ""
+}
+
+// ipCommand runs iproute2's ip with args, failing the test with what it printed.
+func ipCommand(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+		t.Fatalf("making an address of the test's own (needs root): ip %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
 }
 
 // serve runs docker-registry on a free port of ip, storing under dir, with tlsYAML added to its

@@ -41,10 +41,17 @@ import (
 //   - podman: a registry that serves TLS with a CA of its own (REGISTRY_CERT_DIR), pushes verified against it.
 //   - docker: CONTAINER_TOOL=docker, the docker CLI, with `make docker-build docker-push` first: one image per
 //     platform, then the list by `docker manifest`, read back as a list of both platforms. No docker daemon is
-//     installed here: the CLI talks to podman's
-//     Docker-compatible API (podman system service), which trusts a plain-HTTP registry on 127.0.0.1 as
-//     dockerd does by default. The offline opm image is built too (a name of its own): with docker, no
-//     Debian package and no root; sudo, apt-get and dpkg-query are stubs on PATH that fail the test if called.
+//     installed here: the CLI talks to podman's Docker-compatible API (podman system service). The registry
+//     serves TLS with a CA of its own too, on an address the test makes for itself (registrytest.OwnAddress:
+//     on a link of its own, deleted when the test ends), not loopback: the docker CLI's manifest commands push
+//     to a registry on a loopback address over plain HTTP, whatever it serves.
+//     The CA is given as a docker user gives it, per registry, but in the test's directories, not
+//     /etc/docker/certs.d: podman's service finds it in its HOME's .config/containers/certs.d/HOST:PORT (containers/image looks
+//     there first, for root too), the CLI through SSL_CERT_FILE, opm through REGISTRY_CERT_DIR. Without it,
+//     the service's push and the CLI's read of the registry fail on the certificate. Then `make docker-push`
+//     of the same images to a plain-HTTP registry on 127.0.0.1, whose list the CLI makes only with --insecure.
+//     The offline opm image is built too (a name of its own): with docker, no Debian package and no root;
+//     sudo, apt-get and dpkg-query are stubs on PATH that fail the test if called.
 func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and pushes images with podman, which -short (make test) does not install; make ci runs this test")
@@ -72,21 +79,20 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 		runIn(t, clone, "make", append([]string{"--no-print-directory", "IMAGE_TAG_BASE=" + base,
 			"REGISTRY_CERT_DIR=" + certDir, "OCI_RUNTIME=runc"}, path...)...)
 		// opm reads the pushed catalog image from the registry, trusting its CA besides the system's.
-		cas := filepath.Join(dir, "podman", "cas.pem")
-		system, _ := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
-		ca, err := os.ReadFile(filepath.Join(certDir, "ca.crt"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(cas, append(system, ca...), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		servesBundle(t, clone, base, version, newest, committed, []string{"SSL_CERT_FILE=" + cas})
+		servesBundle(t, clone, base, version, newest, committed, trustingCA(t, certDir))
 	})
 
 	t.Run("docker", func(t *testing.T) {
-		base := registrytest.Plain(t, filepath.Join(dir, "docker")) + "/dev/operator101"
+		certDir := filepath.Join(dir, "docker", "ca")
+		runIn(t, root, "hack/install-deps.sh", "iproute2")
+		registry := registrytest.TLS(t, filepath.Join(dir, "docker"), certDir, registrytest.OwnAddress(t))
+		base := registry + "/dev/operator101"
 		removeImages(t, base)
+		cas := trustingCA(t, certDir)
+		// And the registry most docker users start with: plain HTTP on 127.0.0.1.
+		plain := registrytest.Plain(t, filepath.Join(dir, "docker-plain"))
+		plainBase := plain + "/dev/operator101"
+		removeImages(t, plainBase)
 		stubs := filepath.Join(dir, "docker", "stubs")
 		called := filepath.Join(stubs, "called")
 		if err := os.MkdirAll(stubs, 0o755); err != nil {
@@ -98,26 +104,41 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		opmImg := base + "-opm:docker"
 		// A docker CLI that waits on an answer that never comes fails the test with what it printed.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
+		// The docker CLI's own files (the lists `docker manifest create` keeps) in the test's directory, not ~/.docker.
+		service, caFile := dockerAPI(t, filepath.Join(dir, "docker"), registry, filepath.Join(certDir, "ca.crt"), plain)
+		docker := []string{"DOCKER_HOST=" + service, "DOCKER_CONFIG=" + filepath.Join(dir, "docker", "config")}
+		dockerMake := func(args ...string) []byte {
+			t.Helper()
+			cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory", "CONTAINER_TOOL=docker"}, args...)...)
+			cmd.Dir = clone
+			cmd.Env = append(append(os.Environ(), docker...), append(cas,
+				"PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))...)
+			cmd.WaitDelay = 10 * time.Second
+			out, err := cmd.CombinedOutput()
+			if log, _ := os.ReadFile(called); len(log) > 0 {
+				t.Errorf("the docker path ran Debian's package tools or sudo:\n%s", log)
+			}
+			if err != nil {
+				t.Fatalf("make %s with CONTAINER_TOOL=docker: %v\n%s", strings.Join(args, " "), err, tail(out, 40))
+			}
+			return out
+		}
+		expectList := func(ref string, tlsFlag ...string) {
+			t.Helper()
+			raw := runIn(t, clone, "skopeo", append(append([]string{"inspect", "--raw"}, tlsFlag...), "docker://"+ref)...)
+			mediaType, platforms := registrytest.ListPlatforms(t, raw)
+			if want := []string{"linux/amd64", "linux/arm64"}; !slices.Equal(platforms, want) {
+				t.Errorf("the operator image docker pushed to %s is a %s of %v, want a list of %v", ref, mediaType, platforms, want)
+			}
+		}
+
 		// The operator image too: with docker, one image per platform, pushed, then `docker manifest create
 		// --amend` and `docker manifest push` make the list (docker holds no list locally).
-		cmd := exec.CommandContext(ctx, "make", append([]string{"--no-print-directory", "CONTAINER_TOOL=docker", "IMAGE_TAG_BASE=" + base,
-			"OPM_IMG=" + opmImg, "docker-build", "docker-push"}, path...)...)
-		cmd.Dir = clone
-		// The docker CLI's own files (the lists `docker manifest create` keeps) in the test's directory, not ~/.docker.
-		cmd.Env = append(os.Environ(), "DOCKER_HOST="+dockerAPI(t, filepath.Join(dir, "docker"), base),
-			"DOCKER_CONFIG="+filepath.Join(dir, "docker", "config"), "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"))
-		cmd.WaitDelay = 10 * time.Second
-		out, err := cmd.CombinedOutput()
-		if log, _ := os.ReadFile(called); len(log) > 0 {
-			t.Errorf("the docker path ran Debian's package tools or sudo:\n%s", log)
-		}
-		if err != nil {
-			t.Fatalf("make %s with CONTAINER_TOOL=docker: %v\n%s", strings.Join(path, " "), err, tail(out, 40))
-		}
+		out := dockerMake(append([]string{"IMAGE_TAG_BASE=" + base, "REGISTRY_CERT_DIR=" + certDir,
+			"OPM_IMG=" + base + "-opm:docker", "docker-build", "docker-push"}, path...)...)
 		for _, want := range []string{`(?m)^docker build --network none --no-cache -f bundle\.Dockerfile `,
 			`(?m)^docker build .* -f catalog\.Dockerfile -t ` + regexp.QuoteMeta(base+"-catalog:v"+version) + ` `,
 			`(?m)^docker push +` + regexp.QuoteMeta(base+"-catalog:v"+version) + `$`} {
@@ -125,25 +146,44 @@ func TestDeveloperCatalogServesTheBundle(t *testing.T) {
 				t.Errorf("make with CONTAINER_TOOL=docker ran no command matching %s:\n%s", want, tail(out, 40))
 			}
 		}
-		servesBundle(t, clone, base, version, newest, committed, nil)
-		raw := runIn(t, clone, "skopeo", "inspect", "--raw", "--tls-verify=false", "docker://"+base+":v"+version)
-		mediaType, platforms := registrytest.ListPlatforms(t, raw)
-		if want := []string{"linux/amd64", "linux/arm64"}; !slices.Equal(platforms, want) {
-			t.Errorf("the operator image docker pushed is a %s of %v, want a list of %v", mediaType, platforms, want)
+		servesBundle(t, clone, base, version, newest, committed, cas)
+		expectList(base+":v"+version, "--cert-dir", certDir)
+
+		// To the plain-HTTP registry on 127.0.0.1, the same images: the CLI's manifest commands read it only with
+		// --insecure (docker_manifest_flags), which the TLS registry above does not get.
+		for _, p := range []string{"linux-amd64", "linux-arm64"} {
+			runIn(t, clone, "podman", "tag", base+":v"+version+"-"+p, plainBase+":v"+version+"-"+p)
+		}
+		out = dockerMake("IMAGE_TAG_BASE="+plainBase, "VERSION="+version, "docker-push")
+		if want := "docker manifest push --insecure " + plainBase + ":v" + version; !strings.Contains(string(out), want) {
+			t.Errorf("make docker-push to a plain-HTTP registry did not run %q:\n%s", want, tail(out, 20))
+		}
+		expectList(plainBase+":v"+version, "--tls-verify=false")
+
+		// The TLS registry's certificate was verified, against that CA: without it, podman's service refuses to
+		// push, and the CLI to read the registry.
+		if err := os.Remove(caFile); err != nil {
+			t.Fatal(err)
+		}
+		bundle := base + "-bundle:v" + version
+		for what, args := range map[string][]string{"podman's service": {"push", bundle}, "the docker CLI": {"manifest", "inspect", bundle}} {
+			c := exec.CommandContext(ctx, "docker", args...)
+			c.Env = append(os.Environ(), docker...)
+			out, err := c.CombinedOutput()
+			if err == nil || !strings.Contains(string(out), "x509: certificate signed by unknown authority") {
+				t.Errorf("without the CA, %s (docker %s) did not fail on the registry's certificate: %v\n%s",
+					what, strings.Join(args, " "), err, tail(out, 10))
+			}
 		}
 	})
 }
 
 // servesBundle checks the catalog image base-catalog:vVERSION in its registry, as opm renders it (env added to
-// opm's): the bundle base-bundle:vVERSION is the head of stable, after the committed catalog's releases.
+// opm's: trustingCA's): the bundle base-bundle:vVERSION is the head of stable, after the committed catalog's releases.
 func servesBundle(t *testing.T, clone, base, version string, newest semver.Version, committed map[string]string, env []string) {
 	t.Helper()
 	catalogImg := base + "-catalog:v" + version
-	args := []string{"render", catalogImg, "-o", "yaml"}
-	if env == nil {
-		args = append(args, "--use-http")
-	}
-	render := exec.Command(filepath.Join(clone, "bin", "opm"), args...)
+	render := exec.Command(filepath.Join(clone, "bin", "opm"), "render", catalogImg, "-o", "yaml")
 	render.Env = append(append(os.Environ(), "HOME="+t.TempDir()), env...)
 	out, err := render.Output()
 	if err != nil {
@@ -187,19 +227,49 @@ func removeImages(t *testing.T, base string) {
 	})
 }
 
-// dockerAPI serves podman's Docker-compatible API on a socket in dir until the test ends (runc for RUN steps,
-// as OCI_RUNTIME=runc gives podman builds here), with the registry of base trusted over plain HTTP as dockerd
-// trusts 127.0.0.0/8, on the image tests' store (testenv.HoldImageStore). It returns the DOCKER_HOST for it, once
-// the docker CLI gets an answer there.
-func dockerAPI(t *testing.T, dir, base string) string {
+// trustingCA writes a file of the system's CAs and certDir's ca.crt beside certDir, and returns the environment
+// that has Go programs (opm, the docker CLI) trust it.
+func trustingCA(t *testing.T, certDir string) []string {
 	t.Helper()
-	conf := filepath.Join(dir, "registries.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf("[[registry]]\nlocation = %q\ninsecure = true\n", strings.SplitN(base, "/", 2)[0])), 0o600); err != nil {
+	system, _ := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
+	ca, err := os.ReadFile(filepath.Join(certDir, "ca.crt"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	host := "unix://" + filepath.Join(dir, "docker.sock")
+	cas := filepath.Join(filepath.Dir(certDir), "cas.pem")
+	if err := os.WriteFile(cas, append(system, ca...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"SSL_CERT_FILE=" + cas}
+}
+
+// dockerAPI serves podman's Docker-compatible API on a socket in dir until the test ends (runc for RUN steps,
+// as OCI_RUNTIME=runc gives podman builds here), on the image tests' store (testenv.HoldImageStore). It trusts
+// ca for registry (host:port) as dockerd trusts /etc/docker/certs.d/HOST:PORT/ca.crt (containers/image reads
+// $HOME/.config/containers/certs.d/HOST:PORT first, for root too, and HOME is a directory of dir's), and reads
+// plain (host:port) over plain HTTP, as dockerd reads a registry on 127.0.0.0/8. It returns the DOCKER_HOST for
+// it, once the docker CLI gets an answer there, and the path of the CA it trusts.
+func dockerAPI(t *testing.T, dir, registry, ca, plain string) (host, trusted string) {
+	t.Helper()
+	home := filepath.Join(dir, "home")
+	trusted = filepath.Join(home, ".config", "containers", "certs.d", registry, "ca.crt")
+	pem, err := os.ReadFile(ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(trusted), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trusted, pem, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "registries.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("[[registry]]\nlocation = %q\ninsecure = true\n", plain)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	host = "unix://" + filepath.Join(dir, "docker.sock")
 	cmd := exec.Command("podman", "--runtime", "runc", "system", "service", "--time=0", host)
-	cmd.Env = append(os.Environ(), "CONTAINERS_REGISTRIES_CONF="+conf)
+	cmd.Env = append(os.Environ(), "HOME="+home, "CONTAINERS_REGISTRIES_CONF="+conf)
 	logf, err := os.Create(filepath.Join(dir, "podman-service.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +295,7 @@ func dockerAPI(t *testing.T, dir, base string) string {
 			if want := filepath.Join(os.Getenv("OPERATOR101_IMAGE_STORE"), "storage"); err != nil || strings.TrimSpace(string(out)) != want {
 				t.Fatalf("podman's Docker API keeps its images in %q (%v), not in the image tests' store %s", strings.TrimSpace(string(out)), err, want)
 			}
-			return host
+			return host, trusted
 		}
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(filepath.Join(dir, "podman-service.log"))

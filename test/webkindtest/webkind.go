@@ -13,9 +13,9 @@
 // limitations under the License.
 
 // Package webkindtest holds what the envtest suites of MyWeb and AppService share: the two kinds run a
-// Deployment behind a NodePort Service, so they are started, counted and refused alike. It imports
-// internal/controller (the real manager's cache), so only the black-box tests (package myweb_test,
-// appservice_test) use it; test/testenv cannot, since tests inside internal/controller import it.
+// Deployment behind a Service (NodePort, ClusterIP or LoadBalancer), so they are started, counted and refused
+// alike. It imports internal/controller (the real manager's cache), so only the black-box tests (package
+// myweb_test, appservice_test) use it; test/testenv cannot, since tests inside internal/controller import it.
 package webkindtest
 
 import (

@@ -16,6 +16,7 @@ package appservice_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -437,11 +439,11 @@ func TestAppServiceNodePortTaken(t *testing.T) {
 		func(g gomega.Gomega, key types.NamespacedName) { expectFollows(g, getApp(g, key)) }, timeout)
 }
 
-// TestAppServiceNeverAdoptsAnObjectItDidNotCreate: a tenant's own Deployment or Service (no operator101 label,
-// so not in the operator's cache) that has the AppService's name is never written, for both AppService APIs:
-// the AppService is Degraded, ChildNotOwned, naming it, with one Warning Event; the object gets no owner
-// reference, so it survives the AppService's deletion; and the AppService heals by itself once the object is
-// deleted (testenv.TakenName).
+// TestAppServiceNeverAdoptsAnObjectItDidNotCreate: a tenant's own Deployment, Service, PodDisruptionBudget or
+// Ingress (no operator101 label, so not in the operator's cache) that has the AppService's name is never
+// written, for both AppService APIs: the AppService is Degraded, ChildNotOwned, naming it, with one Warning
+// Event; the object gets no owner reference, so it survives the AppService's deletion; and the AppService heals
+// by itself once the object is deleted (testenv.TakenName). test/gatewayapi does the same for the HTTPRoute.
 func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 	cfg, counter := testenv.Counting(env.Config)
 	_, rec := app().StartWith(t, cfg, reconciler.Options{NotOwnedRetry: 200 * time.Millisecond})
@@ -452,43 +454,55 @@ func TestAppServiceNeverAdoptsAnObjectItDidNotCreate(t *testing.T) {
 		// newApp wants 2 pods: a budget too.
 		func() client.ObjectList { return &policyv1.PodDisruptionBudgetList{} },
 	}
-	apis := map[string]testenv.TakenName{
-		"app.example.com": {
-			Client: env.Client, Counter: counter, Reconciles: rec, Children: children,
-			NewOwner: func(ns, name string) client.Object {
-				port++
-				return newApp(ns, name, port)
-			},
-			Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
-				return getApp(g, key).Status.Conditions
-			},
-		},
-		"batch.schwarzeni.github.com": {
-			Client: env.Client, Counter: counter, Reconciles: rec, Children: children,
-			NewOwner: func(ns, name string) client.Object {
-				port++
-				v1 := newApp(ns, name, port)
-				return &batchv1alpha1.AppService{ObjectMeta: v1.ObjectMeta,
-					Spec: batchv1alpha1.AppServiceSpec{Replicas: v1.Spec.Size, Application: v1.Spec.Application}}
-			},
-			Conditions: func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
-				a := &batchv1alpha1.AppService{}
-				g.Expect(env.Client.Get(ctx, key, a)).To(gomega.Succeed())
-				return a.Status.Conditions
-			},
-		},
+	// newOwner is an AppService of api wanting what newApp's does, changed by want.
+	newOwner := func(api string, want func(*appv1.Application)) func(ns, name string) client.Object {
+		return func(ns, name string) client.Object {
+			port++
+			a := newApp(ns, name, port)
+			if want != nil {
+				want(&a.Spec.Application)
+			}
+			if api == "app.example.com" {
+				return a
+			}
+			return &batchv1alpha1.AppService{ObjectMeta: a.ObjectMeta,
+				Spec: batchv1alpha1.AppServiceSpec{Replicas: a.Spec.Size, Application: a.Spec.Application}}
+		}
 	}
-	tenant := map[string]func(ns, name string) client.Object{
-		"Deployment": func(ns, name string) client.Object { return testenv.TenantDeployment(ns, name) },
-		"Service":    func(ns, name string) client.Object { return testenv.TenantService(ns, name) },
-		"PodDisruptionBudget": func(ns, name string) client.Object {
-			return testenv.TenantDisruptionBudget(ns, name)
+	conditionsOfAPI := map[string]func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition{
+		"app.example.com": conditionsOf,
+		"batch.schwarzeni.github.com": func(g gomega.Gomega, key types.NamespacedName) []metav1.Condition {
+			a := &batchv1alpha1.AppService{}
+			g.Expect(env.Client.Get(ctx, key, a)).To(gomega.Succeed())
+			return a.Status.Conditions
 		},
 	}
 	for _, api := range []string{"app.example.com", "batch.schwarzeni.github.com"} {
-		for _, kind := range []string{"Deployment", "Service", "PodDisruptionBudget"} {
-			t.Run(api+"/"+kind, func(t *testing.T) {
-				apis[api].Run(t, tenant[kind](env.NewNamespace(t, "appservice"), "shop"), timeout)
+		for _, c := range []struct {
+			kind   string
+			tenant func(ns, name string) client.Object
+			// want makes the AppService want a child it has only when asked for, of kind child.
+			want  func(*appv1.Application)
+			child func() client.ObjectList
+		}{
+			{kind: "Deployment", tenant: func(ns, name string) client.Object { return testenv.TenantDeployment(ns, name) }},
+			{kind: "Service", tenant: func(ns, name string) client.Object { return testenv.TenantService(ns, name) }},
+			{kind: "PodDisruptionBudget", tenant: func(ns, name string) client.Object {
+				return testenv.TenantDisruptionBudget(ns, name)
+			}},
+			{kind: "Ingress", tenant: func(ns, name string) client.Object { return testenv.TenantIngress(ns, name) },
+				want:  func(a *appv1.Application) { a.Ingress = &appv1.Ingress{Host: "shop.example"} },
+				child: func() client.ObjectList { return &networkingv1.IngressList{} }},
+		} {
+			t.Run(api+"/"+c.kind, func(t *testing.T) {
+				check := testenv.TakenName{
+					Client: env.Client, Counter: counter, Reconciles: rec, Children: children,
+					NewOwner: newOwner(api, c.want), Conditions: conditionsOfAPI[api],
+				}
+				if c.child != nil {
+					check.Children = append(slices.Clip(children), c.child)
+				}
+				check.Run(t, c.tenant(env.NewNamespace(t, "appservice"), "shop"), timeout)
 			})
 		}
 	}

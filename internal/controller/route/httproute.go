@@ -30,8 +30,10 @@ import (
 )
 
 // RestartHint is how a CRD installed after the operator started is picked up: HTTPRouteNotServed's message
-// and the guides say it.
-const RestartHint = "kubectl -n operator101-system rollout restart deployment/operator101-controller-manager"
+// and the guides say it. The pod is deleted, and its Deployment starts another: under OLM the Deployment is
+// OLM's, which may undo a change to its template such as `kubectl rollout restart` makes. The e2e
+// (TestOLM/RoutesThroughTraefik) restarts an operator that started before the CRDs so.
+const RestartHint = "kubectl -n operator101-system delete pod -l control-plane=controller-manager"
 
 // Served is which route kinds beside Ingress the cluster serves, as Discover found them once, when the
 // manager's cache and controllers were set up: a kind not served then is neither cached nor watched, so the
