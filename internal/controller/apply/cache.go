@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unique"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -59,8 +60,8 @@ import (
 // AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only those
 // labelled as operator101's, as ChildForCache leaves them. A ConfigMap stays a ConfigMap without its data; the
 // others become small types of our own (cachedcopy.go) that keep only what the reconcilers read besides the
-// metadata: a Deployment's status, a Service's ports (the node ports the cluster chose) and status, an Ingress's
-// status; a PodDisruptionBudget's spec and status are read by nobody once their digest is taken.
+// metadata: a Deployment's status, a Service's node ports (the ones the cluster chose) and load balancers, an
+// Ingress's status; a PodDisruptionBudget's spec and status are read by nobody once their digest is taken.
 // m remembers their digests.
 func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 	selector := managed.Selector()
@@ -71,14 +72,14 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 		})},
 		&corev1.Service{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractService, func(svc *corev1.Service) client.Object {
 			// The node ports the cluster chose stay: a status tells where the pods are reached.
-			var ports []corev1.ServicePort
+			c := &cachedService{cachedMeta: cachedMeta{svc.ObjectMeta}, LoadBalancer: svc.Status.LoadBalancer}
 			if len(svc.Spec.Ports) > 0 {
-				ports = make([]corev1.ServicePort, len(svc.Spec.Ports))
+				c.NodePorts = make([]int32, len(svc.Spec.Ports))
 			}
 			for i, p := range svc.Spec.Ports {
-				ports[i] = corev1.ServicePort{Name: p.Name, Port: p.Port, Protocol: p.Protocol, NodePort: p.NodePort}
+				c.NodePorts[i] = p.NodePort
 			}
-			return &cachedService{cachedMeta: cachedMeta{svc.ObjectMeta}, Ports: ports, Status: svc.Status}
+			return c
 		})},
 		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, deploymentForCache)},
 		&networkingv1.Ingress{}: {Label: selector, Transform: ChildForCache(m, networkingv1ac.ExtractIngress, func(ing *networkingv1.Ingress) client.Object {
@@ -108,13 +109,17 @@ func deploymentConditionsForCache(conds []appsv1.DeploymentCondition) []appsv1.D
 	}
 	out := make([]appsv1.DeploymentCondition, len(conds))
 	for i, c := range conds {
-		out[i] = appsv1.DeploymentCondition{Type: c.Type, Status: c.Status, Reason: c.Reason}
+		out[i] = appsv1.DeploymentCondition{Type: interned(c.Type), Status: interned(c.Status), Reason: interned(c.Reason)}
 		if c.Type == appsv1.DeploymentReplicaFailure || (c.Type == appsv1.DeploymentProgressing && c.Reason == conditions.ReasonDeadlineExceeded) {
 			out[i].Message = c.Message
 		}
 	}
 	return out
 }
+
+// interned is the one copy of s that every cached copy shares (the standard library's unique): a Deployment's
+// condition types, statuses and reasons are a handful of values, decoded anew from every event.
+func interned[S ~string](s S) S { return S(unique.Make(string(s)).Value()) }
 
 // HTTPRouteForCache is how the cache holds HTTPRoutes (on a cluster that serves them: route.Discover), as
 // AppliedChildren holds the other children: labelled as operator101's, without their spec (cachedHTTPRoute);

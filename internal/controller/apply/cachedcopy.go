@@ -28,7 +28,7 @@ import (
 // The cache's copies of Deployments, Services, Ingresses, PodDisruptionBudgets and HTTPRoutes are small types of
 // our own: an API type's Go struct is as large however much of it is zeroed (a Deployment 1232 bytes, a Service
 // 592), and the cache holds one per child. Each holds the child's metadata (as childMetadataForCache leaves it)
-// and what the reconcilers read of the rest: a Deployment's status, a Service's ports and status, an Ingress's
+// and what the reconcilers read of the rest: a Deployment's status, a Service's node ports and load balancers, an Ingress's
 // and an HTTPRoute's status; a PodDisruptionBudget nothing more. docs/contributing/performance.md measures what
 // that saves.
 //
@@ -77,18 +77,25 @@ func (c *cachedDeployment) DeepCopyObject() runtime.Object {
 	return &appsv1.Deployment{ObjectMeta: c.meta(), Status: *c.Status.DeepCopy()}
 }
 
-// cachedService is the cache's copy of a Service: its ports (the node ports the cluster chose) and its status (a
-// load balancer's address), which a MyWeb's URL reads.
+// cachedService is the cache's copy of a Service: the node port of each of its ports (the ones the cluster
+// chose) and its load balancers' addresses, which a MyWeb's URL reads.
 type cachedService struct {
 	cachedMeta
-	Ports  []corev1.ServicePort
-	Status corev1.ServiceStatus
+	NodePorts    []int32
+	LoadBalancer corev1.LoadBalancerStatus
 }
 
-// DeepCopyObject is the Service c stands for, with no spec but its ports.
+// DeepCopyObject is the Service c stands for: its ports with nothing but their node ports, its status with
+// nothing but its load balancers.
 func (c *cachedService) DeepCopyObject() runtime.Object {
-	spec := corev1.ServiceSpec{Ports: c.Ports}
-	return &corev1.Service{ObjectMeta: c.meta(), Spec: *spec.DeepCopy(), Status: *c.Status.DeepCopy()}
+	svc := &corev1.Service{ObjectMeta: c.meta(), Status: corev1.ServiceStatus{LoadBalancer: *c.LoadBalancer.DeepCopy()}}
+	if len(c.NodePorts) > 0 {
+		svc.Spec.Ports = make([]corev1.ServicePort, len(c.NodePorts))
+		for i, n := range c.NodePorts {
+			svc.Spec.Ports[i].NodePort = n
+		}
+	}
+	return svc
 }
 
 // cachedIngress is the cache's copy of an Ingress: its status, whether a controller admitted it.

@@ -79,7 +79,7 @@ func TestCachedCopiesAreSmall(t *testing.T) {
 			Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP,
 				TargetPort: intstr.FromInt32(8080), NodePort: 30080}}}, Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: lb}}},
 			func(o client.Object) any { s := o.(*corev1.Service); return []any{s.Spec, s.Status} },
-			[]any{corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP, NodePort: 30080}}},
+			[]any{corev1.ServiceSpec{Ports: []corev1.ServicePort{{NodePort: 30080}}},
 				corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: lb}}}},
 		{&networkingv1.Ingress{ObjectMeta: meta("Ingress"), Spec: networkingv1.IngressSpec{IngressClassName: ptr("nginx")},
 			Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.2"}}}}},
