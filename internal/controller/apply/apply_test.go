@@ -201,7 +201,7 @@ func TestIfChanged(t *testing.T) {
 	if err := env.Client.Update(ctx, cm, client.FieldOwner("someone")); err != nil {
 		t.Fatal(err)
 	}
-	forged, err := ChildForCache(tm, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })(get())
+	forged, err := ChildForCache(tm, corev1ac.ExtractConfigMap, dropData)(get())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestIfChanged(t *testing.T) {
 // cacheCopy is what the manager's cache keeps of a ConfigMap operator101 applies.
 func cacheCopy(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 	t.Helper()
-	out, err := ChildForCache(tm, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data, cm.BinaryData = nil, nil })(cm)
+	out, err := ChildForCache(tm, corev1ac.ExtractConfigMap, dropData)(cm)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func cacheCopy(t *testing.T, cm *corev1.ConfigMap) *corev1.ConfigMap {
 }
 
 func TestChildForCache(t *testing.T) {
-	transform := ChildForCache(tm, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	transform := ChildForCache(tm, corev1ac.ExtractConfigMap, dropData)
 	ours := metav1.ManagedFieldsEntry{Manager: managed.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:index.html":{}}}`)}
 	web := metav1.OwnerReference{APIVersion: "operator.k8s-summit.org/v1", Kind: "MyWeb", Name: "web", UID: "web-1",
@@ -267,7 +267,7 @@ func TestChildForCache(t *testing.T) {
 	// Owned fields that cannot be read: the copy keeps no digest and no managedFields (IfChanged applies).
 	failing := ChildForCache(tm, func(*corev1.ConfigMap, string) (*corev1ac.ConfigMapApplyConfiguration, error) {
 		return nil, errors.New("unreadable managedFields")
-	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	}, dropData)
 	whole := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web",
 		Annotations:   map[string]string{"team": "web"},
 		ManagedFields: []metav1.ManagedFieldsEntry{ours, {Manager: "kubectl"}}}, Data: map[string]string{"index.html": "x"}}
@@ -530,7 +530,7 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 	transform := ChildForCache(tm, func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 		extracts++
 		return appsv1ac.ExtractDeployment(d, m)
-	}, func(d *appsv1.Deployment) { d.Spec = appsv1.DeploymentSpec{} })
+	}, deploymentForCache)
 	ours := metav1.ManagedFieldsEntry{Manager: managed.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)}
 	dep := func(gen int64, replicas int32, mutate func(*appsv1.Deployment)) *appsv1.Deployment {
@@ -548,7 +548,7 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out.(*appsv1.Deployment).GetSelfLink()
+		return out.(metav1.Object).GetSelfLink()
 	}
 	steps := []struct {
 		what        string
@@ -588,7 +588,7 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 		t.Error("a Deployment seen deleted: its digest was remembered")
 	}
 	// A ConfigMap has no generation: never remembered.
-	cms := ChildForCache(tm, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	cms := ChildForCache(tm, corev1ac.ExtractConfigMap, dropData)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "page", Namespace: "web", UID: "c-1"}}
 	if _, err := cms(cm.DeepCopy()); err != nil {
 		t.Fatal(err)
@@ -596,6 +596,12 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 	if _, ok := tm.digests.Get("c-1", ""); ok {
 		t.Error("a ConfigMap's digest was remembered")
 	}
+}
+
+// dropData is how the tests' caches keep a ConfigMap: without its data.
+func dropData(cm *corev1.ConfigMap) client.Object {
+	cm.Data, cm.BinaryData = nil, nil
+	return cm
 }
 
 func must[T any](v T, err error) T {
@@ -668,11 +674,11 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 	cms := ChildForCache(tm, func(cm *corev1.ConfigMap, m string) (*corev1ac.ConfigMapApplyConfiguration, error) {
 		extracts++
 		return corev1ac.ExtractConfigMap(cm, m)
-	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	}, dropData)
 	deps := ChildForCache(tm, func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 		extracts++
 		return appsv1ac.ExtractDeployment(d, m)
-	}, func(d *appsv1.Deployment) { d.Spec = appsv1.DeploymentSpec{} })
+	}, deploymentForCache)
 	// event is what the cache makes of the object as the API server holds it now, and whether that read
 	// managedFields; it checks the digest against extraction's.
 	event := func(what string, obj client.Object, transform toolscache.TransformFunc, truth func() (string, error)) bool {
@@ -788,7 +794,7 @@ func TestApplyRemembersWhatItAppliedForAnEarlyEvent(t *testing.T) {
 	transform := ChildForCache(tm, func(cm *corev1.ConfigMap, m string) (*corev1ac.ConfigMapApplyConfiguration, error) {
 		extracts++
 		return corev1ac.ExtractConfigMap(cm, m)
-	}, func(cm *corev1.ConfigMap) { cm.Data = nil })
+	}, dropData)
 	var cached *corev1.ConfigMap
 	var meanwhile func(*corev1.ConfigMap) // someone else's write between the apply and its answer
 	c, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})

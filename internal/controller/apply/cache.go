@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unique"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -57,35 +58,45 @@ import (
 )
 
 // AppliedChildren is how the cache holds each kind of child that MyWeb and AppService apply: only those
-// labelled as operator101's, as ChildForCache leaves them (a ConfigMap's data, a PodDisruptionBudget's spec and
-// status and a Service's or Deployment's spec are read by nobody once their digest is taken, but for a Service's ports and the node ports the
-// cluster chose them).
+// labelled as operator101's, as ChildForCache leaves them. A ConfigMap stays a ConfigMap without its data; the
+// others become small types of our own (cachedcopy.go) that keep only what the reconcilers read besides the
+// metadata: a Deployment's status, a Service's node ports (the ones the cluster chose) and load balancers, an
+// Ingress's status; a PodDisruptionBudget's spec and status are read by nobody once their digest is taken.
 // m remembers their digests.
 func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 	selector := managed.Selector()
 	return map[client.Object]ctrlcache.ByObject{
-		&corev1.ConfigMap{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) {
+		&corev1.ConfigMap{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractConfigMap, func(cm *corev1.ConfigMap) client.Object {
 			cm.Data, cm.BinaryData = nil, nil
+			return cm
 		})},
-		&corev1.Service{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractService, func(svc *corev1.Service) {
+		&corev1.Service{}: {Label: selector, Transform: ChildForCache(m, corev1ac.ExtractService, func(svc *corev1.Service) client.Object {
 			// The node ports the cluster chose stay: a status tells where the pods are reached.
-			var ports []corev1.ServicePort
-			for _, p := range svc.Spec.Ports {
-				ports = append(ports, corev1.ServicePort{Name: p.Name, Port: p.Port, Protocol: p.Protocol, NodePort: p.NodePort})
+			c := &cachedService{cachedMeta: cachedMeta{svc.ObjectMeta}, LoadBalancer: svc.Status.LoadBalancer}
+			if len(svc.Spec.Ports) > 0 {
+				c.NodePorts = make([]int32, len(svc.Spec.Ports))
 			}
-			svc.Spec = corev1.ServiceSpec{Ports: ports}
+			for i, p := range svc.Spec.Ports {
+				c.NodePorts[i] = p.NodePort
+			}
+			return c
 		})},
-		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, func(dep *appsv1.Deployment) {
-			dep.Spec = appsv1.DeploymentSpec{}
-			dep.Status.Conditions = deploymentConditionsForCache(dep.Status.Conditions)
+		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, deploymentForCache)},
+		&networkingv1.Ingress{}: {Label: selector, Transform: ChildForCache(m, networkingv1ac.ExtractIngress, func(ing *networkingv1.Ingress) client.Object {
+			return &cachedIngress{cachedMeta: cachedMeta{ing.ObjectMeta}, Status: ing.Status} // whether a controller admitted it
 		})},
-		&networkingv1.Ingress{}: {Label: selector, Transform: ChildForCache(m, networkingv1ac.ExtractIngress, func(ing *networkingv1.Ingress) {
-			ing.Spec = networkingv1.IngressSpec{} // its status stays: whether a controller admitted it
-		})},
-		&policyv1.PodDisruptionBudget{}: {Label: selector, Transform: ChildForCache(m, policyv1ac.ExtractPodDisruptionBudget, func(pdb *policyv1.PodDisruptionBudget) {
-			pdb.Spec, pdb.Status = policyv1.PodDisruptionBudgetSpec{}, policyv1.PodDisruptionBudgetStatus{}
+		&policyv1.PodDisruptionBudget{}: {Label: selector, Transform: ChildForCache(m, policyv1ac.ExtractPodDisruptionBudget, func(pdb *policyv1.PodDisruptionBudget) client.Object {
+			return &cachedPodDisruptionBudget{cachedMeta: cachedMeta{pdb.ObjectMeta}}
 		})},
 	}
+}
+
+// deploymentForCache is the cache's copy of dep: its metadata and its status, with the conditions as
+// rollout.Conditions reads them.
+func deploymentForCache(dep *appsv1.Deployment) client.Object {
+	c := &cachedDeployment{cachedMeta: cachedMeta{dep.ObjectMeta}, Status: dep.Status}
+	c.Status.Conditions = deploymentConditionsForCache(dep.Status.Conditions)
+	return c
 }
 
 // deploymentConditionsForCache is what rollout.Conditions reads of a Deployment's conditions: each one's type,
@@ -98,7 +109,7 @@ func deploymentConditionsForCache(conds []appsv1.DeploymentCondition) []appsv1.D
 	}
 	out := make([]appsv1.DeploymentCondition, len(conds))
 	for i, c := range conds {
-		out[i] = appsv1.DeploymentCondition{Type: c.Type, Status: c.Status, Reason: c.Reason}
+		out[i] = appsv1.DeploymentCondition{Type: interned(c.Type), Status: interned(c.Status), Reason: interned(c.Reason)}
 		if c.Type == appsv1.DeploymentReplicaFailure || (c.Type == appsv1.DeploymentProgressing && c.Reason == conditions.ReasonDeadlineExceeded) {
 			out[i].Message = c.Message
 		}
@@ -106,12 +117,16 @@ func deploymentConditionsForCache(conds []appsv1.DeploymentCondition) []appsv1.D
 	return out
 }
 
+// interned is the one copy of s that every cached copy shares (the standard library's unique): a Deployment's
+// condition types, statuses and reasons are a handful of values, decoded anew from every event.
+func interned[S ~string](s S) S { return S(unique.Make(string(s)).Value()) }
+
 // HTTPRouteForCache is how the cache holds HTTPRoutes (on a cluster that serves them: route.Discover), as
-// AppliedChildren holds the other children: labelled as operator101's, without their spec; their status stays,
-// since it says whether the Gateways accepted them.
+// AppliedChildren holds the other children: labelled as operator101's, without their spec (cachedHTTPRoute);
+// their status stays, since it says whether the Gateways accepted them.
 func HTTPRouteForCache(m *Memory) (client.Object, ctrlcache.ByObject) {
-	return &gatewayv1.HTTPRoute{}, ctrlcache.ByObject{Label: managed.Selector(), Transform: ChildForCache(m, gatewayv1ac.ExtractHTTPRoute, func(hr *gatewayv1.HTTPRoute) {
-		hr.Spec = gatewayv1.HTTPRouteSpec{}
+	return &gatewayv1.HTTPRoute{}, ctrlcache.ByObject{Label: managed.Selector(), Transform: ChildForCache(m, gatewayv1ac.ExtractHTTPRoute, func(hr *gatewayv1.HTTPRoute) client.Object {
+		return &cachedHTTPRoute{cachedMeta: cachedMeta{hr.ObjectMeta}, Status: hr.Status}
 	})}
 }
 
@@ -139,21 +154,26 @@ func managedDigest[O client.Object, A runtime.ApplyConfiguration](m *Memory, obs
 }
 
 // ChildForCache is the cache transform of a kind of child operator101 applies: it records the Digest of the
-// fields FieldManager manages (read by extract from managedFields), then drops them with strip, and keeps of the
-// metadata only what the reconcilers read (childMetadataForCache). strip must keep what the reconcilers read of
-// the rest (a Deployment's status). The Digest comes from Memory.digests when it holds one for the object's key
-// (apply remembers what it wrote), or is pending (pendingDigest) while operator101's apply of the object is on
-// its way, and is extracted otherwise. An object whose managed fields cannot be read keeps no Digest and no
-// managedFields: IfChanged finds no field operator101 manages in it, and applies (its answer is remembered, so
-// the event of that write needs no extraction). An object that arrives with a selfLink and no managedFields
-// keeps that value as its Digest (childDigest): the transform may see its own output again (client-go asks
-// transforms to be idempotent), and a value someone else wrote matches no Digest (the Memory's key). Every
-// object is trimmed alike, whoever labelled it as operator101's: the cache's copy has a bound size, whatever a
-// tenant writes into the object.
-func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, extract Extractor[O, A], strip func(O)) cache.TransformFunc {
+// fields FieldManager manages (read by extract from managedFields), keeps of the metadata only what the
+// reconcilers read (childMetadataForCache), and returns keep's copy of what is left: the object itself with what
+// nobody reads dropped, or a small type of ours (cachedDeployment) that holds what the reconcilers read and is
+// read back as an O. keep must keep what the reconcilers read of the rest (a Deployment's status). The Digest
+// comes from Memory.digests when it holds one for the object's key (apply remembers what it wrote), or is
+// pending (pendingDigest) while operator101's apply of the object is on its way, and is extracted otherwise. An
+// object whose managed fields cannot be read keeps no Digest and no managedFields: IfChanged finds no field
+// operator101 manages in it, and applies (its answer is remembered, so the event of that write needs no
+// extraction). The transform may see its own output again (client-go asks transforms to be idempotent): a small
+// copy is returned as it is, and an O that arrives with a selfLink and no managedFields keeps that value as its
+// Digest (childDigest); a value someone else wrote matches no Digest (the Memory's key). Every object is trimmed
+// alike, whoever labelled it as operator101's: the cache's copy has a bound size, whatever a tenant writes into
+// the object.
+func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, extract Extractor[O, A], keep func(O) client.Object) cache.TransformFunc {
 	kind := kindName[O]()
 	rememberKind[O](m)
 	return func(obj any) (any, error) {
+		if _, done := obj.(cachedCopy); done {
+			return obj, nil
+		}
 		o, ok := obj.(O)
 		if !ok {
 			return cachetrim.Default(obj)
@@ -161,9 +181,8 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, ext
 		if d, done := childDigest(o); done && len(o.GetManagedFields()) == 0 {
 			// Transformed already (client-go may hand an object to the transform twice), or written so by
 			// someone else: trimmed alike.
-			strip(o)
 			childMetadataForCache(o, &d)
-			return o, nil
+			return keep(o), nil
 		}
 		key := m.childKey(o)
 		d, ok := m.digests.Get(o.GetUID(), key)
@@ -182,13 +201,12 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, ext
 				m.digests.Put(o.GetUID(), key, d)
 			}
 		}
-		strip(o)
 		if !ok {
 			childMetadataForCache(o, nil)
 		} else {
 			childMetadataForCache(o, &d)
 		}
-		return o, nil
+		return keep(o), nil
 	}
 }
 

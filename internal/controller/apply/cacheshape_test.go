@@ -21,8 +21,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/operator101/operator101/internal/controller/apply"
 	"github.com/operator101/operator101/internal/controller/digest"
@@ -68,7 +70,7 @@ func TestCachedDeploymentStatusAsRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cached := out.(*appsv1.Deployment)
+		cached := read(t, out)
 		for _, c := range cached.Status.Conditions {
 			if !c.LastUpdateTime.IsZero() || !c.LastTransitionTime.IsZero() {
 				t.Errorf("%s: the cache keeps the times of %s", name, c.Type)
@@ -92,24 +94,46 @@ func TestCachedDeploymentStatusAsRead(t *testing.T) {
 	}
 }
 
+// read is the Deployment a read from the cache gets of the cache's copy out: controller-runtime's cache hands
+// out what the stored object's DeepCopyObject returns.
+func read(t *testing.T, out any) *appsv1.Deployment {
+	t.Helper()
+	obj, ok := out.(runtime.Object)
+	if !ok {
+		t.Fatalf("the cache's copy is a %T, not a runtime.Object", out)
+	}
+	dep, ok := obj.DeepCopyObject().(*appsv1.Deployment)
+	if !ok {
+		t.Fatalf("a read of the cache's copy (%T) is a %T, not a Deployment", out, obj.DeepCopyObject())
+	}
+	return dep
+}
+
 // TestCachedChildrenShareNothingWritable: the copies of two children share their labels (one map for all), and a
-// read from the cache, a deep copy, that changes its labels changes neither copy.
+// read from the cache (DeepCopyObject) that changes its labels, owner references or status changes neither copy.
 func TestCachedChildrenShareNothingWritable(t *testing.T) {
 	transform := deploymentTransform(t)
-	var copies []*appsv1.Deployment
+	var copies []client.Object
 	for _, uid := range []string{"a", "b"} {
 		out, err := transform(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: uid, Namespace: "ns", UID: types.UID("u-" + uid),
-			Generation: 1, Labels: map[string]string{managed.ByLabel: managed.By}}})
+			Generation: 1, Labels: map[string]string{managed.ByLabel: managed.By},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "MyWeb", Name: uid, UID: "o", Controller: ptr.To(true)}}},
+			Status: appsv1.DeploymentStatus{Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		copies = append(copies, out.(*appsv1.Deployment))
+		copies = append(copies, out.(client.Object))
 	}
-	read := copies[0].DeepCopy()
-	read.Labels["team"] = "shop"
+	r := read(t, copies[0])
+	r.Labels["team"] = "shop"
+	r.OwnerReferences[0].Name = "other"
+	r.Status.Conditions[0].Status = corev1.ConditionFalse
 	for _, c := range copies {
-		if len(c.Labels) != 1 || c.Labels[managed.ByLabel] != managed.By {
-			t.Errorf("%s: labels %v after a read changed its own", c.Name, c.Labels)
+		again := read(t, c)
+		if len(c.GetLabels()) != 1 || c.GetLabels()[managed.ByLabel] != managed.By || c.GetOwnerReferences()[0].Name != c.GetName() ||
+			again.Status.Conditions[0].Status != corev1.ConditionTrue {
+			t.Errorf("%s: labels %v, owner %s, %+v after a read changed its own", c.GetName(), c.GetLabels(),
+				c.GetOwnerReferences()[0].Name, again.Status.Conditions)
 		}
 	}
 }
