@@ -32,7 +32,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unique"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -117,9 +116,9 @@ func deploymentConditionsForCache(conds []appsv1.DeploymentCondition) []appsv1.D
 	return out
 }
 
-// interned is the one copy of s that every cached copy shares (the standard library's unique): a Deployment's
-// condition types, statuses and reasons are a handful of values, decoded anew from every event.
-func interned[S ~string](s S) S { return S(unique.Make(string(s)).Value()) }
+// interned is the one copy of s that every cached copy shares (cachetrim.Intern): a Deployment's condition
+// types, statuses and reasons are a handful of values, decoded anew from every event.
+func interned[S ~string](s S) S { return S(cachetrim.Intern(string(s))) }
 
 // HTTPRouteForCache is how the cache holds HTTPRoutes (on a cluster that serves them: route.Discover), as
 // AppliedChildren holds the other children: labelled as operator101's, without their spec (cachedHTTPRoute);
