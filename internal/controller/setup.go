@@ -41,7 +41,8 @@ import (
 // manager's cache with: the controllers share it with the cache transforms, and it hears of the events of every
 // kind registered with it.
 func SetupWithManager(mgr ctrl.Manager, o Options, m *reconciler.Memory) error {
-	k := reconciler.Options{Workers: o.Workers, ProxyEnv: o.ProxyEnv, Memory: m, Metrics: o.Metrics}
+	k := reconciler.Options{Workers: o.Workers, ProxyEnv: o.ProxyEnv, Memory: m, Metrics: o.Metrics,
+		Events: reconciler.NewEvents(mgr)}
 	if err := myweb.Setup(mgr, k, myweb.Config{Routes: o.Routes}); err != nil {
 		return fmt.Errorf("MyWeb controller: %w", err)
 	}

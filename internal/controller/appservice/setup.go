@@ -16,8 +16,6 @@
 package appservice
 
 import (
-	"slices"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -33,6 +31,7 @@ import (
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/priority"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/route"
@@ -96,11 +95,11 @@ func ForCache(m *apply.Memory, proxyEnv proxyenv.Env, routes route.Served) map[c
 	return map[client.Object]ctrlcache.ByObject{
 		v1API.new(): forCache(m, v1API, proxyEnv, routes, func(a *appv1.AppService) {
 			a.Spec.Application = stripped(a.Spec.Application)
-			a.Status.Conditions = slices.Clone(a.Status.Conditions) // no room left from decoding
+			a.Status.Conditions = cachetrim.Conditions(a.Status.Conditions)
 		}),
 		batchAPI.new(): forCache(m, batchAPI, proxyEnv, routes, func(b *batchv1alpha1.AppService) {
 			b.Spec.Application = stripped(b.Spec.Application)
-			b.Status.Conditions = slices.Clone(b.Status.Conditions)
+			b.Status.Conditions = cachetrim.Conditions(b.Status.Conditions)
 		}),
 	}
 }

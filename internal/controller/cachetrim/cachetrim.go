@@ -17,6 +17,9 @@
 package cachetrim
 
 import (
+	"strings"
+	"sync"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -129,4 +132,61 @@ func ControllerOnly(refs []metav1.OwnerReference) []metav1.OwnerReference {
 		}
 	}
 	return nil
+}
+
+// Conditions is conds as a cache's copy keeps them: in a slice of their exact number (decoding leaves room for
+// more), with their type, status, reason and message shared with every other copy that has the same ones
+// (Intern): most objects of a kind say the same few things ("1 of 1 pods run the current spec").
+func Conditions(conds []metav1.Condition) []metav1.Condition {
+	if len(conds) == 0 {
+		return nil
+	}
+	out := make([]metav1.Condition, len(conds))
+	for i, c := range conds {
+		c.Type, c.Reason, c.Message = Intern(c.Type), Intern(c.Reason), Intern(c.Message)
+		c.Status = metav1.ConditionStatus(Intern(string(c.Status)))
+		out[i] = c
+	}
+	return out
+}
+
+// Intern returns the one copy of s the cache's copies share, for a string of at most maxInternedLen bytes
+// while fewer than maxInterned are kept, and s itself otherwise.
+func Intern(s string) string { return interned.intern(s) }
+
+const (
+	// maxInterned bounds what Intern keeps: the strings are written by operator101 (conditions) and by the API
+	// server, few and short, but a cluster's objects could say many different things.
+	maxInterned    = 4096
+	maxInternedLen = 256
+)
+
+var interned = newInterner(maxInterned)
+
+// interner keeps one copy of each string it was given, up to max of them. Its own code because Go's unique
+// package forgets a value once no Handle holds it: a copy made after that would share nothing with the copies
+// made before.
+type interner struct {
+	mu  sync.Mutex
+	m   map[string]string
+	max int
+}
+
+func newInterner(max int) *interner { return &interner{m: map[string]string{}, max: max} }
+
+func (in *interner) intern(s string) string {
+	if s == "" || len(s) > maxInternedLen {
+		return s
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if v, ok := in.m[s]; ok {
+		return v
+	}
+	if len(in.m) >= in.max {
+		return s
+	}
+	s = strings.Clone(s) // not a part of a larger string
+	in.m[s] = s
+	return s
 }

@@ -15,7 +15,11 @@
 package cachetrim
 
 import (
+	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -40,5 +44,55 @@ func TestControllerOnly(t *testing.T) {
 	got := ControllerOnly([]metav1.OwnerReference{other, ctrl, plain})
 	if len(got) != 1 || got[0].UID != "u-1" {
 		t.Errorf("among others: %v, want the controller's only", got)
+	}
+}
+
+// TestConditionsShareTheirStrings: two objects decoded apart, with the same conditions, keep one copy of each
+// condition's strings between them, in a slice of the conditions' exact number, and the same values.
+func TestConditionsShareTheirStrings(t *testing.T) {
+	const status = `[{"type":"Available","status":"True","reason":"MinimumReplicasAvailable","message":"1 of 1 pods ready","observedGeneration":2,"lastTransitionTime":"2026-11-28T10:00:00Z"},` +
+		`{"type":"Degraded","status":"False","reason":"AsExpected","message":"every child is as specified","observedGeneration":2,"lastTransitionTime":"2026-11-28T10:00:00Z"}]`
+	decode := func() []metav1.Condition {
+		var c []metav1.Condition
+		if err := json.Unmarshal([]byte(status), &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := decode(), decode()
+	want := decode()
+	a, b = Conditions(a), Conditions(b)
+	if !reflect.DeepEqual(a, want) || cap(a) != len(want) {
+		t.Fatalf("kept %+v (room for %d), want %+v", a, cap(a), want)
+	}
+	for i := range a {
+		for _, pair := range [][2]string{{a[i].Type, b[i].Type}, {string(a[i].Status), string(b[i].Status)},
+			{a[i].Reason, b[i].Reason}, {a[i].Message, b[i].Message}} {
+			if unsafe.StringData(pair[0]) != unsafe.StringData(pair[1]) {
+				t.Errorf("%q is kept twice", pair[0])
+			}
+		}
+	}
+	if Conditions(nil) != nil {
+		t.Error("no conditions became some")
+	}
+}
+
+// TestInternerIsBounded: past its bound, or for a long string, an interner gives back what it was given and
+// keeps nothing more.
+func TestInternerIsBounded(t *testing.T) {
+	in := newInterner(2)
+	first := in.intern(strings.Clone("a"))
+	if got := in.intern(strings.Clone("a")); unsafe.StringData(got) != unsafe.StringData(first) {
+		t.Error("a second copy of a kept string was not replaced")
+	}
+	in.intern("b")
+	c := strings.Clone("c")
+	if got := in.intern(c); unsafe.StringData(got) != unsafe.StringData(c) || len(in.m) != 2 {
+		t.Errorf("past the bound: %d kept", len(in.m))
+	}
+	long := strings.Repeat("x", maxInternedLen+1)
+	if got := newInterner(10).intern(long); unsafe.StringData(got) != unsafe.StringData(long) {
+		t.Error("a long string was copied")
 	}
 }

@@ -16,8 +16,6 @@
 package myweb
 
 import (
-	"slices"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -31,6 +29,7 @@ import (
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/apply"
+	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/priority"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/route"
@@ -85,7 +84,6 @@ func ForCache(m *apply.Memory, proxyEnv proxyenv.Env, routes route.Served) ctrlc
 		return Children(w, proxyEnv, routes), nil
 	}, func(w *operatorv1.MyWeb) {
 		w.Spec.PageContentHtml = ""
-		// Decoding leaves room for more conditions than there are (a slice grown by doubling).
-		w.Status.Conditions = slices.Clone(w.Status.Conditions)
+		w.Status.Conditions = cachetrim.Conditions(w.Status.Conditions)
 	})}
 }

@@ -53,6 +53,7 @@ import (
 	"github.com/operator101/operator101/internal/controller/apply"
 	"github.com/operator101/operator101/internal/controller/report"
 	"github.com/operator101/operator101/internal/controller/rollout"
+	"github.com/operator101/operator101/internal/eventrecorder"
 	"github.com/operator101/operator101/internal/metrics"
 	"github.com/operator101/operator101/internal/proxyenv"
 )
@@ -83,9 +84,12 @@ type Options struct {
 	// Metrics receives what the controllers count (At runs, DatabaseUser checks, refused children). Without
 	// one, WithDefaults makes one of the controller's own, registered nowhere.
 	Metrics *metrics.Metrics
+	// Events sends the controllers' Events: pass one per manager (NewEvents). Without one, NewBase makes one
+	// of the controller's own.
+	Events *eventrecorder.Sender
 }
 
-// WithDefaults fills what o leaves unset from the manager.
+// WithDefaults fills what o leaves unset from the manager but Events (NewBase).
 func (o Options) WithDefaults(mgr ctrl.Manager) Options {
 	if o.Workers < 1 {
 		o.Workers = DefaultWorkers
@@ -106,6 +110,16 @@ func (o Options) WithDefaults(mgr ctrl.Manager) Options {
 		o.Metrics = metrics.New()
 	}
 	return o
+}
+
+// NewEvents returns the sender of the Events of the controllers of mgr, which runs it.
+func NewEvents(mgr ctrl.Manager) *eventrecorder.Sender {
+	s := eventrecorder.New(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), mgr.GetLogger().WithName("events"))
+	if err := mgr.Add(s); err != nil {
+		// Only a manager that is stopping refuses a runnable: it runs no reconcile either.
+		mgr.GetLogger().Error(err, "the Events sender did not start; no Event will be sent")
+	}
+	return s
 }
 
 // DefaultWorkers is how many reconciles of one controller run at once by default.
@@ -134,8 +148,11 @@ type Base struct {
 // (Report): its Memory hears of that kind's events (Memory.Hook).
 func NewBase(mgr ctrl.Manager, name string, o Options, reported client.Object) Base {
 	o = o.WithDefaults(mgr)
+	if o.Events == nil {
+		o.Events = NewEvents(mgr)
+	}
 	o.Memory.reports(reported)
-	return Base{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("operator101-" + name), Options: o}
+	return Base{Client: mgr.GetClient(), Recorder: o.Events.Recorder("operator101-" + name), Options: o}
 }
 
 // Report ends a reconcile with report.Statuses.Report, through b's client and recorder. A Base made without

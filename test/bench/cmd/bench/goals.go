@@ -33,6 +33,23 @@ type Goal struct {
 // peakRSSGoalMiB is the converged peak RSS goal by size; sizes not listed have none.
 var peakRSSGoalMiB = map[int]float64{1000: 80, 3000: 140}
 
+// The live heap's goal: at most liveHeapPerPairGoalKiB per MyWeb and AppService pair with their children, half
+// the 18.6 KiB of the manager of 2026-11-27 (dd064df: 23.7 MiB at rest at N=1000, 60.9 at N=3000), checked from
+// liveHeapGoalMinN pairs up, where what the manager holds for no object in particular is under a tenth of it.
+const (
+	liveHeapPerPairGoalKiB = 9.3
+	liveHeapGoalMinN       = 3000
+)
+
+// liveHeapPerPairKiB is what the live heap at rest grew by from the idle manager's, per MyWeb and AppService
+// pair; 0 when either was not read.
+func (s SizeResult) liveHeapPerPairKiB() float64 {
+	if s.LiveHeapMiB <= 0 || s.IdleLiveHeapMiB <= 0 || s.Plan.N == 0 {
+		return 0
+	}
+	return (s.LiveHeapMiB - s.IdleLiveHeapMiB) * 1024 / float64(s.Plan.N)
+}
+
 // cpuPerObjectMs is the CPU a contender spent from idle to the end of the at-rest window, per object.
 func cpuPerObjectMs(idle, after procStats, objects int) float64 {
 	return msPerObject(after.CPUSeconds-idle.CPUSeconds, objects)
@@ -172,6 +189,11 @@ func (s SizeResult) goals() []Goal {
 	}
 	add("0 writes at rest and per restart", fmt.Sprintf("%d at rest; restarts: %s", s.AtRest.Total, strings.Join(restarts, ", ")),
 		zero, writesWhy(s))
+	if per := s.liveHeapPerPairKiB(); per > 0 && s.Plan.N >= liveHeapGoalMinN && !s.Plan.Routes && s.Plan.PageBytes == 0 {
+		add(fmt.Sprintf("live heap at rest at most %.1f KiB per MyWeb and AppService pair", liveHeapPerPairGoalKiB),
+			fmt.Sprintf("%.1f KiB ((%.1f MiB − %.1f MiB idle) / %d)", per, s.LiveHeapMiB, s.IdleLiveHeapMiB, s.Plan.N),
+			per <= liveHeapPerPairGoalKiB, "the heap profile at rest (heap.txt of the profiled size) says what holds it")
+	}
 	if g, ok := peakRSSGoalMiB[s.Plan.N]; ok {
 		add(fmt.Sprintf("peak RSS at or under %.0f MiB (converged)", g), fmt.Sprintf("%.1f MiB (with the Ats %.1f)",
 			s.AfterConvergence.PeakRSSMiB, s.AfterAt.PeakRSSMiB), s.AfterConvergence.PeakRSSMiB <= g,

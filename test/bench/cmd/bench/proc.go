@@ -222,6 +222,15 @@ func (m *manager) stats() (procStats, error) {
 	return s, nil
 }
 
+// liveHeap is the manager's Go heap right after a forced collection (HeapAlloc), in MiB: what it holds.
+func (m *manager) liveHeap() (float64, error) {
+	b, err := httpGet("http://"+m.pprof+"/debug/pprof/heap?gc=1&debug=1", time.Minute)
+	if err != nil {
+		return 0, fmt.Errorf("reading the manager's live heap: %w", err)
+	}
+	return benchutil.MemStats(string(b))["HeapAlloc"], nil
+}
+
 func httpGet(url string, timeout time.Duration) ([]byte, error) {
 	c := &http.Client{Timeout: timeout}
 	resp, err := c.Get(url)

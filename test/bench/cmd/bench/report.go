@@ -222,6 +222,8 @@ type SizeResult struct {
 	AfterConvergence procStats `json:"managerAfterConvergence"`
 	AfterAt          procStats `json:"managerAfterAt"`
 	AfterRestart     procStats `json:"managerAfterRestart"`
+	// IdleLiveHeapMiB is the Go heap of the idle manager (caches synced, no object) after a forced collection.
+	IdleLiveHeapMiB float64 `json:"idleLiveHeapMiB"`
 	// LiveHeapMiB is the Go heap at rest after a forced collection: what the caches really hold.
 	LiveHeapMiB float64 `json:"liveHeapMiB"`
 	// LiveHeapAfterRestartMiB is the same of the manager after the last restart, whose peak RSS

@@ -320,6 +320,9 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	}
 	logf("N=%d: manager idle: RSS %.1f MiB (anon %.1f, files %.1f), peak %.1f MiB", n, res.Idle.RSSMiB,
 		res.Idle.AnonMiB, res.Idle.FileMiB, res.Idle.PeakRSSMiB)
+	if res.IdleLiveHeapMiB, err = mgr.liveHeap(); err != nil {
+		return res, err
+	}
 
 	// Convergence.
 	var profWG sync.WaitGroup
@@ -389,10 +392,10 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 		res.HeapProfileTop = top
 	}
 	// The live heap: memory statistics right after a forced collection.
-	if b, err := httpGet("http://"+mgr.pprof+"/debug/pprof/heap?gc=1&debug=1", time.Minute); err == nil {
-		res.LiveHeapMiB = benchutil.MemStats(string(b))["HeapAlloc"]
-		logf("N=%d: live heap after a forced GC: %.1f MiB", n, res.LiveHeapMiB)
+	if res.LiveHeapMiB, err = mgr.liveHeap(); err != nil {
+		return res, err
 	}
+	logf("N=%d: live heap after a forced GC: %.1f MiB (idle %.1f)", n, res.LiveHeapMiB, res.IdleLiveHeapMiB)
 
 	// At: N Ats due at the same second.
 	rate := float64(plan.Objects()) / res.CreateSeconds
@@ -471,8 +474,8 @@ func runSize(ctx context.Context, o options, n int, dir string) (*SizeResult, er
 	if res.AfterRestart, err = mgr.stats(); err != nil {
 		return res, err
 	}
-	if b, err := httpGet("http://"+mgr.pprof+"/debug/pprof/heap?gc=1&debug=1", time.Minute); err == nil {
-		res.LiveHeapAfterRestartMiB = benchutil.MemStats(string(b))["HeapAlloc"]
+	if res.LiveHeapAfterRestartMiB, err = mgr.liveHeap(); err != nil {
+		return res, err
 	}
 	logf("N=%d: after the last restart: peak RSS %.1f MiB (start-up, the initial lists included), RSS %.1f MiB, "+
 		"live heap after a forced GC %.1f MiB", n, res.AfterRestart.PeakRSSMiB, res.AfterRestart.RSSMiB,
