@@ -440,7 +440,7 @@ func TestOwnerForCache(t *testing.T) {
 	}
 	cached := out.(*corev1.Secret)
 	if cached.Data != nil || cached.Labels != nil || cached.Finalizers != nil || cached.OwnerReferences != nil ||
-		cached.ManagedFields != nil || len(cached.Annotations) != 3 || cached.Name != "web" || cached.UID != "u1" {
+		cached.ManagedFields != nil || cached.Annotations != nil || cached.Name != "web" || cached.UID != "u1" || len(strings.Fields(cached.SelfLink)) != 3 {
 		t.Errorf("cached copy keeps more than its identity and the digests: %+v", cached.ObjectMeta)
 	}
 
@@ -492,22 +492,27 @@ func TestOwnerForCache(t *testing.T) {
 
 	// Anyone may write annotations of these names on the object: without the key, their values are recomputed.
 	forged := owner()
-	forged.Annotations = map[string]string{desiredAnnotation: "x",
-		metadataAnnotation: "m", sealAnnotation: "s"}
+	forged.SelfLink = ownerCacheData{metadata: "m", desired: "x", seal: "s"}.String()
 	out, err = transform(forged)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f := out.(*corev1.Secret); f.Data != nil || !CachedConverged(tm, f, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
-		t.Errorf("forged annotations were trusted: %+v", f.Annotations)
+		t.Errorf("a forged selfLink was trusted: %s", f.SelfLink)
 	}
 
 	// A change of labels or annotations changes the cache's copy (ChangedByOthers lets it through).
 	relabelled := owner()
 	relabelled.Labels["tenant"] = "y"
 	out, _ = transform(relabelled)
-	if out.(*corev1.Secret).Annotations[metadataAnnotation] == cached.Annotations[metadataAnnotation] {
+	if out.(*corev1.Secret).SelfLink == cached.SelfLink {
 		t.Error("a new label left the cache's copy as it was")
+	}
+	// A status write (a new resourceVersion) leaves it as it was (ChangedByOthers leaves it out).
+	statusWritten := owner()
+	statusWritten.ResourceVersion += "0"
+	if out, _ = transform(statusWritten); out.(*corev1.Secret).SelfLink != cached.SelfLink {
+		t.Errorf("a status write changed the cache's copy: %s, was %s", out.(*corev1.Secret).SelfLink, cached.SelfLink)
 	}
 
 	// desired fails: nothing counts as converged, so the reconcile reads the object whole and reports it.
@@ -646,7 +651,8 @@ func TestOwnerForCacheRemembersDigests(t *testing.T) {
 		if got := builds > before; got != s.wantBuild {
 			t.Errorf("%s: built = %v, want %v", s.what, got, s.wantBuild)
 		}
-		got := out.(*corev1.Secret).Annotations[desiredAnnotation]
+		d, _ := ownerCached(out.(*corev1.Secret))
+		got := d.desired
 		if !s.wantBuild && got != last {
 			t.Errorf("%s: digests %s, want those of the last event, %s", s.what, got, last)
 		}
@@ -833,8 +839,8 @@ func TestApplyRemembersWhatItAppliedForAnEarlyEvent(t *testing.T) {
 	if d, ok := tm.cachedDigest(cached); !ok || d != want {
 		t.Errorf("the early event's copy: digest %q (%v), want what was applied, %q", d, ok, want)
 	}
-	owner := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
-		desiredAnnotation: childrenDigest(tm.keys, map[string]string{"ConfigMap": want})}}}
+	owner := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{SelfLink: ownerCacheData{metadata: "m", seal: "s",
+		desired: childrenDigest(tm.keys, map[string]string{"ConfigMap": want})}.String()}}
 	cached.OwnerReferences = []metav1.OwnerReference{{UID: "owner", Controller: ptr(true)}}
 	owner.UID = "owner"
 	if !CachedConverged(tm, owner, map[string]client.Object{"ConfigMap": cached}) {

@@ -349,23 +349,46 @@ func (m *Memory) childKey(o client.Object) string {
 
 // The cache's copy of a custom resource whose reconciler applies children (MyWeb, AppService) is as small
 // whatever its owner writes into it: OwnerForCache keeps what the reconciler reads of it without building a
-// child, and records what it would build instead.
-const (
-	// desiredAnnotation holds one digest of the Digests of the children the reconciler would apply, by the
-	// child's kind (childrenDigest); absent stands for a child that must not exist. One digest, not one per
-	// kind: CachedConverged compares them all at once, and a MyWeb has up to six kinds of child.
-	desiredAnnotation = "operator101.io/cache-desired-children"
-	// metadataAnnotation (cachetrim.MetadataAnnotation) holds a digest of the labels and annotations the
-	// object has, so that a change of them still shows as a change of the cache's copy (ChangedByOthers lets it
-	// through); sealAnnotation (cachetrim.SealAnnotation) is a keyed digest of the two and of the object's
-	// identity.
-	metadataAnnotation = cachetrim.MetadataAnnotation
-	sealAnnotation     = cachetrim.SealAnnotation
-	absent             = "absent"
-)
+// child, and records what it would build instead, in the copy's selfLink (ownerCacheData), as a child's copy
+// keeps its Digest there (childDigest): annotations would cost a map in every copy (more than 300 bytes).
+const absent = "absent"
+
+// ownerCacheData is what the cache's copy of an owner records in its selfLink, separated by spaces:
+//   - metadata: a digest of the labels and annotations the object has (all dropped from the copy), so that a
+//     change of them still shows as a change of the copy (reconciler.ChangedByOthers compares selfLinks);
+//   - desired: one digest of the Digests of the children the reconciler would apply, by the child's kind
+//     (childrenDigest; absent stands for a child that must not exist), or "-" when they cannot be built. One
+//     digest, not one per kind: CachedConverged compares them all at once, and a MyWeb has up to six kinds;
+//   - seal: a keyed digest of the two and of the object's UID, by which the transform knows its own output (a
+//     value anyone else wrote there matches nothing). Not of its resourceVersion: the selfLink changes only
+//     when the labels, annotations or children do, not with a status write.
+type ownerCacheData struct{ metadata, desired, seal string }
+
+const noDesired = "-"
+
+func (d ownerCacheData) String() string {
+	desired := d.desired
+	if desired == "" {
+		desired = noDesired
+	}
+	return d.metadata + " " + desired + " " + d.seal
+}
+
+// ownerCached reads the ownerCacheData of a cache's copy; false when its selfLink holds none.
+func ownerCached(o metav1.Object) (ownerCacheData, bool) {
+	parts := strings.Split(o.GetSelfLink(), " ")
+	if len(parts) != 3 {
+		return ownerCacheData{}, false
+	}
+	d := ownerCacheData{metadata: parts[0], desired: parts[1], seal: parts[2]}
+	if d.desired == noDesired {
+		d.desired = ""
+	}
+	return d, true
+}
 
 func (m *Memory) seal(o metav1.Object, desired, metadata string) string {
-	return m.keys.MAC(string(o.GetUID()), o.GetResourceVersion(), desired, metadata)
+	return m.keys.MAC(string(o.GetUID()), desired, metadata)
 }
 
 // OwnerForCache is the cache transform of a custom resource O whose reconciler applies children: desired
@@ -373,11 +396,12 @@ func (m *Memory) seal(o metav1.Object, desired, metadata string) string {
 // records the Digest of each, so that CachedConverged can tell, without building anything, that the children
 // the cache holds are already what the reconciler would apply; then strip drops the fields only the builders
 // read (a MyWeb's page, an AppService's environment), and the labels, annotations, owner references,
-// finalizers and managedFields are dropped for a Digest of the first two. What is left is the object's identity,
-// its generation, its deletion timestamp, its status and the spec fields the status is derived from: the cache's
-// copy has a bound size, however large the object is. A reconcile that finds a child not converged reads the
-// whole object from the API server (its builders need the fields dropped here). When desired fails, no child
-// counts as converged and each reconcile reads the whole object, which reports the error.
+// finalizers and managedFields are dropped for a Digest of the first two (ownerCacheData). What is left is the
+// object's identity, its generation, its deletion timestamp, its status and the spec fields the status is
+// derived from: the cache's copy has a bound size, however large the object is. A reconcile that finds a child
+// not converged reads the whole object from the API server (its builders need the fields dropped here). When
+// desired fails, no child counts as converged and each reconcile reads the whole object, which reports the
+// error.
 func OwnerForCache[O client.Object](m *Memory, desired func(O) (map[string]runtime.ApplyConfiguration, error), strip func(O)) cache.TransformFunc {
 	rememberKind[O](m)
 	return func(obj any) (any, error) {
@@ -385,8 +409,7 @@ func OwnerForCache[O client.Object](m *Memory, desired func(O) (map[string]runti
 		if !ok {
 			return cachetrim.Default(obj)
 		}
-		a := o.GetAnnotations()
-		if s, done := a[sealAnnotation]; done && s == m.seal(o, a[desiredAnnotation], a[metadataAnnotation]) {
+		if d, done := ownerCached(o); done && len(o.GetManagedFields()) == 0 && d.seal == m.seal(o, d.desired, d.metadata) {
 			return o, nil // the transform's own output (client-go may hand an object to the transform twice)
 		}
 		bp := m.keys.Buffer()
@@ -409,15 +432,12 @@ func OwnerForCache[O client.Object](m *Memory, desired func(O) (map[string]runti
 		}
 		strip(o)
 		o.SetLabels(nil)
+		o.SetAnnotations(nil)
 		o.SetOwnerReferences(nil)
 		o.SetFinalizers(nil)
 		o.SetManagedFields(nil)
 		o.SetGenerateName("")
-		kept := map[string]string{metadataAnnotation: metadata, sealAnnotation: m.seal(o, want, metadata)}
-		if want != "" {
-			kept[desiredAnnotation] = want
-		}
-		o.SetAnnotations(kept)
+		o.SetSelfLink(ownerCacheData{metadata: metadata, desired: want, seal: m.seal(o, want, metadata)}.String())
 		return o, nil
 	}
 }
@@ -461,10 +481,11 @@ func childrenDigest(keys *digest.Keyed, digests map[string]string) string {
 // owner must come from the cache. A child that must not exist is converged when owner controls no child of
 // that name.
 func CachedConverged(m *Memory, owner client.Object, children map[string]client.Object) bool {
-	want, ok := owner.GetAnnotations()[desiredAnnotation]
-	if !ok {
+	d, ok := ownerCached(owner)
+	if !ok || d.desired == "" {
 		return false
 	}
+	want := d.desired
 	got := make(map[string]string, len(children))
 	for kind, child := range children {
 		if child.GetUID() == "" || !metav1.IsControlledBy(child, owner) {

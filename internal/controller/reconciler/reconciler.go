@@ -209,10 +209,18 @@ func (s staleRetried) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Res
 // ChangedByOthers lets through the events of a custom resource that someone other than its controller made:
 // creation, deletion, and updates that change its spec (generation), labels, annotations or deletion
 // timestamp. The controller's own status writes are left out: each would cost a reconcile that finds nothing
-// to do, since the status was derived from what that reconcile had observed.
+// to do, since the status was derived from what that reconcile had observed. The cache's copy of a MyWeb or
+// AppService holds a digest of its labels and annotations in its selfLink instead of them
+// (apply.OwnerForCache): a change of the selfLink is one of them.
 func ChangedByOthers() predicate.Predicate {
 	return predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{},
-		predicate.AnnotationChangedPredicate{}, predicate.Funcs{UpdateFunc: deletionStarted})
+		predicate.AnnotationChangedPredicate{}, predicate.Funcs{UpdateFunc: deletionStarted},
+		predicate.Funcs{UpdateFunc: selfLinkChanged})
+}
+
+// selfLinkChanged lets through the update that changes the digests a cache transform keeps in the selfLink.
+func selfLinkChanged(e event.UpdateEvent) bool {
+	return e.ObjectOld != nil && e.ObjectNew != nil && e.ObjectOld.GetSelfLink() != e.ObjectNew.GetSelfLink()
 }
 
 // deletionStarted lets through the update that sets an object's deletion timestamp.
