@@ -120,6 +120,10 @@ func TestOLMNamespacedInstallModes(t *testing.T) {
 			// The samples, in the target namespace.
 			if m.extraTarget {
 				restrictedTenant(t, m.target)
+				// Beside the other install's refused upgrade, which takes longer: nearly free in wall time.
+				if !t.Run("ReadinessProbeOnTheKubelet", func(t *testing.T) { readinessProbeOnTheKubelet(t, m.target) }) {
+					t.FailNow()
+				}
 			} else {
 				samplesConverge(t, m.target)
 			}
