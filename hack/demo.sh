@@ -24,9 +24,11 @@ k() { "$BIN/kubectl" "$@"; }
 step() { printf '\n\033[1m==> %s\033[0m (%ss)\n' "$*" "$((SECONDS - t0))"; }
 
 uninstall() {
-	# The samples first, while the operator runs (the DatabaseUser's finalizer drops its account), then what OLM
-	# installed. The CRDs stay: removing them deletes every user's objects (docs/admin/uninstall.md).
+	# The samples first, while the operator runs (the DatabaseUser's finalizer drops its account, the Database's
+	# its database: the demo made it, so it goes, unlike a user's, whose cleanupPolicy keeps it by default), then
+	# what OLM installed. The CRDs stay: removing them deletes every user's objects (docs/admin/uninstall.md).
 	if [[ -s $KUBECONFIG ]] && k get --raw /readyz >/dev/null 2>&1; then
+		k -n "$SAMPLES" patch mydb demo-app --type merge -p '{"spec":{"cleanupPolicy":"Delete"}}' >/dev/null 2>&1 || true
 		k delete --ignore-not-found --wait=true --timeout 180s namespace "$SAMPLES" || true
 		k delete --ignore-not-found databasetarget/that-database || true
 		k delete --ignore-not-found --wait=true --timeout 180s namespace "$NS" || true
@@ -117,14 +119,14 @@ k apply -n "$SAMPLES" -k config/samples
 k -n "$SAMPLES" wait --timeout 300s --for condition=Available \
 	myweb/myweb appservices.app.example.com/nginx-app appservices.batch.schwarzeni.github.com/nginx-app-v1alpha1
 k -n "$SAMPLES" wait --timeout 300s --for condition=Succeeded at/example-at
-k -n "$SAMPLES" wait --timeout 300s --for condition=Ready databaseuser/cnhandsomeguy
+k -n "$SAMPLES" wait --timeout 300s --for condition=Ready databaseuser/cnhandsomeguy mydb/demo-app
 # The samples leave their node ports to the cluster: read them from the Services.
 port() { k -n "$SAMPLES" get service "$1" -o jsonpath='{.spec.ports[0].nodePort}'; }
 web_port=$(port myweb) app_port=$(port nginx-app) batch_port=$(port nginx-app-v1alpha1)
 wait_until "the MyWeb page" 60 curl -fsS -m 3 "http://$node:$web_port/"
 
 echo
-k -n "$SAMPLES" get web,appservices.app.example.com,appservices.batch.schwarzeni.github.com,at,databaseuser
+k -n "$SAMPLES" get web,appservices.app.example.com,appservices.batch.schwarzeni.github.com,at,databaseuser,mydb
 cat <<MSG
 
 $(printf '\033[1m')operator101 $version runs on $($existing && echo "your cluster" || echo "a local cluster"), installed by OLM from its catalog, in $((SECONDS - t0))s.$(printf '\033[0m')
@@ -133,7 +135,7 @@ $(printf '\033[1m')operator101 $version runs on $($existing && echo "your cluste
 
   kubectl -n $NS get subscription,csv,pods
       what OLM installed
-  kubectl get web,appservice,at,dbu -A; kubectl get dbt
+  kubectl get web,appservice,at,dbu,mydb -A; kubectl get dbt
       the samples and their state; the database server and whether the operator reaches it
   curl http://$node:$web_port/
       the MyWeb page (kubectl -n $SAMPLES edit web myweb, change spec.pageContentHtml, GET again)

@@ -12,8 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Package docs reads the project's Markdown: the shell blocks a test runs as written (Blocks), and what the docs
-// cite, which docs_test.go holds to the tree.
+// Package docs reads the project's Markdown: the shell blocks a test runs and the YAML blocks it applies as
+// written (Blocks), and what the docs cite, which docs_test.go holds to the tree.
 package docs
 
 import (
@@ -23,13 +23,15 @@ import (
 	"strings"
 )
 
-// Marker is the HTML comment that marks the ```sh block right after it as one a test runs, by name:
-// <!-- e2e:quickstart --> (README.md), <!-- e2e:upgrade --> (docs/admin/upgrade.md), <!-- e2e:uninstall -->
-// (docs/admin/uninstall.md).
+// Marker is the HTML comment that marks the ```sh block right after it as one a test runs, or the ```yaml block
+// as one it applies, by name: <!-- e2e:quickstart --> (README.md), <!-- e2e:upgrade --> (docs/admin/upgrade.md),
+// <!-- e2e:uninstall --> (docs/admin/uninstall.md), <!-- e2e:restricted --> (docs/guides/myweb.md and
+// appservice.md).
 const Marker = "<!-- e2e:%s -->"
 
-// Blocks returns, in order, the body of every ```sh block of the Markdown file path that the line right before
-// it marks with Marker for name. It fails when there is none, or when a marker is not followed by a ```sh fence.
+// Blocks returns, in order, the body of every ```sh or ```yaml block of the Markdown file path that the line
+// right before it marks with Marker for name. It fails when there is none, or when a marker is not followed by
+// such a fence.
 func Blocks(path, name string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -50,11 +52,11 @@ func Blocks(path, name string) ([]string, error) {
 			cur = nil
 		case cur != nil:
 			cur.WriteString(text + "\n")
-		case marked && text == "```sh":
+		case marked && (text == "```sh" || text == "```yaml"):
 			cur = &strings.Builder{}
 			marked = false
 		case marked:
-			return nil, fmt.Errorf("%s:%d: %s is not followed by a ```sh block", path, line-1, marker)
+			return nil, fmt.Errorf("%s:%d: %s is not followed by a ```sh or ```yaml block", path, line-1, marker)
 		case strings.TrimSpace(text) == marker:
 			marked = true
 		}

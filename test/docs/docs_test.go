@@ -303,8 +303,19 @@ func TestCitedPathsExist(t *testing.T) {
 
 // TestRunBlocks: the blocks the e2e runs as written (README.md's quick start and release, docs/admin/upgrade.md's upgrade and
 // docs/admin/uninstall.md's uninstall) are found and are valid bash; the quick start's catalog is the newest release's
-// (config/catalog/releases), and the uninstall removes every kind, both AppService groups included.
+// (config/catalog/releases), and the uninstall removes every kind, both AppService groups included. The YAML it
+// applies as written in a restricted namespace (docs/guides/myweb.md's and appservice.md's) is found, one block
+// each (TestDocManifestsValidate holds it to the CRDs).
 func TestRunBlocks(t *testing.T) {
+	for _, file := range []string{"docs/guides/myweb.md", "docs/guides/appservice.md"} {
+		blocks, err := Blocks(filepath.Join(root, file), "restricted")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(blocks) != 1 {
+			t.Errorf("%s has %d blocks marked restricted, want 1", file, len(blocks))
+		}
+	}
 	all := map[string]string{}
 	for _, b := range []struct{ file, name string }{
 		{"README.md", "quickstart"}, {"docs/admin/upgrade.md", "upgrade"}, {"docs/admin/uninstall.md", "uninstall"}, {"README.md", "release"},

@@ -245,7 +245,8 @@ func TestSchemasRefuseWhatTheAPIServerRefuses(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"operator_v1_myweb.yaml", "cnat_v1alpha1_at.yaml", "mygroup_v1alpha1_databaseuser.yaml",
-		"mygroup_v1alpha1_databasetarget.yaml", "app_v1_appservice.yaml", "batch_v1alpha1_appservice.yaml"} {
+		"mygroup_v1alpha1_databasetarget.yaml", "mygroup_v1alpha1_database.yaml", "app_v1_appservice.yaml",
+		"batch_v1alpha1_appservice.yaml"} {
 		raw, err := os.ReadFile(filepath.Join(root, "config", "samples", f))
 		if err != nil {
 			t.Fatal(err)

@@ -42,6 +42,7 @@ func everyKindReady(t *testing.T) {
 		"appservice.batch.schwarzeni.github.com/nginx-app-v1alpha1",
 		"at.cnat.programming-kubernetes.info/example-at",
 		"databaseuser.mygroup.handsomeguy.cn/cnhandsomeguy",
+		"database.mygroup.handsomeguy.cn/demo-app",
 	} {
 		kubectl(t, "wait", "-n", quickSamples, o, "--for=condition=Ready", "--timeout=3m")
 	}

@@ -18,6 +18,8 @@ package e2e
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,9 +48,10 @@ import (
 
 // The names the README's quick start uses.
 const (
-	quickNS      = "operator101-system"
-	quickSamples = "demo"
-	quickTarget  = "that-database"
+	quickNS       = "operator101-system"
+	quickSamples  = "demo"
+	quickTarget   = "that-database"
+	quickDatabase = "demo_app" // the Database sample's, config/samples/mygroup_v1alpha1_database.yaml
 )
 
 // TestQuickStartFromTheREADME runs the README's quick start as a new user types it: its blocks marked
@@ -67,6 +70,15 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 	uninstallBlocks := readBlocks(t, "docs/admin/uninstall.md", "uninstall")
 	clearInstalls(t)
 	refuseUnlessEmpty(t)
+	// The Database sample's database, which the uninstall keeps (cleanupPolicy Skip), is the test's to drop once
+	// the uninstall ran (cleanups run last first): it did not exist before (refuseUnlessEmpty), and a second run
+	// would find it taken (DatabaseNotOwned).
+	admin := adminDB(t)
+	t.Cleanup(func() {
+		if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + quickDatabase + "`"); err != nil {
+			t.Errorf("dropping database %s: %v", quickDatabase, err)
+		}
+	})
 	t.Cleanup(func() { quickStartCleanup(t, uninstallBlocks) })
 
 	// The catalog the quick start installs: the newest release, released again under a name of the user's own
@@ -133,6 +145,10 @@ func TestQuickStartFromTheREADME(t *testing.T) {
 	if n := accounts(t, "cnhandsomeguy"); n != 0 {
 		t.Errorf("the DatabaseUser's account is still on the server (%d) after the uninstall", n)
 	}
+	// The Database's cleanupPolicy is Skip (the default): its database stays (docs/admin/uninstall.md).
+	if charset := databaseCharset(t, quickDatabase); charset != "utf8mb4" {
+		t.Errorf("after the uninstall, database %s has character set %q, want it kept (utf8mb4)", quickDatabase, charset)
+	}
 	if err := get(&appsv1.Deployment{}, quickNS, deployment); !apierrors.IsNotFound(err) {
 		t.Errorf("the operator's Deployment after the uninstall: %v", err)
 	}
@@ -193,7 +209,7 @@ func logQuickStartState(t *testing.T) {
 		{"get", "subscription", "-n", quickNS, "-o", "jsonpath={range .items[*].status.conditions[*]}{.type}={.status} {.reason}: {.message}{\"\\n\"}{end}"},
 		{"describe", "pod", "-n", quickNS},
 		{"get", "events", "-n", quickNS, "--sort-by=.lastTimestamp"},
-		{"get", "myweb,appservices.app.example.com,appservices.batch.schwarzeni.github.com,at,databaseuser", "-n", quickSamples},
+		{"get", "myweb,appservices.app.example.com,appservices.batch.schwarzeni.github.com,at,databaseuser,mydb", "-n", quickSamples, "-o", "wide"},
 		{"get", "databasetarget", "-o", "wide"},
 	} {
 		out, err := tryRun(nil, f.kubectl, args...)
@@ -216,7 +232,8 @@ func copyImage(t *testing.T, src, dst string) {
 }
 
 // quickStartWorks checks what the quick start says then works: the MyWeb page and both AppServices served on
-// their node ports, the At's output, a login with the DatabaseUser's account.
+// their node ports, the At's output, a login with the DatabaseUser's account, the Database's database on the
+// server with the sample's character set.
 func quickStartWorks(t *testing.T) {
 	t.Helper()
 	waitHTTP(t, servedAt(t, quickSamples, "myweb"), "<h1>Hello, World!</h1>")
@@ -228,6 +245,26 @@ func quickStartWorks(t *testing.T) {
 	if who := login(t, "cnhandsomeguy", "changeit"); who != "cnhandsomeguy@%" {
 		t.Errorf("logged in as %q, want cnhandsomeguy@%%", who)
 	}
+	if charset := databaseCharset(t, quickDatabase); charset != "utf8mb4" {
+		t.Errorf("database %s on the server: character set %q, want utf8mb4 (the Database sample's)", quickDatabase, charset)
+	}
+}
+
+// databaseCharset is the default character set of database name on the e2e's MariaDB, "" when there is no such
+// database (as the admin).
+func databaseCharset(t *testing.T, name string) string {
+	t.Helper()
+	db, err := sql.Open("mysql", mariadbDSN("", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var charset string
+	err = db.QueryRow("SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&charset)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		t.Fatalf("reading database %s: %v", name, err)
+	}
+	return charset
 }
 
 // quickStartUIDs are the UIDs of the quick start's samples and DatabaseTarget.
@@ -237,6 +274,7 @@ func quickStartUIDs(t *testing.T) map[string]types.UID {
 	for name, o := range map[string]client.Object{
 		"myweb": &operatorv1.MyWeb{}, "nginx-app": &appv1.AppService{}, "nginx-app-v1alpha1": &batchv1alpha1.AppService{},
 		"example-at": &cnatv1alpha1.At{}, "cnhandsomeguy": &mygroupv1alpha1.DatabaseUser{},
+		"demo-app": &mygroupv1alpha1.Database{},
 	} {
 		if err := get(o, quickSamples, name); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -251,7 +289,7 @@ func quickStartUIDs(t *testing.T) map[string]types.UID {
 	return uids
 }
 
-// operator101Objects names every object of operator101's six kinds in the cluster.
+// operator101Objects names every object of operator101's seven kinds in the cluster.
 func operator101Objects(t *testing.T) []string {
 	t.Helper()
 	var names []string
@@ -259,6 +297,7 @@ func operator101Objects(t *testing.T) []string {
 		"MyWeb": &operatorv1.MyWebList{}, "AppService.app.example.com": &appv1.AppServiceList{},
 		"AppService.batch.schwarzeni.github.com": &batchv1alpha1.AppServiceList{}, "At": &cnatv1alpha1.AtList{},
 		"DatabaseUser": &mygroupv1alpha1.DatabaseUserList{}, "DatabaseTarget": &mygroupv1alpha1.DatabaseTargetList{},
+		"Database": &mygroupv1alpha1.DatabaseList{},
 	} {
 		err := c.List(context.Background(), list)
 		if meta.IsNoMatchError(err) {
@@ -282,8 +321,8 @@ func operator101Objects(t *testing.T) []string {
 }
 
 // refuseUnlessEmpty stops the test where the quick start would collide with what runs: an install in
-// operator101-system (make demo's), its namespaces, or any object of operator101's kinds, which the uninstall
-// would delete.
+// operator101-system (make demo's), its namespaces, any object of operator101's kinds, which the uninstall
+// would delete, or a database of the Database sample's name on the server, which it would not own.
 func refuseUnlessEmpty(t *testing.T) {
 	t.Helper()
 	for _, ns := range []string{quickNS, quickSamples} {
@@ -293,6 +332,10 @@ func refuseUnlessEmpty(t *testing.T) {
 	}
 	if left := operator101Objects(t); len(left) > 0 {
 		t.Fatalf("the quick start's uninstall deletes every operator101 object of the cluster, and these exist: %v", left)
+	}
+	if databaseCharset(t, quickDatabase) != "" {
+		t.Fatalf("database %s exists on the server (an earlier quick start's, kept by its Database's cleanupPolicy Skip?): "+
+			"the quick start's Database would be DatabaseNotOwned; drop it first", quickDatabase)
 	}
 }
 

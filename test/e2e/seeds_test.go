@@ -150,7 +150,7 @@ func TestSeedsAfterDemo(t *testing.T) {
 	kubectl(t, "-n", demoNS, "wait", "--timeout", "60s", "--for", "condition=Available", "myweb/myweb",
 		"appservices.app.example.com/nginx-app", "appservices.batch.schwarzeni.github.com/nginx-app-v1alpha1")
 	kubectl(t, "-n", demoNS, "wait", "--timeout", "60s", "--for", "condition=Succeeded", "at/example-at")
-	kubectl(t, "-n", demoNS, "wait", "--timeout", "60s", "--for", "condition=Ready", "databaseuser/cnhandsomeguy")
+	kubectl(t, "-n", demoNS, "wait", "--timeout", "60s", "--for", "condition=Ready", "databaseuser/cnhandsomeguy", "mydb/demo-app")
 	waitHTTP(t, servedAt(t, demoNS, "myweb"), "<h1>Hello, World!</h1>")
 }
 

@@ -390,8 +390,10 @@ func (k Kind[T]) ExpectEditorGetsWhatCreatingPodsGives(t *testing.T, role, secre
 
 // ExpectProbeFailureReported checks that the custom resource newOwner makes (in a namespace named after
 // prefix, one pod wanted) reports Available=False with reason ReadinessProbeFailing, naming the pod, once a pod
-// of its Deployment has run unready for a while (envtest runs no kubelet: the test writes the pod and the
-// Deployment's status as they would), and MinimumReplicasAvailable once the pod is ready.
+// of its Deployment has run unready for a while, and MinimumReplicasAvailable once the pod is ready. envtest
+// runs no kubelet: the test writes the pod's and the Deployment's status in the order a kubelet and the
+// Deployment controller do: the Deployment's status while the pod has not started, then the pod running, which
+// changes nothing in the Deployment's status (the reconciler must look again by itself).
 func (k Kind[T]) ExpectProbeFailureReported(t *testing.T, prefix string, newOwner func(ns string) T, within time.Duration) {
 	t.Helper()
 	k.Start(t, nil)
@@ -416,14 +418,20 @@ func (k Kind[T]) ExpectProbeFailureReported(t *testing.T, prefix string, newOwne
 			t.Fatal(err)
 		}
 	}
-	// Started a minute ago, never ready: past any start-up.
-	setContainer(false, time.Now().Add(-time.Minute))
+	// The pod is created, not started: the Deployment says so, and the reconcile that brings finds no container.
 	testenv.SetDeploymentStatus(t, k.Env.Client, key, func(s *appsv1.DeploymentStatus, d *appsv1.Deployment) {
 		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, UnavailableReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse,
 				Reason: "MinimumReplicasUnavailable", LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()}}}
 	})
 	testenv.Eventually(t, within, func(g gomega.Gomega) {
+		testenv.ExpectCondition(g, k.Conditions(g, key), conditions.Progressing, metav1.ConditionTrue, conditions.ReasonRollingOut,
+			"1 of 1 pods run the current spec")
+	})
+	// Then it runs, started a minute ago, never ready: past any start-up. Only the reconciler's own look again,
+	// at most the start-up's grace (15 s) later, can see it.
+	setContainer(false, time.Now().Add(-time.Minute))
+	testenv.Eventually(t, within+15*time.Second, func(g gomega.Gomega) {
 		c := meta.FindStatusCondition(k.Conditions(g, key), conditions.Available)
 		g.Expect(c).NotTo(gomega.BeNil())
 		g.Expect(c.Status).To(gomega.Equal(metav1.ConditionFalse))

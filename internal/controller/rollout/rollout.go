@@ -216,26 +216,40 @@ func UnseenRetry() ctrl.Result { return ctrl.Result{RequeueAfter: 30 * time.Seco
 const probeGrace = 15 * time.Second
 
 // ProbeFailures tells which of pods run a container that has not passed its readiness probe for probeGrace
-// (a message naming the first and how many they are; empty when none), and, when some run unready for less,
-// how long until the first of them would count (0 when none).
+// (a message naming the first and how many they are; empty when none), and, when some are unready but do not
+// count yet, when to look again (0 when none): a container that runs unready for less, when it would count; one
+// that does not run yet (a pod being scheduled, an image being pulled, a container waiting to restart), after
+// probeGrace. Nothing else would bring that look: a container that starts, and then fails its probe, changes
+// nothing in its Deployment's status, whose changes are what the reconcilers watch.
 func ProbeFailures(pods []corev1.Pod, now time.Time) (string, time.Duration) {
 	var first string
 	var failing int
 	var recheck time.Duration
+	later := func(wait time.Duration) {
+		if recheck == 0 || wait < recheck {
+			recheck = wait
+		}
+	}
 	for i := range pods {
 		p := &pods[i]
-		if p.DeletionTimestamp != nil {
+		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if len(p.Status.ContainerStatuses) == 0 {
+			later(probeGrace) // not started yet
 			continue
 		}
 		for _, c := range p.Status.ContainerStatuses {
-			if c.Ready || c.State.Running == nil {
+			if c.Ready {
+				continue
+			}
+			if c.State.Running == nil {
+				later(probeGrace)
 				continue
 			}
 			running := now.Sub(c.State.Running.StartedAt.Time)
 			if running < probeGrace {
-				if wait := probeGrace - running; recheck == 0 || wait < recheck {
-					recheck = wait
-				}
+				later(probeGrace - running)
 				continue
 			}
 			failing++

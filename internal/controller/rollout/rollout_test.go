@@ -219,7 +219,9 @@ func TestEventsLeaveKstatusConditionsOut(t *testing.T) {
 }
 
 // A container that runs unready past its start-up fails its readiness probe; one that just started, or that
-// does not run, does not count, and the first starting one says when to look again.
+// does not run, does not count, and the first to count says when to look again: a starting one when it would,
+// one not running yet (or a pod with no container started) after the start-up's grace, since nothing tells the
+// reconciler when it starts. Finished and deleted pods do not count.
 func TestProbeFailures(t *testing.T) {
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	pod := func(name string, ready bool, runningFor time.Duration) corev1.Pod {
@@ -233,6 +235,11 @@ func TestProbeFailures(t *testing.T) {
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{st}
 		return p
 	}
+	pending := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
+	failed := pod("f", false, -1)
+	failed.Status.Phase = corev1.PodFailed
+	deleted := pod("d", false, -1)
+	deleted.DeletionTimestamp = &metav1.Time{Time: now}
 	cases := []struct {
 		name        string
 		pods        []corev1.Pod
@@ -240,8 +247,11 @@ func TestProbeFailures(t *testing.T) {
 		wantRecheck time.Duration
 	}{
 		{"all ready", []corev1.Pod{pod("a", true, time.Hour)}, "", 0},
-		{"not running", []corev1.Pod{pod("a", false, -1)}, "", 0},
+		{"not running", []corev1.Pod{pod("a", false, -1)}, "", probeGrace},
+		{"not started", []corev1.Pod{pending}, "", probeGrace},
+		{"finished or deleted", []corev1.Pod{failed, deleted}, "", 0},
 		{"starting", []corev1.Pod{pod("a", false, 5*time.Second)}, "", 10 * time.Second},
+		{"starting, and one not running", []corev1.Pod{pod("a", false, -1), pod("b", false, 5*time.Second)}, "", 10 * time.Second},
 		{"failing", []corev1.Pod{pod("a", true, time.Hour), pod("b", false, time.Minute)}, "container web of pod b has run for 1m0s", 0},
 		{"two failing, one starting", []corev1.Pod{pod("b", false, time.Minute), pod("c", false, time.Hour), pod("d", false, 3*time.Second)},
 			"and 1 more pods alike", 12 * time.Second},
