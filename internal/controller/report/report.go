@@ -69,7 +69,11 @@ func (s *Statuses) Report(ctx context.Context, c client.Client, rec recorder.Eve
 	if s.has(before) {
 		return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), ErrStale)
 	}
+	// Remembered before the write: the write's watch event, which makes Seen forget it, may come before the
+	// answer, and an entry put after it would stay until the object's next event.
+	s.put(before)
 	if err := patchStatus(ctx, c, before, obj); err != nil {
+		s.drop(before) // before's status was not replaced
 		switch {
 		case apierrors.IsConflict(err):
 			return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), ErrStale)
@@ -78,7 +82,6 @@ func (s *Statuses) Report(ctx context.Context, c client.Client, rec recorder.Eve
 		}
 		return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), err)
 	}
-	s.put(before)
 	for _, e := range events {
 		rec.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", eventNote(e.Note))
 	}
@@ -138,6 +141,18 @@ func (v *Statuses) put(o client.Object) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.m[o.GetUID()] = o.GetResourceVersion()
+}
+
+// drop drops the entry of o's UID if it names o's resourceVersion.
+func (v *Statuses) drop(o client.Object) {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if rv, ok := v.m[o.GetUID()]; ok && rv == o.GetResourceVersion() {
+		delete(v.m, o.GetUID())
+	}
 }
 
 // Seen drops the entry of o's UID unless it names o's resourceVersion: the cache has moved past it.
