@@ -121,18 +121,42 @@ func metadataSeal(keys *digest.Keyed, o metav1.Object, metadata string) string {
 
 // ControllerOnly is refs without every reference but the controller's (the API server admits at most one):
 // all that metav1.IsControlledBy, metav1.GetControllerOf and the owner watches of controller-runtime read.
-// refs itself when it holds the controller's reference alone (a child's usual metadata): no copy.
+// refs itself when it holds the controller's reference alone (a child's usual metadata): no copy. For a cache
+// transform only: the reference kept shares its API version, kind and flags with every other copy's.
 func ControllerOnly(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	var kept []metav1.OwnerReference
 	if len(refs) == 1 && refs[0].Controller != nil && *refs[0].Controller {
-		return refs[:1:1]
-	}
-	for _, r := range refs {
-		if r.Controller != nil && *r.Controller {
-			return []metav1.OwnerReference{r}
+		kept = refs[:1:1]
+	} else {
+		for _, r := range refs {
+			if r.Controller != nil && *r.Controller {
+				kept = []metav1.OwnerReference{r}
+				break
+			}
 		}
 	}
-	return nil
+	for i := range kept {
+		// Every child of a kind names the same API version and kind, and the flags are one of two values.
+		r := &kept[i]
+		r.APIVersion, r.Kind = Intern(r.APIVersion), Intern(r.Kind)
+		r.Controller, r.BlockOwnerDeletion = sharedBool(r.Controller), sharedBool(r.BlockOwnerDeletion)
+	}
+	return kept
 }
+
+// sharedBool is b as a pointer every cached copy shares: nothing writes into a cached object.
+func sharedBool(b *bool) *bool {
+	switch {
+	case b == nil:
+		return nil
+	case *b:
+		return &sharedTrue
+	default:
+		return &sharedFalse
+	}
+}
+
+var sharedTrue, sharedFalse = true, false
 
 // Conditions is conds as a cache's copy keeps them: in a slice of their exact number (decoding leaves room for
 // more), with their type, status, reason and message shared with every other copy that has the same ones

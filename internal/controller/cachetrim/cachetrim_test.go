@@ -45,6 +45,13 @@ func TestControllerOnly(t *testing.T) {
 	if len(got) != 1 || got[0].UID != "u-1" {
 		t.Errorf("among others: %v, want the controller's only", got)
 	}
+	// Two children of one kind share their reference's kind and flags.
+	another := ControllerOnly([]metav1.OwnerReference{{Kind: strings.Clone("MyWeb"), Name: "web2", UID: "u-4",
+		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}})
+	if unsafe.StringData(another[0].Kind) != unsafe.StringData(got[0].Kind) || another[0].Controller != got[0].Controller ||
+		!*another[0].BlockOwnerDeletion {
+		t.Errorf("two children's references share nothing: %+v, %+v", got[0], another[0])
+	}
 }
 
 // TestConditionsShareTheirStrings: two objects decoded apart, with the same conditions, keep one copy of each
