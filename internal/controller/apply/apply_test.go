@@ -440,7 +440,7 @@ func TestOwnerForCache(t *testing.T) {
 	}
 	cached := out.(*corev1.Secret)
 	if cached.Data != nil || cached.Labels != nil || cached.Finalizers != nil || cached.OwnerReferences != nil ||
-		cached.ManagedFields != nil || cached.Annotations != nil || cached.Name != "web" || cached.UID != "u1" || len(strings.Fields(cached.SelfLink)) != 3 {
+		cached.ManagedFields != nil || cached.Annotations != nil || cached.Name != "web" || cached.UID != "u1" || len(strings.Fields(cached.GetSelfLink())) != 3 {
 		t.Errorf("cached copy keeps more than its identity and the digests: %+v", cached.ObjectMeta)
 	}
 
@@ -492,27 +492,27 @@ func TestOwnerForCache(t *testing.T) {
 
 	// Anyone may write annotations of these names on the object: without the key, their values are recomputed.
 	forged := owner()
-	forged.SelfLink = ownerCacheData{metadata: "m", desired: "x", seal: "s"}.String()
+	forged.SetSelfLink(ownerCacheData{metadata: "m", desired: "x", seal: "s"}.String())
 	out, err = transform(forged)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f := out.(*corev1.Secret); f.Data != nil || !CachedConverged(tm, f, map[string]client.Object{"ConfigMap": child(want), "Service": none}) {
-		t.Errorf("a forged selfLink was trusted: %s", f.SelfLink)
+		t.Errorf("a forged selfLink was trusted: %s", f.GetSelfLink())
 	}
 
 	// A change of labels or annotations changes the cache's copy (ChangedByOthers lets it through).
 	relabelled := owner()
 	relabelled.Labels["tenant"] = "y"
 	out, _ = transform(relabelled)
-	if out.(*corev1.Secret).SelfLink == cached.SelfLink {
+	if out.(*corev1.Secret).GetSelfLink() == cached.GetSelfLink() {
 		t.Error("a new label left the cache's copy as it was")
 	}
 	// A status write (a new resourceVersion) leaves it as it was (ChangedByOthers leaves it out).
 	statusWritten := owner()
 	statusWritten.ResourceVersion += "0"
-	if out, _ = transform(statusWritten); out.(*corev1.Secret).SelfLink != cached.SelfLink {
-		t.Errorf("a status write changed the cache's copy: %s, was %s", out.(*corev1.Secret).SelfLink, cached.SelfLink)
+	if out, _ = transform(statusWritten); out.(*corev1.Secret).GetSelfLink() != cached.GetSelfLink() {
+		t.Errorf("a status write changed the cache's copy: %s, was %s", out.(*corev1.Secret).GetSelfLink(), cached.GetSelfLink())
 	}
 
 	// desired fails: nothing counts as converged, so the reconcile reads the object whole and reports it.
@@ -839,8 +839,9 @@ func TestApplyRemembersWhatItAppliedForAnEarlyEvent(t *testing.T) {
 	if d, ok := tm.cachedDigest(cached); !ok || d != want {
 		t.Errorf("the early event's copy: digest %q (%v), want what was applied, %q", d, ok, want)
 	}
-	owner := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{SelfLink: ownerCacheData{metadata: "m", seal: "s",
-		desired: childrenDigest(tm.keys, map[string]string{"ConfigMap": want})}.String()}}
+	owner := &corev1.Secret{}
+	owner.SetSelfLink(ownerCacheData{metadata: "m", seal: "s",
+		desired: childrenDigest(tm.keys, map[string]string{"ConfigMap": want})}.String())
 	cached.OwnerReferences = []metav1.OwnerReference{{UID: "owner", Controller: ptr(true)}}
 	owner.UID = "owner"
 	if !CachedConverged(tm, owner, map[string]client.Object{"ConfigMap": cached}) {
