@@ -535,7 +535,7 @@ func TestChildForCacheRemembersDeployments(t *testing.T) {
 	transform := ChildForCache(tm, func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 		extracts++
 		return appsv1ac.ExtractDeployment(d, m)
-	}, deploymentForCache)
+	}, tm.deploymentForCache)
 	ours := metav1.ManagedFieldsEntry{Manager: managed.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
 		APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`)}
 	dep := func(gen int64, replicas int32, mutate func(*appsv1.Deployment)) *appsv1.Deployment {
@@ -684,7 +684,7 @@ func TestApplyRemembersWhatItApplied(t *testing.T) {
 	deps := ChildForCache(tm, func(d *appsv1.Deployment, m string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 		extracts++
 		return appsv1ac.ExtractDeployment(d, m)
-	}, deploymentForCache)
+	}, tm.deploymentForCache)
 	// event is what the cache makes of the object as the API server holds it now, and whether that read
 	// managedFields; it checks the digest against extraction's.
 	event := func(what string, obj client.Object, transform toolscache.TransformFunc, truth func() (string, error)) bool {

@@ -80,7 +80,7 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 			}
 			return c
 		})},
-		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, deploymentForCache)},
+		&appsv1.Deployment{}: {Label: selector, Transform: ChildForCache(m, appsv1ac.ExtractDeployment, m.deploymentForCache)},
 		&networkingv1.Ingress{}: {Label: selector, Transform: ChildForCache(m, networkingv1ac.ExtractIngress, func(ing *networkingv1.Ingress) client.Object {
 			return &cachedIngress{cachedMeta: cachedMeta{ing.ObjectMeta}, Status: ing.Status} // whether a controller admitted it
 		})},
@@ -92,9 +92,9 @@ func AppliedChildren(m *Memory) map[client.Object]ctrlcache.ByObject {
 
 // deploymentForCache is the cache's copy of dep: its metadata and its status, with the conditions as
 // rollout.Conditions reads them.
-func deploymentForCache(dep *appsv1.Deployment) client.Object {
+func (m *Memory) deploymentForCache(dep *appsv1.Deployment) client.Object {
 	c := &cachedDeployment{cachedMeta: cachedMeta{dep.ObjectMeta}, Status: dep.Status}
-	c.Status.Conditions = deploymentConditionsForCache(dep.Status.Conditions)
+	c.Status.Conditions = deploymentConditionsForCache(m.strings, dep.Status.Conditions)
 	return c
 }
 
@@ -102,13 +102,13 @@ func deploymentForCache(dep *appsv1.Deployment) client.Object {
 // status and reason, and the message only of a rollout that is stuck (Progressing, ProgressDeadlineExceeded) and
 // of a ReplicaFailure, which the MyWeb's or AppService's status quotes. The other messages and the times go:
 // nothing reads them from the cache. The slice is a new one of the exact length.
-func deploymentConditionsForCache(conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
+func deploymentConditionsForCache(in *cachetrim.Interner, conds []appsv1.DeploymentCondition) []appsv1.DeploymentCondition {
 	if len(conds) == 0 {
 		return nil
 	}
 	out := make([]appsv1.DeploymentCondition, len(conds))
 	for i, c := range conds {
-		out[i] = appsv1.DeploymentCondition{Type: interned(c.Type), Status: interned(c.Status), Reason: interned(c.Reason)}
+		out[i] = appsv1.DeploymentCondition{Type: interned(in, c.Type), Status: interned(in, c.Status), Reason: interned(in, c.Reason)}
 		if c.Type == appsv1.DeploymentReplicaFailure || (c.Type == appsv1.DeploymentProgressing && c.Reason == conditions.ReasonDeadlineExceeded) {
 			out[i].Message = c.Message
 		}
@@ -116,9 +116,9 @@ func deploymentConditionsForCache(conds []appsv1.DeploymentCondition) []appsv1.D
 	return out
 }
 
-// interned is the one copy of s that every cached copy shares (cachetrim.Intern): a Deployment's condition
-// types, statuses and reasons are a handful of values, decoded anew from every event.
-func interned[S ~string](s S) S { return S(cachetrim.Intern(string(s))) }
+// interned is the one copy of s that every cached copy shares (in): a Deployment's condition types, statuses
+// and reasons are a handful of values, decoded anew from every event.
+func interned[S ~string](in *cachetrim.Interner, s S) S { return S(in.Intern(string(s))) }
 
 // HTTPRouteForCache is how the cache holds HTTPRoutes (on a cluster that serves them: route.Discover), as
 // AppliedChildren holds the other children: labelled as operator101's, without their spec (cachedHTTPRoute);
@@ -180,7 +180,7 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, ext
 		if d, done := childDigest(o); done && len(o.GetManagedFields()) == 0 {
 			// Transformed already (client-go may hand an object to the transform twice), or written so by
 			// someone else: trimmed alike.
-			childMetadataForCache(o, &d)
+			m.childMetadataForCache(o, &d)
 			return keep(o), nil
 		}
 		key := m.childKey(o)
@@ -201,9 +201,9 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, ext
 			}
 		}
 		if !ok {
-			childMetadataForCache(o, nil)
+			m.childMetadataForCache(o, nil)
 		} else {
-			childMetadataForCache(o, &d)
+			m.childMetadataForCache(o, &d)
 		}
 		return keep(o), nil
 	}
@@ -215,7 +215,7 @@ func ChildForCache[O client.Object, A runtime.ApplyConfiguration](m *Memory, ext
 // Every other label, every annotation, the other owner references, the finalizers and managedFields go: nothing
 // reads them from the cache, and no object is written back from the cache whole (a child is applied from its
 // builder).
-func childMetadataForCache(o metav1.Object, sum *string) {
+func (m *Memory) childMetadataForCache(o metav1.Object, sum *string) {
 	var kept map[string]string
 	if v, ok := o.GetLabels()[managed.ByLabel]; ok {
 		kept = managedLabels
@@ -230,7 +230,7 @@ func childMetadataForCache(o metav1.Object, sum *string) {
 		selfLink = *sum
 	}
 	o.SetSelfLink(selfLink)
-	o.SetOwnerReferences(cachetrim.ControllerOnly(o.GetOwnerReferences()))
+	o.SetOwnerReferences(m.strings.OwnerReferences(cachetrim.ControllerOnly(o.GetOwnerReferences())))
 	o.SetFinalizers(nil)
 	o.SetManagedFields(nil)
 	o.SetGenerateName("")

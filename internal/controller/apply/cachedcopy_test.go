@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/digest"
 	"github.com/operator101/operator101/internal/controller/managed"
 	"github.com/operator101/operator101/test/testenv"
@@ -203,7 +204,7 @@ func TestCacheReadsSmallCopiesAsTheirKind(t *testing.T) {
 	// What a reconcile read when the cache held the API type: the status but the conditions' times and the
 	// message of the Available condition.
 	want := *dep.Status.DeepCopy()
-	want.Conditions = deploymentConditionsForCache(want.Conditions)
+	want.Conditions = deploymentConditionsForCache(cachetrim.NewInterner(), want.Conditions)
 	testenv.Eventually(t, 30*time.Second, func(g gomega.Gomega) {
 		got := &appsv1.Deployment{}
 		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(dep), got)).To(gomega.Succeed())

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/digest"
 )
 
@@ -39,6 +40,7 @@ type Memory struct {
 	keys     *digest.Keyed
 	digests  *digest.Memo
 	applying *inFlight
+	strings  *cachetrim.Interner
 
 	mu    sync.Mutex
 	kinds map[reflect.Type]client.Object
@@ -47,8 +49,12 @@ type Memory struct {
 // NewMemory returns an empty Memory whose digests are keyed by keys.
 func NewMemory(keys *digest.Keyed) *Memory {
 	return &Memory{keys: keys, digests: digest.NewMemo(), applying: &inFlight{m: map[string]int{}},
-		kinds: map[reflect.Type]client.Object{}}
+		strings: cachetrim.NewInterner(), kinds: map[reflect.Type]client.Object{}}
 }
+
+// Strings is the Interner the cache's copies share their strings through (the transforms of MyWebs and
+// AppServices, which keep their conditions with it).
+func (m *Memory) Strings() *cachetrim.Interner { return m.strings }
 
 // Keys is what m's digests are keyed by.
 func (m *Memory) Keys() *digest.Keyed { return m.keys }

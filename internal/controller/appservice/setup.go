@@ -31,7 +31,6 @@ import (
 	appv1 "github.com/operator101/operator101/api/app/v1"
 	batchv1alpha1 "github.com/operator101/operator101/api/batch/v1alpha1"
 	"github.com/operator101/operator101/internal/controller/apply"
-	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/priority"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/route"
@@ -95,11 +94,11 @@ func ForCache(m *apply.Memory, proxyEnv proxyenv.Env, routes route.Served) map[c
 	return map[client.Object]ctrlcache.ByObject{
 		v1API.new(): forCache(m, v1API, proxyEnv, routes, func(a *appv1.AppService) {
 			a.Spec.Application = stripped(a.Spec.Application)
-			a.Status.Conditions = cachetrim.Conditions(a.Status.Conditions)
+			a.Status.Conditions = m.Strings().Conditions(a.Status.Conditions)
 		}),
 		batchAPI.new(): forCache(m, batchAPI, proxyEnv, routes, func(b *batchv1alpha1.AppService) {
 			b.Spec.Application = stripped(b.Spec.Application)
-			b.Status.Conditions = cachetrim.Conditions(b.Status.Conditions)
+			b.Status.Conditions = m.Strings().Conditions(b.Status.Conditions)
 		}),
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	cnatv1alpha1 "github.com/operator101/operator101/api/cnat/v1alpha1"
-	"github.com/operator101/operator101/internal/controller/cachetrim"
 )
 
 // ForCache is how the manager's cache holds Ats: as trimAt leaves them.
@@ -30,8 +29,7 @@ func ForCache() cache.ByObject {
 // resourceVersion, generation, spec (a command of at most 4 KiB; not its env, read from the API server when a
 // pod is built) and status, and nothing of its metadata
 // beside: its labels, annotations (up to 256 KiB, the tenant's), owner references, finalizers and
-// managedFields are dropped, and its conditions share their strings with other Ats' (cachetrim.Conditions).
-// Both see every event of an At (no predicate compares its metadata), and an At is
+// managedFields are dropped. Both see every event of an At (no predicate compares its metadata), and an At is
 // never written from the cache whole: its status goes as a merge patch of what changed (reconciler.Base.Report). The
 // transform is idempotent, as client-go asks.
 func trimAt(obj any) (any, error) {
@@ -44,6 +42,5 @@ func trimAt(obj any) (any, error) {
 	// cache, right before its create.
 	at.Spec.Env = nil
 	at.GenerateName = ""
-	at.Status.Conditions = cachetrim.Conditions(at.Status.Conditions)
 	return at, nil
 }

@@ -121,84 +121,46 @@ func metadataSeal(keys *digest.Keyed, o metav1.Object, metadata string) string {
 
 // ControllerOnly is refs without every reference but the controller's (the API server admits at most one):
 // all that metav1.IsControlledBy, metav1.GetControllerOf and the owner watches of controller-runtime read.
-// refs itself when it holds the controller's reference alone (a child's usual metadata): no copy. For a cache
-// transform only: the reference kept shares its API version, kind and flags with every other copy's.
+// refs itself when it holds the controller's reference alone (a child's usual metadata): no copy.
 func ControllerOnly(refs []metav1.OwnerReference) []metav1.OwnerReference {
-	var kept []metav1.OwnerReference
 	if len(refs) == 1 && refs[0].Controller != nil && *refs[0].Controller {
-		kept = refs[:1:1]
-	} else {
-		for _, r := range refs {
-			if r.Controller != nil && *r.Controller {
-				kept = []metav1.OwnerReference{r}
-				break
-			}
+		return refs[:1:1]
+	}
+	for _, r := range refs {
+		if r.Controller != nil && *r.Controller {
+			return []metav1.OwnerReference{r}
 		}
 	}
-	for i := range kept {
-		// Every child of a kind names the same API version and kind, and the flags are one of two values.
-		r := &kept[i]
-		r.APIVersion, r.Kind = Intern(r.APIVersion), Intern(r.Kind)
-		r.Controller, r.BlockOwnerDeletion = sharedBool(r.Controller), sharedBool(r.BlockOwnerDeletion)
-	}
-	return kept
+	return nil
 }
 
-// sharedBool is b as a pointer every cached copy shares: nothing writes into a cached object.
-func sharedBool(b *bool) *bool {
-	switch {
-	case b == nil:
-		return nil
-	case *b:
-		return &sharedTrue
-	default:
-		return &sharedFalse
-	}
+// Interner keeps one copy of each short string the cache's copies hold that many of them hold alike (a
+// condition's type, reason and message, an owner reference's kind), up to a bound: one per manager, made with
+// its cache (apply.Memory). Its own code because Go's unique package forgets a value once no Handle holds it:
+// a copy made after that would share nothing with the copies made before.
+type Interner struct {
+	mu  sync.Mutex
+	m   map[string]string
+	max int
+	// yes and no are the flags every owner reference it keeps points at: nothing writes into a cached object.
+	yes, no bool
 }
-
-var sharedTrue, sharedFalse = true, false
-
-// Conditions is conds as a cache's copy keeps them: in a slice of their exact number (decoding leaves room for
-// more), with their type, status, reason and message shared with every other copy that has the same ones
-// (Intern): most objects of a kind say the same few things ("1 of 1 pods run the current spec").
-func Conditions(conds []metav1.Condition) []metav1.Condition {
-	if len(conds) == 0 {
-		return nil
-	}
-	out := make([]metav1.Condition, len(conds))
-	for i, c := range conds {
-		c.Type, c.Reason, c.Message = Intern(c.Type), Intern(c.Reason), Intern(c.Message)
-		c.Status = metav1.ConditionStatus(Intern(string(c.Status)))
-		out[i] = c
-	}
-	return out
-}
-
-// Intern returns the one copy of s the cache's copies share, for a string of at most maxInternedLen bytes
-// while fewer than maxInterned are kept, and s itself otherwise.
-func Intern(s string) string { return interned.intern(s) }
 
 const (
-	// maxInterned bounds what Intern keeps: the strings are written by operator101 (conditions) and by the API
-	// server, few and short, but a cluster's objects could say many different things.
+	// maxInterned bounds what an Interner keeps: the strings are written by operator101 (conditions) and by the
+	// API server, few and short, but a cluster's objects could say many different things.
 	maxInterned    = 4096
 	maxInternedLen = 256
 )
 
-var interned = newInterner(maxInterned)
+// NewInterner returns an Interner that keeps nothing yet.
+func NewInterner() *Interner { return newInterner(maxInterned) }
 
-// interner keeps one copy of each string it was given, up to max of them. Its own code because Go's unique
-// package forgets a value once no Handle holds it: a copy made after that would share nothing with the copies
-// made before.
-type interner struct {
-	mu  sync.Mutex
-	m   map[string]string
-	max int
-}
+func newInterner(max int) *Interner { return &Interner{m: map[string]string{}, max: max, yes: true} }
 
-func newInterner(max int) *interner { return &interner{m: map[string]string{}, max: max} }
-
-func (in *interner) intern(s string) string {
+// Intern returns the one copy of s in keeps, for a string of at most maxInternedLen bytes while it keeps fewer
+// than its bound, and s itself otherwise.
+func (in *Interner) Intern(s string) string {
 	if s == "" || len(s) > maxInternedLen {
 		return s
 	}
@@ -213,4 +175,42 @@ func (in *interner) intern(s string) string {
 	s = strings.Clone(s) // not a part of a larger string
 	in.m[s] = s
 	return s
+}
+
+// Conditions is conds as a cache's copy keeps them: in a slice of their exact number (decoding leaves room for
+// more), with their type, status, reason and message shared with every other copy that has the same ones: most
+// objects of a kind say the same few things ("1 of 1 pods run the current spec").
+func (in *Interner) Conditions(conds []metav1.Condition) []metav1.Condition {
+	if len(conds) == 0 {
+		return nil
+	}
+	out := make([]metav1.Condition, len(conds))
+	for i, c := range conds {
+		c.Type, c.Reason, c.Message = in.Intern(c.Type), in.Intern(c.Reason), in.Intern(c.Message)
+		c.Status = metav1.ConditionStatus(in.Intern(string(c.Status)))
+		out[i] = c
+	}
+	return out
+}
+
+// OwnerReferences makes refs, references of a cache's copy, share their API version, kind and flags with every
+// other copy's: every child of a kind names the same.
+func (in *Interner) OwnerReferences(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	for i := range refs {
+		r := &refs[i]
+		r.APIVersion, r.Kind = in.Intern(r.APIVersion), in.Intern(r.Kind)
+		r.Controller, r.BlockOwnerDeletion = in.flag(r.Controller), in.flag(r.BlockOwnerDeletion)
+	}
+	return refs
+}
+
+func (in *Interner) flag(b *bool) *bool {
+	switch {
+	case b == nil:
+		return nil
+	case *b:
+		return &in.yes
+	default:
+		return &in.no
+	}
 }

@@ -45,12 +45,19 @@ func TestControllerOnly(t *testing.T) {
 	if len(got) != 1 || got[0].UID != "u-1" {
 		t.Errorf("among others: %v, want the controller's only", got)
 	}
-	// Two children of one kind share their reference's kind and flags.
-	another := ControllerOnly([]metav1.OwnerReference{{Kind: strings.Clone("MyWeb"), Name: "web2", UID: "u-4",
-		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}})
-	if unsafe.StringData(another[0].Kind) != unsafe.StringData(got[0].Kind) || another[0].Controller != got[0].Controller ||
-		!*another[0].BlockOwnerDeletion {
-		t.Errorf("two children's references share nothing: %+v, %+v", got[0], another[0])
+}
+
+// TestOwnerReferencesShareTheirKindAndFlags: two children of one kind share their reference's kind and flags.
+func TestOwnerReferencesShareTheirKindAndFlags(t *testing.T) {
+	in := NewInterner()
+	ref := func(name string) []metav1.OwnerReference {
+		return in.OwnerReferences([]metav1.OwnerReference{{Kind: strings.Clone("MyWeb"), Name: name,
+			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(false)}})
+	}
+	a, b := ref("web"), ref("web2")
+	if unsafe.StringData(a[0].Kind) != unsafe.StringData(b[0].Kind) || a[0].Controller != b[0].Controller ||
+		!*a[0].Controller || *a[0].BlockOwnerDeletion || a[0].Name != "web" {
+		t.Errorf("two children's references share nothing: %+v, %+v", a[0], b[0])
 	}
 }
 
@@ -68,7 +75,8 @@ func TestConditionsShareTheirStrings(t *testing.T) {
 	}
 	a, b := decode(), decode()
 	want := decode()
-	a, b = Conditions(a), Conditions(b)
+	in := NewInterner()
+	a, b = in.Conditions(a), in.Conditions(b)
 	if !reflect.DeepEqual(a, want) || cap(a) != len(want) {
 		t.Fatalf("kept %+v (room for %d), want %+v", a, cap(a), want)
 	}
@@ -80,7 +88,7 @@ func TestConditionsShareTheirStrings(t *testing.T) {
 			}
 		}
 	}
-	if Conditions(nil) != nil {
+	if in.Conditions(nil) != nil {
 		t.Error("no conditions became some")
 	}
 }
@@ -89,17 +97,17 @@ func TestConditionsShareTheirStrings(t *testing.T) {
 // keeps nothing more.
 func TestInternerIsBounded(t *testing.T) {
 	in := newInterner(2)
-	first := in.intern(strings.Clone("a"))
-	if got := in.intern(strings.Clone("a")); unsafe.StringData(got) != unsafe.StringData(first) {
+	first := in.Intern(strings.Clone("a"))
+	if got := in.Intern(strings.Clone("a")); unsafe.StringData(got) != unsafe.StringData(first) {
 		t.Error("a second copy of a kept string was not replaced")
 	}
-	in.intern("b")
+	in.Intern("b")
 	c := strings.Clone("c")
-	if got := in.intern(c); unsafe.StringData(got) != unsafe.StringData(c) || len(in.m) != 2 {
+	if got := in.Intern(c); unsafe.StringData(got) != unsafe.StringData(c) || len(in.m) != 2 {
 		t.Errorf("past the bound: %d kept", len(in.m))
 	}
 	long := strings.Repeat("x", maxInternedLen+1)
-	if got := newInterner(10).intern(long); unsafe.StringData(got) != unsafe.StringData(long) {
+	if got := newInterner(10).Intern(long); unsafe.StringData(got) != unsafe.StringData(long) {
 		t.Error("a long string was copied")
 	}
 }

@@ -29,7 +29,6 @@ import (
 
 	operatorv1 "github.com/operator101/operator101/api/operator/v1"
 	"github.com/operator101/operator101/internal/controller/apply"
-	"github.com/operator101/operator101/internal/controller/cachetrim"
 	"github.com/operator101/operator101/internal/controller/priority"
 	"github.com/operator101/operator101/internal/controller/reconciler"
 	"github.com/operator101/operator101/internal/controller/route"
@@ -84,6 +83,6 @@ func ForCache(m *apply.Memory, proxyEnv proxyenv.Env, routes route.Served) ctrlc
 		return Children(w, proxyEnv, routes), nil
 	}, func(w *operatorv1.MyWeb) {
 		w.Spec.PageContentHtml = ""
-		w.Status.Conditions = cachetrim.Conditions(w.Status.Conditions)
+		w.Status.Conditions = m.Strings().Conditions(w.Status.Conditions)
 	})}
 }
