@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -63,8 +64,7 @@ type Sender struct {
 	// retry is the time between two tries of an Event (jittered by a quarter).
 	retry time.Duration
 
-	mu      sync.Mutex
-	dropped int
+	dropped atomic.Int64
 }
 
 // New returns a Sender of Events through cfg and httpClient; scheme names the kinds of the objects Events are
@@ -142,11 +142,7 @@ func (s *Sender) enqueue(e *eventsv1.Event) {
 	select {
 	case s.queue <- e:
 	default:
-		s.mu.Lock()
-		s.dropped++
-		n := s.dropped
-		s.mu.Unlock()
-		s.log.Info("Event dropped: too many waiting to be sent", "regarding", e.Regarding.Namespace+"/"+e.Regarding.Name, "reason", e.Reason, "droppedSoFar", n)
+		s.log.Info("Event dropped: too many waiting to be sent", "regarding", e.Regarding.Namespace+"/"+e.Regarding.Name, "reason", e.Reason, "droppedSoFar", s.dropped.Add(1))
 	}
 }
 
