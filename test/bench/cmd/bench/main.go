@@ -204,6 +204,7 @@ func run() error {
 		}
 		if res != nil {
 			res.LoadAverage = [2]float64{load, loadAverage()}
+			res.HeapBase = heapBase(*res, report.Sizes)
 			res.Goals = res.goals()
 			report.Sizes = append(report.Sizes, *res)
 			save()

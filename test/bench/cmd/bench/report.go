@@ -226,6 +226,8 @@ type SizeResult struct {
 	IdleLiveHeapMiB float64 `json:"idleLiveHeapMiB"`
 	// LiveHeapMiB is the Go heap at rest after a forced collection: what the caches really hold.
 	LiveHeapMiB float64 `json:"liveHeapMiB"`
+	// HeapBase is what the live heap goal measures LiveHeapMiB's growth from (heapBase).
+	HeapBase HeapPoint `json:"heapBase"`
 	// LiveHeapAfterRestartMiB is the same of the manager after the last restart, whose peak RSS
 	// (AfterRestart.PeakRSSMiB) is that of a start-up with every object present: the initial lists.
 	LiveHeapAfterRestartMiB float64 `json:"liveHeapAfterRestartMiB"`
