@@ -17,6 +17,7 @@ package testenv
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,37 @@ type Counter struct {
 	mu     sync.Mutex
 	counts map[string]int
 	gets   map[string]int
+	// only, when set, is what is counted.
+	only *Scope
+}
+
+// Scope is what a Counter counts (Only): the requests of objects in Namespaces, and of the cluster-scoped
+// Objects, each named "resource/name" (databasetargets/default).
+type Scope struct {
+	Namespaces, Objects []string
+}
+
+// Only counts, from now on, only the requests within s: a test of one tenant's objects is not told of what the
+// manager does for the objects other tests left behind (envtest runs no namespace controller, so a deleted
+// namespace keeps its objects, and a new manager reconciles them) or for those still converging beside them.
+func (c *Counter) Only(s Scope) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.only = &s
+}
+
+// counted tells whether a request of path is counted (Only).
+func (c *Counter) counted(path string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.only == nil {
+		return true
+	}
+	if ns, ok := namespaceOf(path); ok {
+		return slices.Contains(c.only.Namespaces, ns)
+	}
+	parts, _ := resourceParts(path)
+	return len(parts) >= 2 && slices.Contains(c.only.Objects, parts[0]+"/"+parts[1])
 }
 
 // Counting returns a copy of cfg whose requests are counted by the returned Counter.
@@ -43,6 +75,9 @@ func Counting(cfg *rest.Config) (*rest.Config, *Counter) {
 			rt = prev(rt)
 		}
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if !c.counted(r.URL.Path) {
+				return rt.RoundTrip(r)
+			}
 			switch r.Method {
 			case http.MethodGet:
 				if namesOneObject(r.URL.Path) {
@@ -74,6 +109,24 @@ func resourceOf(path string) string {
 	default:
 		return parts[0] + "/" + parts[2]
 	}
+}
+
+// namespaceOf is the namespace an API path is in: /api/v1/namespaces/ns/pods/x -> ns; ok is false for a
+// cluster-scoped object or collection (a Namespace itself included) and for a path outside /api and /apis.
+func namespaceOf(path string) (ns string, ok bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	default:
+		return "", false
+	}
+	if len(parts) >= 3 && parts[0] == "namespaces" {
+		return parts[1], true
+	}
+	return "", false
 }
 
 // namesOneObject tells whether an API path names one object (or a subresource of it), not a collection.
