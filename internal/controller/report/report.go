@@ -61,12 +61,13 @@ type Event struct {
 //
 // A status write of a version this process already wrote the status of is sure to be refused: Report returns
 // ErrStale without sending it (Statuses). That is the common case of a reconcile that runs just after the one
-// that wrote, before the cache has the written version (a Deployment's progress is put ahead in the queue).
+// that wrote, before the cache has the written version (a Deployment's progress is put ahead in the queue). So is
+// a write of a version the cache has moved past while the reconcile ran (movedPast).
 func (s *Statuses) Report(ctx context.Context, c client.Client, rec recorder.EventRecorder, before, obj client.Object, events ...Event) error {
 	if equality.Semantic.DeepEqual(before, obj) {
 		return nil
 	}
-	if s.has(before) {
+	if s.has(before) || movedPast(ctx, c, before) {
 		return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(obj), ErrStale)
 	}
 	// Remembered before the write: the write's watch event, which makes Seen forget it, may come before the
@@ -86,6 +87,20 @@ func (s *Statuses) Report(ctx context.Context, c client.Client, rec recorder.Eve
 		rec.Eventf(obj, nil, e.Type, e.Reason, e.Action, "%s", eventNote(e.Note))
 	}
 	return nil
+}
+
+// movedPast tells whether c (the manager's cache) already holds a newer version than before: the reconcile read
+// before, then looked at the world (a database login, say) while the cache moved on, and the write would be
+// refused. One cached read, only when a status is about to be written.
+func movedPast(ctx context.Context, c client.Client, before client.Object) bool {
+	latest, ok := before.DeepCopyObject().(client.Object)
+	if !ok {
+		return false
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(before), latest); err != nil {
+		return false // the write tells: deleted meanwhile (ignored) or refused
+	}
+	return latest.GetResourceVersion() != before.GetResourceVersion()
 }
 
 // patchStatus writes obj's status as a merge patch from before, with before's resourceVersion, and reads back
