@@ -27,6 +27,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	mygroupv1alpha1 "github.com/operator101/operator101/api/mygroup/v1alpha1"
 	"github.com/operator101/operator101/test/mariadbtest"
@@ -61,12 +62,15 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 	}
 	role.ObjectMeta = metav1.ObjectMeta{Name: "dbu-least-privilege"}
-	testenv.Create(t, env.Client, role)
-	testenv.Create(t, env.Client, &rbacv1.ClusterRoleBinding{
+	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "dbu-least-privilege"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "dbu-operator"}},
-	})
+	}
+	for _, obj := range []client.Object{role, binding} {
+		testenv.Create(t, env.Client, obj)
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), obj) }) // cluster-scoped: -count=N makes them again
+	}
 	cfg, err := env.AddUser("dbu-operator")
 	if err != nil {
 		t.Fatal(err)
