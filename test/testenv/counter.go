@@ -111,24 +111,6 @@ func resourceOf(path string) string {
 	}
 }
 
-// namespaceOf is the namespace an API path is in: /api/v1/namespaces/ns/pods/x -> ns; ok is false for a
-// cluster-scoped object or collection (a Namespace itself included) and for a path outside /api and /apis.
-func namespaceOf(path string) (ns string, ok bool) {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case len(parts) >= 2 && parts[0] == "api":
-		parts = parts[2:]
-	case len(parts) >= 3 && parts[0] == "apis":
-		parts = parts[3:]
-	default:
-		return "", false
-	}
-	if len(parts) >= 3 && parts[0] == "namespaces" {
-		return parts[1], true
-	}
-	return "", false
-}
-
 // namesOneObject tells whether an API path names one object (or a subresource of it), not a collection.
 func namesOneObject(path string) bool {
 	parts, api := resourceParts(path)
@@ -138,6 +120,19 @@ func namesOneObject(path string) bool {
 // resourceParts is an API path from the resource on: /apis/apps/v1/namespaces/ns/deployments/x/status ->
 // deployments, x, status; api is false for a path outside /api and /apis (discovery, openapi, health).
 func resourceParts(path string) (parts []string, api bool) {
+	parts, _, api = apiPath(path)
+	return parts, api
+}
+
+// namespaceOf is the namespace an API path is in: /api/v1/namespaces/ns/pods/x -> ns; ok is false for a
+// cluster-scoped object or collection (a Namespace itself included) and for a path outside /api and /apis.
+func namespaceOf(path string) (ns string, ok bool) {
+	_, ns, _ = apiPath(path)
+	return ns, ns != ""
+}
+
+// apiPath splits an API path: /apis/apps/v1/namespaces/ns/deployments/x/status -> (deployments, x, status), ns.
+func apiPath(path string) (parts []string, ns string, api bool) {
 	parts = strings.Split(strings.Trim(path, "/"), "/")
 	// Drop the prefix: api/v1 or apis/GROUP/VERSION.
 	switch {
@@ -146,10 +141,10 @@ func resourceParts(path string) (parts []string, api bool) {
 	case len(parts) >= 3 && parts[0] == "apis":
 		parts, api = parts[3:], true
 	}
-	if len(parts) >= 2 && parts[0] == "namespaces" && len(parts) > 2 {
-		parts = parts[2:]
+	if api && len(parts) > 2 && parts[0] == "namespaces" {
+		parts, ns = parts[2:], parts[1]
 	}
-	return parts, api
+	return parts, ns, api
 }
 
 func (c *Counter) addGet(key string) {
