@@ -39,7 +39,7 @@ spec() {
 	# rule tests use none.
 	promtool) echo "promtool|v0.316.0|CGO_ENABLED=0|remove_all_sd|-s -w|promtool=github.com/prometheus/prometheus/cmd/promtool" ;;
 	# The local cluster (hack/cluster): its DNS and the probe OLM's catalog pods exec.
-	coredns) echo "coredns|v1.12.4|CGO_ENABLED=0||-s -w|coredns=github.com/coredns/coredns" ;;
+	coredns) echo "coredns|v1.12.4|CGO_ENABLED=0||-s -w|coredns=operator101/hack/tools/coredns" ;;
 	grpc-health-probe) echo "grpc-health-probe|v0.4.61|CGO_ENABLED=0||-s -w|grpc_health_probe=github.com/grpc-ecosystem/grpc-health-probe" ;;
 	# Its ingress and Gateway API controller (hack/cluster/traefik); v3.7 cannot be fetched from the proxy here.
 	traefik) echo "traefik|v3.6.12|CGO_ENABLED=0||-s -w -X github.com/traefik/traefik/v3/pkg/version.Version=v3.6.12|traefik=github.com/traefik/traefik/v3/cmd/traefik" ;;

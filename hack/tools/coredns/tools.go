@@ -1,6 +1,0 @@
-//go:build tools
-
-// Package tools pins the binaries this wrapper module builds.
-package tools
-
-import _ "github.com/coredns/coredns"
