@@ -60,6 +60,25 @@ exec_name() {
 	echo "$base"
 }
 
+# patch_modules WRAPPER_DIR WORK MODULE FILE REPLACEMENT...: WORK/go.mod and go.sum, the wrapper's, for go build
+# -modfile, with a replace directive pointing each MODULE at a copy of it in WORK (as go mod download gives it,
+# checked against go.sum) whose FILE is REPLACEMENT. (go build -overlay would do it in place, but it refuses
+# files in the module cache.)
+patch_modules() {
+	local wd=$1 work=$2 mdir copy
+	shift 2
+	mkdir -p "$work"
+	cp "$wd/go.mod" "$wd/go.sum" "$work/"
+	while [[ $# -gt 0 ]]; do
+		mdir=$(cd "$wd" && go mod download -json "$1" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+		[[ -f $mdir/$2 ]] || { echo "install.sh: no $2 in $1 (${mdir:-not downloaded})" >&2; return 1; }
+		copy=$work/${1//\//_}
+		cp -R "$mdir" "$copy" && chmod -R u+w "$copy" && cp "$3" "$copy/$2"
+		go mod edit -replace "$1=$copy" "$work/go.mod"
+		shift 3
+	done
+}
+
 install_one() {
 	local tool=$1 line dir version envs tags ldflags bins
 	line=$(spec "$tool") || { echo "install.sh: unknown tool '$tool' (known: $ALL $CLUSTER)" >&2; return 2; }
@@ -67,8 +86,20 @@ install_one() {
 	[[ -n $bins ]] || { echo "install.sh: no binaries in the spec of $tool" >&2; return 2; }
 	local dest="$cache/$tool-$version"
 	# The stamp names everything that shapes the binaries, so a changed wrapper rebuilds.
+	# A wrapper's file named patches lists files of its modules that the build replaces with files of the
+	# wrapper's (patch_modules; one line each: MODULE FILE-IN-MODULE REPLACEMENT); they are part of the stamp.
+	local patches=$here/$dir/patches patched=() inputs=("$here/$dir/go.mod" "$here/$dir/go.sum")
+	if [[ -f $patches ]]; then
+		inputs+=("$patches")
+		local m f r
+		while read -r m f r; do
+			[[ -z $m || $m == \#* ]] && continue
+			patched+=("$m" "$f" "$here/$dir/$r")
+			inputs+=("$here/$dir/$r")
+		done <"$patches"
+	fi
 	local stamp
-	stamp=$(cat "$here/$dir/go.mod" "$here/$dir/go.sum" <(echo "$line") | sha256sum | cut -c1-16)
+	stamp=$(cat "${inputs[@]}" <(echo "$line") | sha256sum | cut -c1-16)
 	(
 		flock 9
 		if [[ "$(cat "$dest/.stamp" 2>/dev/null)" != "$stamp" ]]; then
@@ -78,13 +109,20 @@ install_one() {
 			local b pkgs=()
 			local log=$cache/$tool-$version.build.log
 			for b in $bins; do pkgs+=("${b#*=}"); done
+			local flags=()
+			if [[ ${#patched[@]} -gt 0 ]]; then
+				patch_modules "$here/$dir" "$dest.tmp/.src" "${patched[@]}" >"$log" 2>&1 ||
+					{ echo "==> FAILED to patch $tool's modules; $log:" >&2; cat "$log" >&2; exit 1; }
+				flags=(-modfile "$dest.tmp/.src/go.mod")
+			fi
 			# One go build for all of a tool's binaries: their links run side by side, and the packages they
 			# share are checked once. It names each binary after its package (exec_name), renamed below.
 			(cd "$here/$dir" && env $envs go build -mod=readonly -trimpath ${tags:+-tags "$tags"} \
-				-ldflags "$ldflags" -o "$dest.tmp/.out/" "${pkgs[@]}") >"$log" 2>&1 ||
+				-ldflags "$ldflags" ${flags[@]+"${flags[@]}"} -o "$dest.tmp/.out/" "${pkgs[@]}") >"$log" 2>&1 ||
 				{ echo "==> FAILED to build $tool; the end of $log:" >&2; tail -n 40 "$log" >&2; exit 1; }
 			for b in $bins; do mv "$dest.tmp/.out/$(exec_name "${b#*=}")" "$dest.tmp/${b%%=*}"; done
 			rmdir "$dest.tmp/.out"
+			rm -rf "$dest.tmp/.src"
 			echo "$stamp" >"$dest.tmp/.stamp"
 			rm -rf "$dest" && mv "$dest.tmp" "$dest"
 			echo "==> built $tool $version in $((SECONDS - start))s"
