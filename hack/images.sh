@@ -73,8 +73,8 @@ build_into_list() { # build_into_list DOCKERFILE CONTEXT [extra flags...]: build
 	echo "==> built $img ($*)"
 }
 
-static_go() { # static_go OUT PACKAGE (of SRC)
-	(cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" "$2")
+static_go() { # static_go OUT PACKAGE (of SRC); the collector off below 3 GiB as in hack/tools/install.sh
+	(cd "$src" && CGO_ENABLED=0 GOGC=off GOMEMLIMIT=3GiB go build -trimpath -ldflags "-s -w" -o "$1" "$2")
 }
 
 case $what in

@@ -117,7 +117,9 @@ install_one() {
 			fi
 			# One go build for all of a tool's binaries: their links run side by side, and the packages they
 			# share are checked once. It names each binary after its package (exec_name), renamed below.
-			(cd "$here/$dir" && env $envs go build -mod=readonly -trimpath ${tags:+-tags "$tags"} \
+			# The compiler with its collector off until it holds 3 GiB: a fifth less CPU (etcd, cold: 87 s of
+			# user time instead of 115), at most about 1 GiB for the largest Kubernetes packages.
+			(cd "$here/$dir" && env GOGC=off GOMEMLIMIT=3GiB $envs go build -mod=readonly -trimpath ${tags:+-tags "$tags"} \
 				-ldflags "$ldflags" ${flags[@]+"${flags[@]}"} -o "$dest.tmp/.out/" "${pkgs[@]}") >"$log" 2>&1 ||
 				{ echo "==> FAILED to build $tool; the end of $log:" >&2; tail -n 40 "$log" >&2; exit 1; }
 			for b in $bins; do mv "$dest.tmp/.out/$(exec_name "${b#*=}")" "$dest.tmp/${b%%=*}"; done
