@@ -15,13 +15,15 @@ tools: start-beside envtest image-deps ## Build (or reuse from the cache) every 
 	@$(TOOLS) controller-gen kustomize kubectl operator-sdk opm olm golangci-lint promtool
 	@hack/tools/prometheus-crds.sh
 
-# make ci's first step builds what verify-generated and the e2e need, in two lanes of about the same length
-# (hack/ci.sh's ci-tools+cluster-tools, both from the start): one go build keeps both cores busy only while it
-# compiles, so a second one fills its module downloads, loading and links. lint and test-rules build their tools
-# (golangci-lint, promtool) when they start, beside the e2e, whose waits on OLM and pods leave the cores idle.
+# make ci's first step builds what the e2e needs, in two lanes of about the same length (hack/ci.sh's
+# ci-tools+cluster-tools, both from the start): one go build keeps both cores busy only while it compiles, so a
+# second one fills its module downloads, loading and links. kube-node comes right after kube-apiserver (envtest),
+# in the same lane, since they share most packages; cluster-tools leaves it last. lint and test-rules build their
+# tools (golangci-lint, promtool) when they start, beside the e2e, whose waits on OLM and pods leave the cores
+# idle.
 .PHONY: ci-tools
 ci-tools: start-beside envtest image-deps
-	@$(TOOLS) controller-gen kustomize kubectl operator-sdk
+	@$(TOOLS) kube-node controller-gen kustomize kubectl operator-sdk
 	@hack/tools/prometheus-crds.sh
 
 .PHONY: start-beside
@@ -107,7 +109,7 @@ cluster-images: ## Build the local cluster's images (pause, busybox, web) offlin
 
 .PHONY: cluster-tools
 cluster-tools: ## Build the local cluster's binaries (kubelet, kube-proxy, controller-manager, scheduler, CoreDNS, grpc_health_probe, Traefik, OLM and opm).
-	@$(TOOLS) cluster etcd kube-apiserver kubectl olm opm
+	@$(TOOLS) traefik coredns grpc-health-probe olm opm cluster etcd kube-apiserver kubectl
 
 .PHONY: olm-install
 olm-install: ## Install OLM v0.41.0 on the local cluster from its released manifests, with locally built images.
