@@ -73,8 +73,11 @@ patch_modules() {
 		mdir=$(cd "$wd" && go mod download -json "$1" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
 		[[ -f $mdir/$2 ]] || { echo "install.sh: no $2 in $1 (${mdir:-not downloaded})" >&2; return 1; }
 		copy=$work/${1//\//_}
-		cp -R "$mdir" "$copy" && chmod -R u+w "$copy" && cp "$3" "$copy/$2"
-		go mod edit -replace "$1=$copy" "$work/go.mod"
+		if [[ ! -d $copy ]]; then
+			cp -R "$mdir" "$copy" && chmod -R u+w "$copy"
+			go mod edit -replace "$1=$copy" "$work/go.mod"
+		fi
+		cp "$3" "$copy/$2"
 		shift 3
 	done
 }
