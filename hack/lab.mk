@@ -19,8 +19,7 @@ tools: start-beside envtest image-deps ## Build (or reuse from the cache) every 
 # ci-tools+cluster-tools, both from the start): one go build keeps both cores busy only while it compiles, so a
 # second one fills its module downloads, loading and links. kube-node comes right after kube-apiserver (envtest),
 # in the same lane, since they share most packages; cluster-tools leaves it last. lint and test-rules build their
-# tools (golangci-lint, promtool) when they start, beside the e2e, whose waits on OLM and pods leave the cores
-# idle.
+# tools (golangci-lint, promtool) when they start, after this step.
 .PHONY: ci-tools
 ci-tools: start-beside envtest image-deps
 	@$(TOOLS) kube-node controller-gen kustomize kubectl operator-sdk
