@@ -47,9 +47,9 @@ spec() {
 	esac
 }
 ALL="controller-gen kustomize etcd kube-apiserver kubectl operator-sdk opm olm golangci-lint promtool"
-# What `make cluster-up` needs besides etcd, kube-apiserver and kubectl ("cluster" builds these). kube-node
-# last: it shares most of its packages with kube-apiserver, so it is built after it (make ci's ci-tools builds
-# both, one after the other).
+# What `make cluster-up` needs besides etcd, kube-apiserver and kubectl ("cluster" builds these). Traefik first:
+# make ci builds this list beside ci-tools (cluster-tools), and kube-node shares most of its packages with the
+# kube-apiserver ci-tools builds first.
 CLUSTER="traefik coredns grpc-health-probe kube-node"
 
 # exec_name PACKAGE: the file name go build -o DIR/ gives a main package: its last path element, or the one
